@@ -1,0 +1,86 @@
+//===- FunctionConfig.h - One function's unum_config ------------*- C++ -*-===//
+//
+// The in-memory form of one `unum_config.{json,yaml}` file, its decoder from a
+// located Node (both spellings) and its writers. No MLIR here: the runtime
+// library links this.
+//
+// JSON spelling (what the original Unum runtime reads):
+//   {"Name": "A", "Next": {"Name": "B", "InputType": "Scalar" | "Map" | "Error"
+//      | {"Fan-in": {"Values": ["A-unumIndex-*"]}}, "Conditional": "$ret > 1"},
+//    "Next Payload Modifiers": ["Pop"], "Checkpoint": true, "Start": true,
+//    "Debug": false, "Retry": 3}
+// YAML spelling (the documented Unum IR):
+//   Name: A
+//   Next: {Name: B, Type: Fan-in, Values: [A-UnumIndex-*], Conditional: ...}
+//   Payload Modifiers: [Pop]
+//   Checkpoint: true
+//   Start: true   (Debug, Retry as in JSON; Type also Scalar|Map|Error)
+//
+//===----------------------------------------------------------------------===//
+#ifndef UNUM_CONFIG_FUNCTIONCONFIG_H
+#define UNUM_CONFIG_FUNCTIONCONFIG_H
+
+#include "unum/Config/Diagnostic.h"
+#include "unum/Config/Document.h"
+#include "unum/Config/Expr.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace unum::config {
+
+enum class Format { Json, Yaml };
+
+/// How a continuation passes this function's output on.
+enum class EdgeKind { Scalar, Map, FanIn, Error };
+
+struct Edge {
+  std::string target;
+  EdgeKind kind = EdgeKind::Scalar;
+  std::vector<NamePattern> values; // FanIn only
+  std::optional<Expression> conditional;
+  SourceLoc loc;       // the edge object
+  SourceLoc targetLoc; // its Name value
+  std::vector<SourceLoc> valueLocs;
+  SourceLoc conditionalLoc; // start of the conditional's characters
+};
+
+struct FunctionConfig {
+  std::string name;
+  std::vector<Edge> next;
+  /// `Next` was written as a list. With one edge this is a one-branch fan-out,
+  /// which differs from a plain object at run time.
+  bool nextIsList = false;
+  std::vector<Modifier> modifiers; // "Next Payload Modifiers" / "Payload Modifiers"
+  bool checkpoint = false;
+  bool start = false;
+  std::optional<bool> debug;
+  std::optional<int64_t> retry;
+
+  SourceLoc loc;     // the config object
+  SourceLoc nameLoc; // its Name value
+  std::vector<SourceLoc> modifierLocs;
+};
+
+/// Decodes one config object written in `format`'s spelling (the other
+/// format's keys are errors that say which format they belong to; the index
+/// infix and output variable are accepted in either spelling). Obsolete
+/// formats (`NextInput`, `Fan-out Modifiers`, `WaitFor`, v0 `type`/`next`,
+/// a missing `Name`) are rejected with a diagnostic naming the field.
+/// Returns std::nullopt after reporting at least one error.
+std::optional<FunctionConfig> decodeConfig(const Node &node, Format format,
+                                           DiagnosticSink &diags);
+
+/// Writes one config in `format`'s spelling, in the key order of the original
+/// compiler (Name, Next, Next Payload Modifiers, Checkpoint, Debug, Retry,
+/// Start), 4-space indented JSON or block-style YAML, ending in a newline.
+std::string writeConfig(const FunctionConfig &config, Format format);
+
+/// The file name of a config in an app directory: "unum_config.json"/".yaml".
+const char *configFileName(Format format);
+
+} // namespace unum::config
+
+#endif // UNUM_CONFIG_FUNCTIONCONFIG_H
