@@ -20,11 +20,7 @@ namespace unum::config {
 struct Node {
   enum class Kind { Null, Bool, Number, String, Array, Object };
 
-  struct Member {
-    std::string key;
-    SourceLoc keyLoc;
-    Node value;
-  };
+  struct Member; // a key and its value; defined below, once Node is complete
 
   Kind kind = Kind::Null;
   SourceLoc loc;
@@ -44,6 +40,12 @@ struct Node {
   /// "object", "array", "string", ... for messages.
   static const char *kindName(Kind kind);
   bool isInteger() const;
+};
+
+struct Node::Member {
+  std::string key;
+  SourceLoc keyLoc;
+  Node value;
 };
 
 /// Parses JSON text: one value, or several concatenated values (a stream).

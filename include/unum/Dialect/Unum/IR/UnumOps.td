@@ -1,0 +1,187 @@
+//===- UnumOps.td - unum dialect operations -----------------*- tablegen -*-===//
+#ifndef UNUM_DIALECT_UNUM_UNUMOPS_TD
+#define UNUM_DIALECT_UNUM_UNUMOPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+include "unum/Dialect/Unum/IR/UnumDialect.td"
+include "unum/Dialect/Unum/IR/UnumAttrs.td"
+include "unum/Dialect/Unum/IR/UnumInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// unum.app
+//===----------------------------------------------------------------------===//
+
+def Unum_AppOp : Unum_Op<"app", [
+    IsolatedFromAbove, SymbolTable, Symbol, NoTerminator, SingleBlock,
+    NoRegionArguments, GraphRegionNoTerminator]> {
+  let summary = "A workflow application: a symbol table of functions";
+  let description = [{
+    Holds the application's `unum.function`s. The verifier checks the
+    properties of the whole graph:
+
+    * at least one function is marked `start`;
+    * every fan-in is consistent: a tail lists its own instance among the
+      `values`, every function named in the `values` has a fan-in edge to the
+      same target, and all of them name the same instances in the same order
+      (each list read relative to its own tail's fan-out index, see
+      `docs/Dialects/UnumGuide.md`);
+    * fan-in tails checkpoint (the target reads their outputs from the store).
+
+    Functions that no start function reaches get a warning.
+
+    ```mlir
+    unum.app @textproc {
+      unum.function @A start checkpoint {
+        unum.map @B
+      }
+      unum.function @B checkpoint {
+        unum.fanin @C values ["B-unumIndex-*"] modifiers ["Pop"]
+      }
+      unum.function @C checkpoint {}
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasRegionVerifier = 1;
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$name)>];
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// unum.function
+//===----------------------------------------------------------------------===//
+
+def Unum_FunctionOp : Unum_Op<"function", [
+    Symbol, HasParent<"AppOp">, NoTerminator, SingleBlock, NoRegionArguments,
+    GraphRegionNoTerminator]> {
+  let summary = "A serverless function and its outgoing edges";
+  let description = [{
+    One deployed function (one `unum_config` file). Its body lists its
+    continuations in issue order.
+
+    * `start`: an entry function; it creates the workflow session.
+    * `checkpoint`: store the output durably before continuing (exactly-once).
+    * `fanout`: the edges form a fan-out even when there is only one (the file
+      formats write `Next` as a list): every Scalar edge gets a new fan-out
+      level whose index is its position among the Scalar edges. Functions with
+      several edges are always written as a list.
+    * `retry(n)`: re-run the function up to `n` times before taking its
+      `unum.error` edges.
+    * `debug(b)`: the runtime's debug switch, kept for the file formats.
+
+    The name must be usable in an instance name: letters, digits, `_` and `-`,
+    without the `-unumIndex-` infix.
+
+    ```mlir
+    unum.function @First start checkpoint retry(3) {
+      unum.chain @Second
+      unum.error @FirstError
+    }
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    UnitAttr:$start,
+    UnitAttr:$checkpoint,
+    UnitAttr:$fanout,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$retry,
+    OptionalAttr<BoolAttr>:$debug
+  );
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $sym_name (`start` $start^)? (`checkpoint` $checkpoint^)?
+    (`fanout` $fanout^)? (`retry` `(` $retry^ `)`)? (`debug` `(` $debug^ `)`)?
+    attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$name)>];
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    /// The outgoing edges, in issue order.
+    auto getEdges() { return getBodyBlock().getOps<EdgeOpInterface>(); }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Edges
+//===----------------------------------------------------------------------===//
+
+class Unum_EdgeOp<string mnemonic, list<Trait> traits = []>
+    : Unum_Op<mnemonic, !listconcat(traits, [
+        HasParent<"FunctionOp">,
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+        Unum_EdgeOpInterface])> {
+  dag edgeArgs = (ins
+    FlatSymbolRefAttr:$target,
+    OptionalAttr<Unum_ConditionAttr>:$condition,
+    OptionalAttr<Unum_ModifierArrayAttr>:$modifiers
+  );
+  let arguments = edgeArgs;
+  let assemblyFormat = [{
+    $target custom<EdgeTail>($condition, $modifiers) attr-dict
+  }];
+  string edgeDoc = [{
+    `if "<expr>"` gives the conditional; `modifiers [...]` the payload
+    modifiers applied to the metadata passed along this edge.
+  }];
+}
+
+def Unum_ChainOp : Unum_EdgeOp<"chain"> {
+  let summary = "Scalar edge: invoke the target with this function's output";
+  let description = !strconcat([{
+    ```mlir
+    unum.chain @B if "$out.size > 50"
+    ```
+  }], edgeDoc);
+}
+
+def Unum_MapOp : Unum_EdgeOp<"map"> {
+  let summary = "Map edge: invoke the target once per element of the output";
+  let description = !strconcat([{
+    The output must be a list; element `i` of `n` is passed to an instance
+    of the target with a new innermost fan-out level (index `i`, size `n`).
+
+    ```mlir
+    unum.map @Mapper
+    ```
+  }], edgeDoc);
+}
+
+def Unum_ErrorOp : Unum_EdgeOp<"error"> {
+  let summary = "Catch edge: invoke the target when this function failed";
+  let description = !strconcat([{
+    Taken only after the function has failed and its `retry` budget is used
+    up; the target receives the error.
+
+    ```mlir
+    unum.error @Handler
+    ```
+  }], edgeDoc);
+}
+
+def Unum_FanInOp : Unum_EdgeOp<"fanin"> {
+  let summary = "Fan-in edge: invoke the target once all `values` finished";
+  let description = !strconcat([{
+    `values` lists the instance names whose outputs the target receives, in
+    order. Patterns are read relative to this instance's own fan-out indices
+    (before this edge's modifiers apply).
+
+    ```mlir
+    unum.fanin @Summary values ["Mapper-unumIndex-*"] modifiers ["Pop"]
+    unum.fanin @rebase values ["vpxenc-unumIndex-$0", "xcdec-unumIndex-($0-1)"] if "$0 == 1"
+    ```
+  }], edgeDoc);
+  let arguments = !con(edgeArgs, (ins Unum_NamePatternArrayAttr:$values));
+  let assemblyFormat = [{
+    $target `values` custom<NamePatterns>($values)
+    custom<EdgeTail>($condition, $modifiers) attr-dict
+  }];
+}
+
+#endif // UNUM_DIALECT_UNUM_UNUMOPS_TD

@@ -1,0 +1,296 @@
+//===- UnumOps.cpp - unum dialect operations ------------------------------===//
+#include "unum/Dialect/Unum/IR/UnumOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace mlir;
+using namespace unum;
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+/// edge-tail ::= (`if` string)? (`modifiers` `[` string (`,` string)* `]`)?
+static ParseResult parseEdgeTail(OpAsmParser &parser, ConditionAttr &condition,
+                                 ArrayAttr &modifiers) {
+  if (succeeded(parser.parseOptionalKeyword("if"))) {
+    condition = ConditionAttr::parseString(parser);
+    if (!condition)
+      return failure();
+  }
+  if (succeeded(parser.parseOptionalKeyword("modifiers"))) {
+    SmallVector<Attribute> list;
+    if (parser.parseCommaSeparatedList(
+            OpAsmParser::Delimiter::Square, [&]() -> ParseResult {
+              ModifierAttr modifier = ModifierAttr::parseString(parser);
+              if (!modifier)
+                return failure();
+              list.push_back(modifier);
+              return success();
+            }))
+      return failure();
+    modifiers = parser.getBuilder().getArrayAttr(list);
+  }
+  return success();
+}
+
+template <typename AttrT>
+static void printTextList(OpAsmPrinter &printer, ArrayAttr list) {
+  printer << '[';
+  llvm::interleaveComma(list.getAsRange<AttrT>(), printer, [&](AttrT attr) {
+    printQuotedText(printer, attr.getText());
+  });
+  printer << ']';
+}
+
+static void printEdgeTail(OpAsmPrinter &printer, Operation *,
+                          ConditionAttr condition, ArrayAttr modifiers) {
+  if (condition) {
+    printer << "if ";
+    printQuotedText(printer, condition.getText());
+  }
+  if (modifiers) {
+    if (condition)
+      printer << ' ';
+    printer << "modifiers ";
+    printTextList<ModifierAttr>(printer, modifiers);
+  }
+}
+
+/// name-patterns ::= `[` string (`,` string)* `]`
+static ParseResult parseNamePatterns(OpAsmParser &parser, ArrayAttr &values) {
+  SmallVector<Attribute> list;
+  if (parser.parseCommaSeparatedList(
+          OpAsmParser::Delimiter::Square, [&]() -> ParseResult {
+            NamePatternAttr pattern = NamePatternAttr::parseString(parser);
+            if (!pattern)
+              return failure();
+            list.push_back(pattern);
+            return success();
+          }))
+    return failure();
+  values = parser.getBuilder().getArrayAttr(list);
+  return success();
+}
+
+static void printNamePatterns(OpAsmPrinter &printer, Operation *,
+                              ArrayAttr values) {
+  printTextList<NamePatternAttr>(printer, values);
+}
+
+//===----------------------------------------------------------------------===//
+// AppOp
+//===----------------------------------------------------------------------===//
+
+void AppOp::build(OpBuilder &builder, OperationState &state, StringRef name) {
+  state.getOrAddProperties<Properties>().sym_name =
+      builder.getStringAttr(name);
+  state.addRegion()->emplaceBlock();
+}
+
+/// The function names a fan-in's values refer to, in order, without repeats.
+static SmallVector<StringRef> namedFunctions(FanInOp edge) {
+  llvm::SetVector<StringRef> names;
+  for (auto pattern : edge.getValues().getAsRange<NamePatternAttr>())
+    names.insert(pattern.getValue().function);
+  return names.takeVector();
+}
+
+static std::vector<config::NamePattern> patternsOf(FanInOp edge) {
+  std::vector<config::NamePattern> result;
+  for (auto pattern : edge.getValues().getAsRange<NamePatternAttr>())
+    result.push_back(pattern.getValue());
+  return result;
+}
+
+static std::string describeValues(FanInOp edge) {
+  std::string text = "[";
+  llvm::interleave(
+      edge.getValues().getAsRange<NamePatternAttr>(),
+      [&](NamePatternAttr p) { text += "\"" + p.getText().str() + "\""; },
+      [&] { text += ", "; });
+  return text + "]";
+}
+
+/// A fan-in completes when every instance in `values` has reported to the
+/// target's completion set, so each instance must report (have a fan-in edge to
+/// the same target) and all of them must agree on the set.
+static LogicalResult verifyFanIns(AppOp app,
+                                  const llvm::StringMap<FunctionOp> &functions) {
+  for (FunctionOp function : app.getBodyBlock().getOps<FunctionOp>()) {
+    for (FanInOp edge : function.getBodyBlock().getOps<FanInOp>()) {
+      StringRef target = edge.getTarget();
+      if (!function.getCheckpoint())
+        return edge.emitOpError()
+               << "needs its function '@" << function.getSymName()
+               << "' to checkpoint: the fan-in target reads its tails' "
+                  "outputs from the checkpoint store";
+      SmallVector<StringRef> named = namedFunctions(edge);
+      if (!llvm::is_contained(named, function.getSymName()))
+        return edge.emitOpError()
+               << "values " << describeValues(edge)
+               << " do not include an instance of its own function '@"
+               << function.getSymName() << "'";
+      std::vector<config::NamePattern> values = patternsOf(edge);
+      for (StringRef other : named) {
+        if (other == function.getSymName())
+          continue;
+        auto it = functions.find(other);
+        if (it == functions.end())
+          continue; // reported by the symbol-use verifier
+        FunctionOp otherFn = it->second;
+        FanInOp mismatch;
+        bool found = false;
+        for (FanInOp otherEdge : otherFn.getBodyBlock().getOps<FanInOp>()) {
+          if (otherEdge.getTarget() != target)
+            continue;
+          if (config::sameInstancesUpToShift(values, patternsOf(otherEdge))) {
+            found = true;
+            break;
+          }
+          mismatch = otherEdge;
+        }
+        if (found)
+          continue;
+        if (!mismatch)
+          return edge.emitOpError()
+                 << "waits for '@" << other << "', which has no fan-in edge to '@"
+                 << target << "': the fan-in would never complete";
+        InFlightDiagnostic diag =
+            edge.emitOpError()
+            << "inconsistent fan-in into '@" << target << "': '@"
+            << function.getSymName() << "' waits for " << describeValues(edge)
+            << " but '@" << other << "' waits for " << describeValues(mismatch);
+        diag.attachNote(mismatch.getLoc()) << "the other tail's edge is here";
+        return diag;
+      }
+    }
+  }
+  return success();
+}
+
+LogicalResult AppOp::verifyRegions() {
+  llvm::StringMap<FunctionOp> functions;
+  SmallVector<FunctionOp> starts;
+  for (Operation &op : getBodyBlock()) {
+    auto function = dyn_cast<FunctionOp>(op);
+    if (!function)
+      return op.emitOpError() << "is not allowed in 'unum.app': an app holds "
+                                 "only 'unum.function' ops";
+    functions[function.getSymName()] = function;
+    if (function.getStart())
+      starts.push_back(function);
+  }
+  if (starts.empty())
+    return emitOpError() << "has no start function: mark the entry function "
+                            "'start'";
+  if (failed(verifyFanIns(*this, functions)))
+    return failure();
+
+  // Reachability: everything a start function reaches through any edge.
+  llvm::DenseSet<Operation *> reached;
+  SmallVector<FunctionOp> worklist(starts.begin(), starts.end());
+  while (!worklist.empty()) {
+    FunctionOp function = worklist.pop_back_val();
+    if (!reached.insert(function).second)
+      continue;
+    for (EdgeOpInterface edge : function.getEdges()) {
+      auto it = functions.find(edge.getTargetAttr().getValue());
+      if (it != functions.end())
+        worklist.push_back(it->second);
+    }
+  }
+  for (FunctionOp function : getBodyBlock().getOps<FunctionOp>())
+    if (!reached.contains(function))
+      function.emitWarning() << "function '@" << function.getSymName()
+                             << "' is not reachable from any start function";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FunctionOp
+//===----------------------------------------------------------------------===//
+
+void FunctionOp::build(OpBuilder &builder, OperationState &state,
+                       StringRef name) {
+  state.getOrAddProperties<Properties>().sym_name =
+      builder.getStringAttr(name);
+  state.addRegion()->emplaceBlock();
+}
+
+LogicalResult FunctionOp::verify() {
+  // The name becomes part of instance names (`<Name>-unumIndex-0`) and a
+  // directory name, so it must parse back as the function of a pattern.
+  StringRef name = getSymName();
+  config::ParseError error;
+  std::optional<config::NamePattern> pattern =
+      config::parseNamePattern(name, error);
+  if (!pattern || pattern->function != name || !pattern->parts.empty())
+    return emitOpError() << "name '" << name
+                         << "' is not a valid function name: use letters, "
+                            "digits, '_' and '-', without '-unumIndex-'";
+  for (Operation &op : getBodyBlock())
+    if (!isa<EdgeOpInterface>(op))
+      return op.emitOpError()
+             << "is not an edge: the body of 'unum.function' holds only "
+                "'unum.chain', 'unum.map', 'unum.fanin' and 'unum.error'";
+  if (getFanout() && getBodyBlock().empty())
+    return emitOpError() << "is marked 'fanout' but has no edges";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Edges
+//===----------------------------------------------------------------------===//
+
+static FunctionOp lookupFunction(Operation *user, StringAttr name,
+                                 SymbolTableCollection &symbolTable) {
+  auto app = user->getParentOfType<AppOp>();
+  if (!app)
+    return {};
+  return dyn_cast_or_null<FunctionOp>(symbolTable.lookupSymbolIn(app, name));
+}
+
+static LogicalResult verifyTarget(Operation *edge, FlatSymbolRefAttr target,
+                                  SymbolTableCollection &symbolTable) {
+  if (!lookupFunction(edge, target.getAttr(), symbolTable))
+    return edge->emitOpError()
+           << "target '" << target << "' is not a function of this app";
+  return success();
+}
+
+LogicalResult ChainOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyTarget(*this, getTargetAttr(), symbolTable);
+}
+LogicalResult MapOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyTarget(*this, getTargetAttr(), symbolTable);
+}
+LogicalResult ErrorOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyTarget(*this, getTargetAttr(), symbolTable);
+}
+LogicalResult FanInOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  if (failed(verifyTarget(*this, getTargetAttr(), symbolTable)))
+    return failure();
+  if (getValues().empty())
+    return emitOpError() << "has no values: a fan-in waits for at least one "
+                            "instance";
+  for (auto pattern : getValues().getAsRange<NamePatternAttr>()) {
+    StringRef function = pattern.getValue().function;
+    if (!lookupFunction(*this, StringAttr::get(getContext(), function),
+                        symbolTable))
+      return emitOpError() << "value \"" << pattern.getText()
+                           << "\" names '" << function
+                           << "', which is not a function of this app";
+  }
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "unum/Dialect/Unum/IR/UnumOps.cpp.inc"
+
+#include "unum/Dialect/Unum/IR/UnumInterfaces.cpp.inc"

@@ -1,0 +1,18 @@
+//===- InitAll.cpp - Register everything Unum provides --------------------===//
+#include "unum/InitAll.h"
+#include "unum/Dialect/Unum/IR/UnumDialect.h"
+#include "unum/Target/Dot/Dot.h"
+#include "unum/Target/UnumConfig/UnumConfig.h"
+
+void unum::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<UnumDialect>();
+}
+
+void unum::registerAllPasses() {
+  // The unum dialect has no passes yet; conversions arrive with their issues.
+}
+
+void unum::registerAllTranslations() {
+  registerUnumConfigTranslations();
+  registerDotTranslation();
+}

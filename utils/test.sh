@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Builds everything, then runs the lit suite (check-unum) and the unit tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${UNUM_BUILD_DIR:-build}
+./utils/build.sh
+cmake --build "$BUILD_DIR" --target check-unum
+ctest --test-dir "$BUILD_DIR" --output-on-failure
