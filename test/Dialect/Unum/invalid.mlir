@@ -150,9 +150,9 @@ unum.app @notedge {
 
 // -----
 
-// expected-error @+1 {{is not allowed in 'unum.app'}}
 unum.app @notfunction {
   unum.function @A start {}
+  // expected-error @+1 {{is not allowed in 'unum.app'}}
   unum.app @inner {
     unum.function @B start {}
   }

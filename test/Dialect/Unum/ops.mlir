@@ -78,5 +78,6 @@ unum.app @spellings {
     "unum.chain"() <{target = @B, condition = #unum.cond<"$0 == 1">, modifiers = [#unum.modifier<"Pop">]}> : () -> ()
   }) : () -> ()
   "unum.function"() <{sym_name = "B"}> ({
+  ^bb0:
   }) : () -> ()
 }) : () -> ()

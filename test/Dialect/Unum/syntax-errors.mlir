@@ -31,7 +31,7 @@ unum.app @a {
 
 unum.app @a {
   unum.function @A start checkpoint {
-    // expected-error @+1 {{index}}
+    // expected-error @+1 {{unknown variable '$out'; expected $0..$9}}
     unum.fanin @A values ["A-unumIndex-$out"]
   }
 }
@@ -40,7 +40,7 @@ unum.app @a {
 
 unum.app @a {
   unum.function @A start {
-    // expected-error @+1 {{modifier}}
+    // expected-error @+1 {{expected 'Pop', '$k = <expression>' or '$size = <expression>'}}
     unum.chain @A modifiers ["Push"]
   }
 }

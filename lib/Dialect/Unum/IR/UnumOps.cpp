@@ -50,14 +50,14 @@ static void printTextList(OpAsmPrinter &printer, ArrayAttr list) {
 
 static void printEdgeTail(OpAsmPrinter &printer, Operation *,
                           ConditionAttr condition, ArrayAttr modifiers) {
+  // The format puts no space before this directive, so that an edge without
+  // either part ends without trailing whitespace.
   if (condition) {
-    printer << "if ";
+    printer << " if ";
     printQuotedText(printer, condition.getText());
   }
   if (modifiers) {
-    if (condition)
-      printer << ' ';
-    printer << "modifiers ";
+    printer << " modifiers ";
     printTextList<ModifierAttr>(printer, modifiers);
   }
 }
@@ -205,10 +205,13 @@ LogicalResult AppOp::verifyRegions() {
         worklist.push_back(it->second);
     }
   }
+  // Located warning without the op attached: Operation::emitWarning prints
+  // the op, and printing verifies it, which would warn again, recursively.
   for (FunctionOp function : getBodyBlock().getOps<FunctionOp>())
     if (!reached.contains(function))
-      function.emitWarning() << "function '@" << function.getSymName()
-                             << "' is not reachable from any start function";
+      mlir::emitWarning(function.getLoc())
+          << "function '@" << function.getSymName()
+          << "' is not reachable from any start function";
   return success();
 }
 

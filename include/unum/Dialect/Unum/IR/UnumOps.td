@@ -124,7 +124,7 @@ class Unum_EdgeOp<string mnemonic, list<Trait> traits = []>
   );
   let arguments = edgeArgs;
   let assemblyFormat = [{
-    $target custom<EdgeTail>($condition, $modifiers) attr-dict
+    $target `` custom<EdgeTail>($condition, $modifiers) attr-dict
   }];
   string edgeDoc = [{
     `if "<expr>"` gives the conditional; `modifiers [...]` the payload
@@ -180,7 +180,7 @@ def Unum_FanInOp : Unum_EdgeOp<"fanin"> {
   let arguments = !con(edgeArgs, (ins Unum_NamePatternArrayAttr:$values));
   let assemblyFormat = [{
     $target `values` custom<NamePatterns>($values)
-    custom<EdgeTail>($condition, $modifiers) attr-dict
+    `` custom<EdgeTail>($condition, $modifiers) attr-dict
   }];
 }
 
