@@ -1,11 +1,12 @@
 //===- InitAll.cpp - Register everything Unum provides --------------------===//
 #include "unum/InitAll.h"
+#include "unum/Dialect/Sfn/IR/SfnDialect.h"
 #include "unum/Dialect/Unum/IR/UnumDialect.h"
 #include "unum/Target/Dot/Dot.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
 
 void unum::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<UnumDialect>();
+  registry.insert<UnumDialect, sfn::SfnDialect>();
 }
 
 void unum::registerAllPasses() {
