@@ -1,5 +1,6 @@
 //===- InitAll.cpp - Register everything Unum provides --------------------===//
 #include "unum/InitAll.h"
+#include "unum/Conversion/Passes.h"
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
 #include "unum/Dialect/Unum/IR/UnumDialect.h"
 #include "unum/Target/Dot/Dot.h"
@@ -10,7 +11,7 @@ void unum::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void unum::registerAllPasses() {
-  // The unum dialect has no passes yet; conversions arrive with their issues.
+  registerUnumConversionPasses();
 }
 
 void unum::registerAllTranslations() {

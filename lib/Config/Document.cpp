@@ -1,6 +1,7 @@
 //===- Document.cpp - A located JSON/YAML value tree ----------------------===//
 
 #include "unum/Config/Document.h"
+#include "Text.h"
 
 using namespace unum::config;
 
@@ -39,4 +40,31 @@ bool Node::isInteger() const {
     if (text[i] < '0' || text[i] > '9')
       return false;
   return true;
+}
+
+std::string unum::config::writeJsonValue(const Node &node) {
+  switch (node.kind) {
+  case Node::Kind::Null:
+    return "null";
+  case Node::Kind::Bool:
+    return node.boolValue ? "true" : "false";
+  case Node::Kind::Number:
+    return node.text;
+  case Node::Kind::String:
+    return detail::quoteJson(node.text);
+  case Node::Kind::Array: {
+    std::string out = "[";
+    for (size_t i = 0; i < node.items.size(); ++i)
+      out += (i ? ", " : "") + writeJsonValue(node.items[i]);
+    return out + "]";
+  }
+  case Node::Kind::Object: {
+    std::string out = "{";
+    for (size_t i = 0; i < node.members.size(); ++i)
+      out += (i ? ", " : "") + detail::quoteJson(node.members[i].key) + ": " +
+             writeJsonValue(node.members[i].value);
+    return out + "}";
+  }
+  }
+  return "null";
 }

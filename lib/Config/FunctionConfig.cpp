@@ -229,6 +229,31 @@ std::optional<FunctionConfig> Decoder::decode(const Node &node) {
         config.debug = value.boolValue;
     } else if (key == "Retry") {
       decodeRetry(value, config);
+    } else if (key == "Handler") {
+      std::string handler;
+      if (functionName(value, "Handler", handler))
+        config.handler = handler;
+    } else if (key == "Builtin") {
+      if (expectKind(value, Node::Kind::String, key)) {
+        if (std::find_if(std::begin(kBuiltins), std::end(kBuiltins),
+                         [&](const char *b) { return value.text == b; }) ==
+            std::end(kBuiltins))
+          error(value.loc, "unknown 'Builtin' '" + value.text +
+                               "'; expected Pass, Wait, Succeed or Fail");
+        else
+          config.builtin = value.text;
+      }
+    } else if (key == "DataFlow") {
+      if (expectKind(value, Node::Kind::Object, key)) {
+        for (const Node::Member &field : value.members)
+          if (std::find_if(std::begin(kDataFlowFields),
+                           std::end(kDataFlowFields), [&](const char *f) {
+                             return field.key == f;
+                           }) == std::end(kDataFlowFields))
+            error(field.keyLoc,
+                  "unknown 'DataFlow' field '" + field.key + "'");
+        config.dataFlow = value;
+      }
     } else if (json() && key == "Remove") {
       // Left by the original compiler's trim pass; carries no meaning.
     } else {
@@ -466,6 +491,14 @@ void Decoder::decodeRetry(const Node &value, FunctionConfig &config) {
   config.retry = retry;
 }
 
+const char *const unum::config::kDataFlowFields[16] = {
+    "InputPath", "Parameters", "ResultSelector", "ResultPath",
+    "OutputPath", "ItemsPath", "ItemSelector", "Result",
+    "Seconds", "Timestamp", "SecondsPath", "TimestampPath",
+    "Error", "Cause", "ErrorPath", "CausePath"};
+const char *const unum::config::kBuiltins[4] = {"Pass", "Wait", "Succeed",
+                                                 "Fail"};
+
 std::optional<FunctionConfig>
 unum::config::decodeConfig(const Node &node, Format format,
                            DiagnosticSink &diags) {
@@ -588,6 +621,12 @@ std::string JsonWriter::write(const FunctionConfig &config) {
     fields.push_back(std::string("\"Debug\": ") + boolText(*config.debug));
   if (config.retry)
     fields.push_back("\"Retry\": " + std::to_string(*config.retry));
+  if (config.handler)
+    fields.push_back("\"Handler\": " + quoteJson(*config.handler));
+  if (config.builtin)
+    fields.push_back("\"Builtin\": " + quoteJson(*config.builtin));
+  if (config.dataFlow)
+    fields.push_back("\"DataFlow\": " + writeJsonValue(*config.dataFlow));
   if (config.start)
     fields.push_back("\"Start\": true");
   return object(fields, 0) + "\n";
@@ -688,6 +727,12 @@ static std::string writeYaml(const FunctionConfig &config) {
     out += std::string("Debug: ") + boolText(*config.debug) + "\n";
   if (config.retry)
     out += "Retry: " + std::to_string(*config.retry) + "\n";
+  if (config.handler)
+    out += "Handler: " + yamlScalar(*config.handler) + "\n";
+  if (config.builtin)
+    out += "Builtin: " + yamlScalar(*config.builtin) + "\n";
+  if (config.dataFlow)
+    out += "DataFlow: " + writeJsonValue(*config.dataFlow) + "\n";
   if (config.start)
     out += "Start: true\n";
   return out;

@@ -48,6 +48,10 @@ struct Node::Member {
   Node value;
 };
 
+/// `node` as compact one-line JSON (numbers as written). JSON is also valid
+/// YAML flow syntax, so the YAML writer uses it for nested data.
+std::string writeJsonValue(const Node &node);
+
 /// Parses JSON text: one value, or several concatenated values (a stream).
 /// Rejects trailing garbage, duplicate keys, comments, and nesting deeper than
 /// 256. Returns false and reports located errors on failure.

@@ -58,11 +58,26 @@ struct FunctionConfig {
   bool start = false;
   std::optional<bool> debug;
   std::optional<int64_t> retry;
+  /// "Handler": the user code to run, when several functions share one.
+  std::optional<std::string> handler;
+  /// "Builtin": Pass, Wait, Succeed or Fail; the runtime provides the code.
+  std::optional<std::string> builtin;
+  /// "DataFlow": Step Functions data-flow fields the runtime applies around
+  /// the function (kDataFlowFields), kept as written.
+  std::optional<Node> dataFlow;
 
   SourceLoc loc;     // the config object
   SourceLoc nameLoc; // its Name value
   std::vector<SourceLoc> modifierLocs;
 };
+
+/// The keys allowed in "DataFlow": InputPath, Parameters, ResultSelector,
+/// ResultPath, OutputPath (around the function), ItemsPath, ItemSelector (for
+/// its Map edges), Result (Pass), Seconds, Timestamp, SecondsPath,
+/// TimestampPath (Wait), Error, Cause, ErrorPath, CausePath (Fail).
+extern const char *const kDataFlowFields[16];
+/// The values of "Builtin".
+extern const char *const kBuiltins[4];
 
 /// Decodes one config object written in `format`'s spelling (the other
 /// format's keys are errors that say which format they belong to; the index
@@ -75,7 +90,7 @@ std::optional<FunctionConfig> decodeConfig(const Node &node, Format format,
 
 /// Writes one config in `format`'s spelling, in the key order of the original
 /// compiler (Name, Next, Next Payload Modifiers, Checkpoint, Debug, Retry,
-/// Start), 4-space indented JSON or block-style YAML, ending in a newline.
+/// then Handler, Builtin, DataFlow, and Start), 4-space indented JSON or block-style YAML, ending in a newline.
 std::string writeConfig(const FunctionConfig &config, Format format);
 
 /// The file name of a config in an app directory: "unum_config.json"/".yaml".

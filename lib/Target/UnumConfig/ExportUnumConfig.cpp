@@ -1,6 +1,7 @@
 //===- ExportUnumConfig.cpp - unum dialect -> unum_config files -----------===//
 #include "unum/Config/AppFiles.h"
 #include "unum/Dialect/Unum/IR/UnumOps.h"
+#include "unum/Target/JsonImage.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -38,6 +39,16 @@ static LogicalResult exportFunction(FunctionOp function,
     out.retry = static_cast<int64_t>(*retry);
   if (auto debug = function.getDebug())
     out.debug = *debug;
+  if (auto handler = function.getHandler())
+    out.handler = handler->str();
+  if (auto builtin = function.getBuiltin())
+    out.builtin = builtin->str();
+  if (DictionaryAttr dataflow = function.getDataflowAttr()) {
+    out.dataFlow = attrToJson(dataflow);
+    if (!out.dataFlow)
+      return function.emitOpError()
+             << "has a 'dataflow' value that is not a JSON image";
+  }
 
   ArrayAttr modifiers;
   Operation *firstEdge = nullptr;

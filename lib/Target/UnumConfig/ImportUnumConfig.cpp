@@ -2,6 +2,7 @@
 #include "unum/Config/AppFiles.h"
 #include "unum/Config/Document.h"
 #include "unum/Dialect/Unum/IR/UnumOps.h"
+#include "unum/Target/JsonImage.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
 
 #include "mlir/IR/Builders.h"
@@ -151,6 +152,13 @@ static OwningOpRef<ModuleOp> buildModule(ArrayRef<LoadedConfig> configs,
       function.setRetry(static_cast<uint64_t>(*c.retry));
     if (c.debug)
       function.setDebug(*c.debug);
+    if (c.handler)
+      function.setHandler(StringRef(*c.handler));
+    if (c.builtin)
+      function.setBuiltin(StringRef(*c.builtin));
+    if (c.dataFlow)
+      function.setDataflowAttr(
+          cast<DictionaryAttr>(jsonToAttr(*c.dataFlow, context)));
 
     // The file formats hold one modifier list per function; the dialect keeps
     // it on each edge, where it applies.

@@ -1,5 +1,6 @@
 //===- UnumOps.cpp - unum dialect operations ------------------------------===//
 #include "unum/Dialect/Unum/IR/UnumOps.h"
+#include "unum/Config/FunctionConfig.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -244,6 +245,16 @@ LogicalResult FunctionOp::verify() {
                 "'unum.chain', 'unum.map', 'unum.fanin' and 'unum.error'";
   if (getFanout() && getBodyBlock().empty())
     return emitOpError() << "is marked 'fanout' but has no edges";
+  if (auto builtin = getBuiltin())
+    if (!llvm::is_contained(config::kBuiltins, *builtin))
+      return emitOpError() << "unknown builtin '" << *builtin
+                           << "'; expected Pass, Wait, Succeed or Fail";
+  if (auto dataflow = getDataflow())
+    for (NamedAttribute field : *dataflow)
+      if (!llvm::is_contained(config::kDataFlowFields,
+                              field.getName().getValue()))
+        return emitOpError() << "unknown dataflow field '"
+                             << field.getName().getValue() << "'";
   return success();
 }
 

@@ -74,6 +74,15 @@ def Unum_FunctionOp : Unum_Op<"function", [
     * `retry(n)`: re-run the function up to `n` times before taking its
       `unum.error` edges.
     * `debug(b)`: the runtime's debug switch, kept for the file formats.
+    * `handler("name")`: the user code this function runs, when it is not
+      the function's own name (one handler serving several states).
+    * `builtin("Pass"|"Wait"|"Succeed"|"Fail")`: the runtime provides the
+      behaviour; there is no user code.
+    * `dataflow {...}`: Step Functions data-flow fields applied by the runtime
+      around the function (`InputPath`, `Parameters`, `ResultSelector`,
+      `ResultPath`, `OutputPath`; `ItemsPath`, `ItemSelector` for its Map
+      edges; `Result`, `Seconds`, `Timestamp`, `SecondsPath`, `TimestampPath`,
+      `Error`, `Cause` for built-ins), as JSON images.
 
     The name must be usable in an instance name: letters, digits, `_` and `-`,
     without the `-unumIndex-` infix.
@@ -91,13 +100,17 @@ def Unum_FunctionOp : Unum_Op<"function", [
     UnitAttr:$checkpoint,
     UnitAttr:$fanout,
     OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$retry,
-    OptionalAttr<BoolAttr>:$debug
+    OptionalAttr<BoolAttr>:$debug,
+    OptionalAttr<StrAttr>:$handler,
+    OptionalAttr<StrAttr>:$builtin,
+    OptionalAttr<DictionaryAttr>:$dataflow
   );
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name (`start` $start^)? (`checkpoint` $checkpoint^)?
     (`fanout` $fanout^)? (`retry` `(` $retry^ `)`)? (`debug` `(` $debug^ `)`)?
-    attr-dict-with-keyword $body
+    (`handler` `(` $handler^ `)`)? (`builtin` `(` $builtin^ `)`)?
+    (`dataflow` $dataflow^)? attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;
   let builders = [OpBuilder<(ins "::llvm::StringRef":$name)>];

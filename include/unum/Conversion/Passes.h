@@ -1,0 +1,16 @@
+//===- Passes.h - Unum conversion passes ------------------------*- C++ -*-===//
+#ifndef UNUM_CONVERSION_PASSES_H
+#define UNUM_CONVERSION_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+#include "unum/Dialect/Unum/IR/UnumDialect.h"
+
+namespace unum {
+#define GEN_PASS_DECL
+#include "unum/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "unum/Conversion/Passes.h.inc"
+} // namespace unum
+
+#endif // UNUM_CONVERSION_PASSES_H

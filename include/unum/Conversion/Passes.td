@@ -1,0 +1,48 @@
+//===- Passes.td - Unum conversion passes ------------------*- tablegen -*-===//
+#ifndef UNUM_CONVERSION_PASSES_TD
+#define UNUM_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertSfnToUnum : Pass<"convert-sfn-to-unum", "mlir::ModuleOp"> {
+  let summary = "Lower Step Functions state machines to decentralised Unum apps";
+  let description = [{
+    Replaces every `sfn.state_machine` by an `unum.app` of the same name.
+
+    What the original Unum compiler did, reproduced exactly: a Task becomes
+    the function named by its `Resource`; a Map becomes `UnumMap<k>` (a Map
+    edge to the iterator) and `UnumSinkMap<k>`, the iterator's last function
+    fanning in with `["<last>-unumIndex-*"]` and `Pop`; a Parallel becomes
+    `UnumParallel<k>` (one Scalar edge per branch) and `UnumSinkParallel<k>`
+    with positional fan-in values. Helpers are then trimmed: a sink followed
+    by a plain Scalar edge is bypassed, an `UnumMap<k>` reached by a Scalar
+    edge is folded into its predecessor, an `UnumParallel<k>` that is its
+    predecessor's only edge is replaced by its branches. `checkpoint` goes to
+    every function (fan-in tails always checkpoint), `debug` to every function
+    when set.
+
+    What it could not do: Choice states become conditional edges (a rule's
+    edge is taken when it matches and no earlier rule did; `Default` when
+    none did); identity Pass and Succeed states fold into their neighbours;
+    Pass states that produce data, Wait and Fail states become built-in
+    functions; `Retry` becomes `retry(n)` and `Catch` becomes `unum.error`
+    edges conditioned on the error name; a function used by several states
+    becomes one unum function per state sharing the handler; Map and Parallel
+    nest to any depth with indexed fan-in names; the data-flow paths are kept
+    in `dataflow` for the runtime.
+
+    The application options come from the state machine's `checkpoint` and
+    `debug` attributes, or from the pass options, which take precedence.
+  }];
+  let options = [
+    Option<"checkpoint", "checkpoint", "std::string", /*default=*/"\"\"",
+           "Checkpoint every function: true or false (default: the state "
+           "machine's `checkpoint` attribute, else true)">,
+    Option<"debug", "debug", "std::string", /*default=*/"\"\"",
+           "Set the runtime debug switch of every function: true or false "
+           "(default: the state machine's `debug` attribute, else unset)">,
+  ];
+  let dependentDialects = ["::unum::UnumDialect"];
+}
+
+#endif // UNUM_CONVERSION_PASSES_TD

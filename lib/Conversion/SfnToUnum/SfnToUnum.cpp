@@ -1,0 +1,857 @@
+//===- SfnToUnum.cpp - Step Functions state machines to Unum apps ---------===//
+//
+// The lowering works on a small graph of functions rather than on IR: first
+// every state that runs code gets a function (helpers for Map and Parallel,
+// numbered in the order the original compiler finished them), then the edges
+// are derived from the transitions, then the original compiler's trimming
+// removes the helpers that are not needed, and finally the graph is emitted as
+// one `unum.app`. See the pass description in Passes.td for the rules.
+//
+//===----------------------------------------------------------------------===//
+#include "unum/Conversion/Passes.h"
+#include "unum/Dialect/Sfn/IR/SfnDialect.h"
+#include "unum/Dialect/Unum/IR/UnumOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace unum {
+#define GEN_PASS_DEF_CONVERTSFNTOUNUM
+#include "unum/Conversion/Passes.h.inc"
+} // namespace unum
+
+using namespace mlir;
+using namespace unum;
+using namespace unum::sfn;
+
+namespace {
+
+enum class EdgeKind { Scalar, Map, FanIn, Error };
+
+struct Edge {
+  size_t target;
+  EdgeKind kind = EdgeKind::Scalar;
+  std::vector<std::string> values; // FanIn
+  std::string cond;                // empty: always taken
+  bool pop = false;
+};
+
+struct Function {
+  enum class Role { User, MapEntry, MapSink, ParallelEntry, ParallelSink };
+  std::string name;
+  Location loc;
+  Role role = Role::User;
+  std::vector<Edge> edges;
+  bool nextIsList = false;
+  bool start = false;
+  bool removed = false;
+  std::optional<std::string> handler, builtin;
+  std::optional<int64_t> retry;
+  llvm::SmallVector<NamedAttribute> dataflow;
+
+  bool hasDataflow(ArrayRef<StringRef> except = {}) const {
+    return llvm::any_of(dataflow, [&](NamedAttribute a) {
+      return !llvm::is_contained(except, a.getName().getValue());
+    });
+  }
+};
+
+/// Where control goes when a state is entered: a function, or the end of the
+/// enclosing scope; taken only when `cond` holds.
+struct Target {
+  std::optional<size_t> fn; // none: the scope ends here
+  std::string cond;
+};
+
+std::string andExpr(const std::string &a, const std::string &b) {
+  if (a.empty())
+    return b;
+  if (b.empty())
+    return a;
+  return "(" + a + ") and (" + b + ")";
+}
+
+std::string notExpr(const std::string &a) {
+  return a.empty() ? "false" : "not (" + a + ")";
+}
+
+std::string quoteString(StringRef s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+/// `$.a.b[0]` -> `$out.a.b[0]`.
+std::string pathToExpr(StringRef path) {
+  return "$out" + path.drop_front(1).str();
+}
+
+/// A function name usable in instance names: [A-Za-z0-9_-].
+std::string sanitize(StringRef name) {
+  std::string out;
+  for (char c : name)
+    out += (llvm::isAlnum(c) || c == '_' || c == '-') ? c : '_';
+  if (out.empty())
+    out = "State";
+  // The index infix must never appear inside a name.
+  for (size_t pos; (pos = StringRef(out).find_insensitive("-unumindex-")) !=
+                   StringRef::npos;)
+    out[pos] = '_';
+  return out;
+}
+
+/// One scope of states: the state machine, a Parallel branch, a Map iterator.
+struct Scope {
+  Region *region;
+  StringRef start;
+  unsigned depth; // fan-out levels around it
+  llvm::StringMap<Operation *> states;
+  std::vector<std::pair<size_t, std::string>> exits; // function, condition
+
+  Scope(Region &r, StringRef start, unsigned depth)
+      : region(&r), start(start), depth(depth) {
+    for (Operation &op : r.front())
+      states[op.getAttrOfType<StringAttr>("name").getValue()] = &op;
+  }
+};
+
+class Lowering {
+public:
+  Lowering(StateMachineOp machine, bool checkpoint, std::optional<bool> debug)
+      : machine(machine), checkpoint(checkpoint), debug(debug) {}
+
+  LogicalResult run();
+  LogicalResult emit(OpBuilder &builder);
+
+private:
+  size_t addFunction(StringRef name, Location loc, Function::Role role) {
+    std::string unique = name.str();
+    for (unsigned i = 1; names.count(unique); ++i)
+      unique = (name + "_" + Twine(i)).str();
+    names.insert(unique);
+    Function fn{unique, loc};
+    fn.role = role;
+    functions.push_back(std::move(fn));
+    return functions.size() - 1;
+  }
+
+  LogicalResult createFunctions(Scope &scope);
+  LogicalResult visitState(Scope &scope, Operation *state);
+  FailureOr<std::vector<Target>> entryTargets(Scope &scope, StringRef name);
+  FailureOr<std::vector<Target>> choiceTargets(Scope &scope, ChoiceOp choice);
+  LogicalResult connect(Scope &scope, size_t from, Operation *state);
+  LogicalResult addEdges(Scope &scope);
+  FailureOr<size_t> singleEntry(Scope &scope, Operation *owner, StringRef what);
+  FailureOr<size_t> singleExit(Scope &scope, Operation *owner, StringRef what);
+  void trim();
+
+  StateMachineOp machine;
+  bool checkpoint;
+  std::optional<bool> debug;
+  std::vector<Function> functions;
+  llvm::StringSet<> names;
+  llvm::StringSet<> usedResources;
+  llvm::DenseMap<Operation *, size_t> stateFunction; // Task and built-ins
+  llvm::DenseMap<Operation *, std::pair<size_t, size_t>> helpers; // entry, sink
+  llvm::DenseSet<Operation *> visited;
+  llvm::DenseSet<Operation *> resolving; // cycle guard for entryTargets
+  unsigned mapCount = 0, parallelCount = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// Functions
+//===----------------------------------------------------------------------===//
+
+void addField(Function &fn, Operation *op, StringRef attr, StringRef key) {
+  if (Attribute value = op->getAttr(attr))
+    fn.dataflow.push_back(
+        NamedAttribute(StringAttr::get(op->getContext(), key), value));
+}
+
+bool isIdentityPass(PassOp pass) {
+  return !pass.getResult() && !pass.getParameters() &&
+         !pass.getResultPath() && !pass.getInputPath() &&
+         !pass.getOutputPath();
+}
+
+LogicalResult Lowering::createFunctions(Scope &scope) {
+  auto it = scope.states.find(scope.start);
+  if (it == scope.states.end())
+    return machine.emitOpError() << "unknown start state '" << scope.start
+                                 << "'";
+  return visitState(scope, it->second);
+}
+
+LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
+  if (!visited.insert(state).second)
+    return success();
+  StringRef stateName = state->getAttrOfType<StringAttr>("name").getValue();
+  Location loc = state->getLoc();
+
+  if (auto task = dyn_cast<TaskOp>(state)) {
+    StringRef resource = task.getResource();
+    if (resource.starts_with("arn:"))
+      resource = resource.rsplit(':').second;
+    // The first state to use a handler names the function after it; later
+    // states get their own function running the same handler.
+    bool shared = !usedResources.insert(resource).second;
+    size_t fn = addFunction(shared ? sanitize(stateName) : sanitize(resource),
+                            loc, Function::Role::User);
+    if (shared || functions[fn].name != resource)
+      functions[fn].handler = resource.str();
+    for (auto [attr, key] :
+         {std::pair{"input_path", "InputPath"}, {"parameters", "Parameters"},
+          {"result_selector", "ResultSelector"}, {"result_path", "ResultPath"},
+          {"output_path", "OutputPath"}})
+      addField(functions[fn], task, attr, key);
+    if (ArrayAttr retriers = task.getRetryAttr()) {
+      int64_t attempts = 0;
+      bool exact = retriers.size() == 1;
+      for (Attribute r : retriers) {
+        auto dict = cast<DictionaryAttr>(r);
+        int64_t max = 3; // the ASL default
+        if (auto value = dict.getAs<IntegerAttr>("MaxAttempts"))
+          max = value.getInt();
+        attempts = std::max(attempts, max);
+        auto errors = dict.getAs<ArrayAttr>("ErrorEquals");
+        exact &= errors && errors.size() == 1 &&
+                 llvm::is_contained({StringRef("States.ALL"),
+                                     StringRef("States.TaskFailed")},
+                                    cast<StringAttr>(errors[0]).getValue());
+      }
+      functions[fn].retry = attempts;
+      if (!exact)
+        emitWarning(loc) << "Retry of '" << stateName
+                         << "' approximated: Unum retries any error up to "
+                         << attempts << " times";
+    }
+    stateFunction[state] = fn;
+  } else if (auto pass = dyn_cast<PassOp>(state)) {
+    if (!isIdentityPass(pass)) {
+      size_t fn = addFunction(sanitize(stateName), loc, Function::Role::User);
+      functions[fn].builtin = "Pass";
+      for (auto [attr, key] :
+           {std::pair{"input_path", "InputPath"}, {"result", "Result"},
+            {"parameters", "Parameters"}, {"result_path", "ResultPath"},
+            {"output_path", "OutputPath"}})
+        addField(functions[fn], pass, attr, key);
+      stateFunction[state] = fn;
+    }
+  } else if (auto wait = dyn_cast<WaitOp>(state)) {
+    size_t fn = addFunction(sanitize(stateName), loc, Function::Role::User);
+    functions[fn].builtin = "Wait";
+    for (auto [attr, key] :
+         {std::pair{"input_path", "InputPath"}, {"seconds", "Seconds"},
+          {"timestamp", "Timestamp"}, {"seconds_path", "SecondsPath"},
+          {"timestamp_path", "TimestampPath"}, {"output_path", "OutputPath"}})
+      addField(functions[fn], wait, attr, key);
+    stateFunction[state] = fn;
+  } else if (auto fail = dyn_cast<FailOp>(state)) {
+    size_t fn = addFunction(sanitize(stateName), loc, Function::Role::User);
+    functions[fn].builtin = "Fail";
+    for (auto [attr, key] :
+         {std::pair{"error", "Error"}, {"cause", "Cause"},
+          {"error_path", "ErrorPath"}, {"cause_path", "CausePath"}})
+      addField(functions[fn], fail, attr, key);
+    stateFunction[state] = fn;
+  } else if (auto map = dyn_cast<sfn::MapOp>(state)) {
+    Scope inner(map.getIterator(), map.getStart(), scope.depth + 1);
+    if (failed(createFunctions(inner)))
+      return failure();
+    unsigned k = mapCount++;
+    size_t entry = addFunction(("UnumMap" + Twine(k)).str(), loc,
+                               Function::Role::MapEntry);
+    size_t sink = addFunction(("UnumSinkMap" + Twine(k)).str(), loc,
+                              Function::Role::MapSink);
+    addField(functions[entry], map, "input_path", "InputPath");
+    addField(functions[entry], map, "items_path", "ItemsPath");
+    addField(functions[entry], map, "item_selector", "ItemSelector");
+    addField(functions[sink], map, "result_selector", "ResultSelector");
+    addField(functions[sink], map, "result_path", "ResultPath");
+    addField(functions[sink], map, "output_path", "OutputPath");
+    if (map.getMaxConcurrency())
+      emitWarning(loc) << "MaxConcurrency of Map '" << stateName
+                       << "' is not expressible in Unum configs; the runtime "
+                          "bounds map concurrency itself";
+    helpers[state] = {entry, sink};
+  } else if (auto parallel = dyn_cast<ParallelOp>(state)) {
+    for (auto [region, start] :
+         llvm::zip(parallel.getBranches(), parallel.getStarts())) {
+      Scope inner(region, cast<StringAttr>(start).getValue(), scope.depth + 1);
+      if (failed(createFunctions(inner)))
+        return failure();
+    }
+    unsigned k = parallelCount++;
+    size_t entry = addFunction(("UnumParallel" + Twine(k)).str(), loc,
+                               Function::Role::ParallelEntry);
+    size_t sink = addFunction(("UnumSinkParallel" + Twine(k)).str(), loc,
+                              Function::Role::ParallelSink);
+    addField(functions[entry], parallel, "input_path", "InputPath");
+    addField(functions[entry], parallel, "parameters", "Parameters");
+    addField(functions[sink], parallel, "result_selector", "ResultSelector");
+    addField(functions[sink], parallel, "result_path", "ResultPath");
+    addField(functions[sink], parallel, "output_path", "OutputPath");
+    helpers[state] = {entry, sink};
+  }
+  if (isa<sfn::MapOp, ParallelOp>(state) && state->getAttr("catchers"))
+    emitWarning(loc) << "Catch on '" << stateName
+                     << "' is not supported on Map and Parallel states yet; "
+                        "ignored";
+
+  // Successors, in the order the transitions are written.
+  SmallVector<StringRef> successors;
+  if (auto next = state->getAttrOfType<StringAttr>("next"))
+    successors.push_back(next.getValue());
+  if (auto choice = dyn_cast<ChoiceOp>(state)) {
+    for (Attribute rule : choice.getChoices())
+      successors.push_back(
+          cast<DictionaryAttr>(rule).getAs<StringAttr>("Next").getValue());
+    if (auto def = choice.getDefaultState())
+      successors.push_back(*def);
+  }
+  if (auto catchers = state->getAttrOfType<ArrayAttr>("catchers"))
+    for (Attribute c : catchers)
+      successors.push_back(
+          cast<DictionaryAttr>(c).getAs<StringAttr>("Next").getValue());
+  for (StringRef name : successors)
+    if (failed(visitState(scope, scope.states.lookup(name))))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Choice rules -> conditionals
+//===----------------------------------------------------------------------===//
+
+FailureOr<std::string> literal(Attribute value, Operation *op) {
+  if (auto s = dyn_cast<StringAttr>(value))
+    return quoteString(s.getValue());
+  if (auto b = dyn_cast<BoolAttr>(value))
+    return std::string(b.getValue() ? "true" : "false");
+  if (auto i = dyn_cast<IntegerAttr>(value))
+    return std::to_string(i.getInt());
+  if (auto f = dyn_cast<FloatAttr>(value)) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << f.getValueAsDouble();
+    return text;
+  }
+  return failure();
+}
+
+FailureOr<std::string> ruleToExpr(DictionaryAttr rule, Operation *choice) {
+  auto combine = [&](StringRef key, StringRef op) -> FailureOr<std::string> {
+    std::string out;
+    for (Attribute sub : rule.getAs<ArrayAttr>(key)) {
+      FailureOr<std::string> part =
+          ruleToExpr(cast<DictionaryAttr>(sub), choice);
+      if (failed(part))
+        return failure();
+      out += (out.empty() ? "(" : " " + op.str() + " (") + *part + ")";
+    }
+    return out;
+  };
+  if (rule.get("And"))
+    return combine("And", "and");
+  if (rule.get("Or"))
+    return combine("Or", "or");
+  if (auto inner = rule.getAs<DictionaryAttr>("Not")) {
+    FailureOr<std::string> part = ruleToExpr(inner, choice);
+    if (failed(part))
+      return failure();
+    return "not (" + *part + ")";
+  }
+  auto variable = rule.getAs<StringAttr>("Variable");
+  if (!variable)
+    return choice->emitOpError() << "has a choice rule without 'Variable'";
+  std::string lhs = pathToExpr(variable.getValue());
+
+  static const std::pair<StringRef, StringRef> comparisons[] = {
+      {"Equals", "=="},       {"LessThan", "<"},
+      {"GreaterThan", ">"},   {"LessThanEquals", "<="},
+      {"GreaterThanEquals", ">="}};
+  for (NamedAttribute field : rule) {
+    StringRef key = field.getName().getValue();
+    if (key == "Variable" || key == "Next")
+      continue;
+    if (key == "IsNull") {
+      bool isNull = cast<BoolAttr>(field.getValue()).getValue();
+      return lhs + (isNull ? " == null" : " != null");
+    }
+    for (StringRef type : {"String", "Numeric", "Boolean", "Timestamp"}) {
+      if (!key.consume_front(type))
+        continue;
+      bool isPath = key.consume_back("Path");
+      for (auto [suffix, op] : comparisons) {
+        if (key != suffix)
+          continue;
+        std::string rhs;
+        if (isPath) {
+          rhs = pathToExpr(cast<StringAttr>(field.getValue()).getValue());
+        } else {
+          FailureOr<std::string> value = literal(field.getValue(), choice);
+          if (failed(value))
+            break;
+          rhs = *value;
+        }
+        // ISO 8601 timestamps in one format order like their strings.
+        return lhs + " " + op.str() + " " + rhs;
+      }
+      break;
+    }
+    return choice->emitOpError()
+           << "choice operator '" << field.getName().getValue()
+           << "' cannot be expressed as a Unum conditional yet";
+  }
+  return choice->emitOpError() << "has a choice rule without an operator";
+}
+
+FailureOr<std::vector<Target>> Lowering::choiceTargets(Scope &scope,
+                                                       ChoiceOp choice) {
+  std::vector<Target> targets;
+  std::string noneBefore; // none of the earlier rules matched
+  auto addBranch = [&](StringRef next,
+                       const std::string &guard) -> LogicalResult {
+    FailureOr<std::vector<Target>> inner = entryTargets(scope, next);
+    if (failed(inner))
+      return failure();
+    for (Target t : *inner) {
+      t.cond = andExpr(guard, t.cond);
+      targets.push_back(std::move(t));
+    }
+    return success();
+  };
+  for (Attribute ruleAttr : choice.getChoices()) {
+    auto rule = cast<DictionaryAttr>(ruleAttr);
+    FailureOr<std::string> expr = ruleToExpr(rule, choice);
+    if (failed(expr))
+      return failure();
+    if (failed(addBranch(rule.getAs<StringAttr>("Next").getValue(),
+                         andExpr(noneBefore, *expr))))
+      return failure();
+    noneBefore = andExpr(noneBefore, notExpr(*expr));
+  }
+  if (auto def = choice.getDefaultState())
+    if (failed(addBranch(*def, noneBefore)))
+      return failure();
+  return targets;
+}
+
+//===----------------------------------------------------------------------===//
+// Edges
+//===----------------------------------------------------------------------===//
+
+FailureOr<std::vector<Target>> Lowering::entryTargets(Scope &scope,
+                                                      StringRef name) {
+  Operation *state = scope.states.lookup(name);
+  if (auto it = stateFunction.find(state); it != stateFunction.end())
+    return std::vector<Target>{{it->second, ""}};
+  if (auto it = helpers.find(state); it != helpers.end())
+    return std::vector<Target>{{it->second.first, ""}};
+  if (isa<SucceedOp>(state))
+    return std::vector<Target>{{std::nullopt, ""}};
+
+  // Folded states: follow them, guarding against loops of folded states.
+  if (!resolving.insert(state).second)
+    return state->emitOpError()
+           << "is part of a loop of Choice and Pass states that never runs a "
+              "function";
+  auto done = llvm::make_scope_exit([&] { resolving.erase(state); });
+  if (auto choice = dyn_cast<ChoiceOp>(state))
+    return choiceTargets(scope, choice);
+  auto pass = cast<PassOp>(state);
+  if (auto next = pass.getNext())
+    return entryTargets(scope, *next);
+  return std::vector<Target>{{std::nullopt, ""}};
+}
+
+LogicalResult Lowering::connect(Scope &scope, size_t from, Operation *state) {
+  SmallVector<Target> targets;
+  if (auto next = state->getAttrOfType<StringAttr>("next")) {
+    FailureOr<std::vector<Target>> entry = entryTargets(scope, next.getValue());
+    if (failed(entry))
+      return failure();
+    targets.append(entry->begin(), entry->end());
+  } else if (!isa<FailOp>(state)) {
+    targets.push_back({std::nullopt, ""});
+  }
+  for (Target &t : targets) {
+    if (t.fn)
+      functions[from].edges.push_back({*t.fn, EdgeKind::Scalar, {}, t.cond});
+    else
+      scope.exits.push_back({from, t.cond});
+  }
+
+  // Catchers, tried in order: the first whose ErrorEquals matches. On an
+  // error edge `$out` is the error: {"Error": ..., "Cause": ...}.
+  std::string noneBefore;
+  if (auto catchers = state->getAttrOfType<ArrayAttr>("catchers")) {
+    for (Attribute c : catchers) {
+      auto dict = cast<DictionaryAttr>(c);
+      std::string matches;
+      for (Attribute e : dict.getAs<ArrayAttr>("ErrorEquals")) {
+        StringRef error = cast<StringAttr>(e).getValue();
+        if (error == "States.ALL" || error == "States.TaskFailed") {
+          matches.clear();
+          break;
+        }
+        std::string test = "$out.Error == " + quoteString(error);
+        matches = matches.empty() ? test : matches + " or " + test;
+      }
+      if (dict.get("ResultPath"))
+        emitWarning(state->getLoc())
+            << "ResultPath of a Catch is not supported yet: the handler "
+               "receives the error alone";
+      FailureOr<std::vector<Target>> handler =
+          entryTargets(scope, dict.getAs<StringAttr>("Next").getValue());
+      if (failed(handler))
+        return failure();
+      std::string guard = andExpr(
+          noneBefore, matches.empty() ? "" : "(" + matches + ")");
+      for (Target &t : *handler) {
+        if (!t.fn)
+          continue; // catching into Succeed: the error is swallowed
+        functions[from].edges.push_back(
+            {*t.fn, EdgeKind::Error, {}, andExpr(guard, t.cond)});
+      }
+      if (matches.empty())
+        break; // everything is caught
+      noneBefore = andExpr(noneBefore, notExpr(matches));
+    }
+  }
+  return success();
+}
+
+FailureOr<size_t> Lowering::singleEntry(Scope &scope, Operation *owner,
+                                        StringRef what) {
+  FailureOr<std::vector<Target>> entry = entryTargets(scope, scope.start);
+  if (failed(entry))
+    return failure();
+  if (entry->size() != 1 || !(*entry)[0].fn || !(*entry)[0].cond.empty())
+    return owner->emitOpError()
+           << what << " must start with a state that runs a function (a "
+                      "Task, Map, Parallel or a Pass, Wait or Fail with data)";
+  return *(*entry)[0].fn;
+}
+
+FailureOr<size_t> Lowering::singleExit(Scope &scope, Operation *owner,
+                                       StringRef what) {
+  if (scope.exits.empty())
+    return owner->emitOpError() << what << " never ends in a function";
+  size_t fn = scope.exits.front().first;
+  for (auto &[other, cond] : scope.exits)
+    if (other != fn || !cond.empty())
+      return owner->emitOpError()
+             << what << " must end in one function (it ends in several, or "
+                        "conditionally): a fan-in needs one last function";
+  return fn;
+}
+
+/// The outer fan-out levels, as seen from a tail: `.$1.$2...`.
+static std::string outerIndices(unsigned depth) {
+  std::string out;
+  for (unsigned i = 1; i < depth; ++i)
+    out += ".$" + std::to_string(i);
+  return out;
+}
+
+LogicalResult Lowering::addEdges(Scope &scope) {
+  for (Operation &op : scope.region->front()) {
+    Operation *state = &op;
+    if (!visited.contains(state))
+      continue; // unreachable (warned about by the importer)
+    if (auto it = stateFunction.find(state); it != stateFunction.end()) {
+      if (failed(connect(scope, it->second, state)))
+        return failure();
+      continue;
+    }
+    auto helper = helpers.find(state);
+    if (helper == helpers.end())
+      continue;
+    auto [entry, sink] = helper->second;
+    std::vector<std::string> values;
+    std::vector<size_t> lasts;
+    if (auto map = dyn_cast<sfn::MapOp>(state)) {
+      Scope inner(map.getIterator(), map.getStart(), scope.depth + 1);
+      FailureOr<size_t> first = singleEntry(inner, state, "a Map iterator");
+      if (failed(first) || failed(addEdges(inner)))
+        return failure();
+      functions[entry].edges.push_back({*first, EdgeKind::Map, {}, ""});
+      FailureOr<size_t> last = singleExit(inner, state, "a Map iterator");
+      if (failed(last))
+        return failure();
+      lasts.push_back(*last);
+      values.push_back(functions[*last].name + "-unumIndex-*" +
+                       outerIndices(inner.depth));
+    } else {
+      auto parallel = cast<ParallelOp>(state);
+      functions[entry].nextIsList = true;
+      for (auto [i, branch] : llvm::enumerate(parallel.getBranches())) {
+        Scope inner(branch,
+                    cast<StringAttr>(parallel.getStarts()[i]).getValue(),
+                    scope.depth + 1);
+        FailureOr<size_t> first =
+            singleEntry(inner, state, "a Parallel branch");
+        if (failed(first) || failed(addEdges(inner)))
+          return failure();
+        functions[entry].edges.push_back({*first, EdgeKind::Scalar, {}, ""});
+        FailureOr<size_t> last = singleExit(inner, state, "a Parallel branch");
+        if (failed(last))
+          return failure();
+        lasts.push_back(*last);
+        values.push_back(functions[*last].name + "-unumIndex-" +
+                         std::to_string(i) + outerIndices(inner.depth));
+      }
+    }
+    for (size_t last : lasts)
+      functions[last].edges.push_back(
+          {sink, EdgeKind::FanIn, values, "", /*pop=*/true});
+    if (failed(connect(scope, sink, state)))
+      return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Trimming (the original compiler's `-o trim`)
+//===----------------------------------------------------------------------===//
+
+void Lowering::trim() {
+  using Role = Function::Role;
+  auto references = [&](size_t target) {
+    SmallVector<Edge *> refs;
+    for (Function &fn : functions)
+      if (!fn.removed)
+        for (Edge &e : fn.edges)
+          if (e.target == target)
+            refs.push_back(&e);
+    return refs;
+  };
+
+  // A sink followed by a plain Scalar edge is bypassed.
+  for (size_t s = 0; s < functions.size(); ++s) {
+    Function &sink = functions[s];
+    if ((sink.role != Role::MapSink && sink.role != Role::ParallelSink) ||
+        sink.hasDataflow() || sink.edges.size() != 1)
+      continue;
+    const Edge &out = sink.edges.front();
+    if (out.kind != EdgeKind::Scalar || !out.cond.empty())
+      continue;
+    for (Edge *e : references(s))
+      e->target = out.target;
+    sink.removed = true;
+  }
+
+  // An UnumMap<k> reached by Scalar edges is folded into its predecessors.
+  for (size_t m = 0; m < functions.size(); ++m) {
+    Function &helper = functions[m];
+    if (helper.role != Role::MapEntry || helper.start ||
+        helper.hasDataflow({"ItemsPath", "ItemSelector"}))
+      continue;
+    bool keep = false;
+    for (Function &pred : functions) {
+      if (pred.removed)
+        continue;
+      for (Edge &e : pred.edges) {
+        if (e.target != m)
+          continue;
+        bool predHasItems = llvm::any_of(pred.dataflow, [](NamedAttribute a) {
+          return a.getName() == "ItemsPath" || a.getName() == "ItemSelector";
+        });
+        if (e.kind != EdgeKind::Scalar || (helper.hasDataflow() && predHasItems)) {
+          keep = true;
+          continue;
+        }
+        e.kind = EdgeKind::Map;
+        e.target = helper.edges.front().target;
+        pred.dataflow.append(helper.dataflow.begin(), helper.dataflow.end());
+      }
+    }
+    helper.removed = !keep;
+  }
+
+  // An UnumParallel<k> that is its predecessor's only edge is replaced by
+  // its branches.
+  for (size_t p = 0; p < functions.size(); ++p) {
+    Function &helper = functions[p];
+    if (helper.role != Role::ParallelEntry || helper.start ||
+        helper.hasDataflow())
+      continue;
+    bool keep = false;
+    for (Function &pred : functions) {
+      if (pred.removed || &pred == &helper)
+        continue;
+      for (Edge &e : pred.edges) {
+        if (e.target != p)
+          continue;
+        if (e.kind != EdgeKind::Scalar || !e.cond.empty() ||
+            pred.edges.size() != 1 || pred.nextIsList) {
+          keep = true;
+          continue;
+        }
+        pred.edges = helper.edges;
+        pred.nextIsList = true;
+        break;
+      }
+    }
+    helper.removed = !keep;
+  }
+}
+
+LogicalResult Lowering::run() {
+  Scope top(machine.getBody(), machine.getStart(), 0);
+  if (failed(createFunctions(top)) || failed(addEdges(top)))
+    return failure();
+  FailureOr<std::vector<Target>> entry = entryTargets(top, top.start);
+  if (failed(entry))
+    return failure();
+  if (entry->size() == 1 && (*entry)[0].fn && (*entry)[0].cond.empty()) {
+    functions[*(*entry)[0].fn].start = true;
+  } else {
+    // Starting with a Choice (or a Pass leading to one) needs a function to
+    // evaluate the conditions: a built-in pass-through.
+    size_t fn = addFunction(sanitize(machine.getStart()), machine.getLoc(),
+                            Function::Role::User);
+    functions[fn].builtin = "Pass";
+    functions[fn].start = true;
+    for (Target &t : *entry)
+      if (t.fn)
+        functions[fn].edges.push_back({*t.fn, EdgeKind::Scalar, {}, t.cond});
+    if (functions[fn].edges.empty())
+      return machine.emitOpError() << "never runs a function";
+  }
+  trim();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+LogicalResult Lowering::emit(OpBuilder &builder) {
+  MLIRContext *context = builder.getContext();
+  auto app = AppOp::create(builder, machine.getLoc(), machine.getSymName());
+  builder.setInsertionPointToEnd(&app.getBodyBlock());
+  config::ParseError ignored;
+  ArrayAttr pop = builder.getArrayAttr(
+      {ModifierAttr::get(context, *config::parseModifier("Pop", ignored))});
+  for (Function &fn : functions) {
+    if (fn.removed)
+      continue;
+    auto op = FunctionOp::create(builder, fn.loc, fn.name);
+    bool fanIn = llvm::any_of(
+        fn.edges, [](const Edge &e) { return e.kind == EdgeKind::FanIn; });
+    op.setStart(fn.start);
+    op.setCheckpoint(checkpoint || fanIn);
+    op.setFanout(fn.nextIsList && fn.edges.size() == 1);
+    if (debug)
+      op.setDebug(*debug);
+    if (fn.retry)
+      op.setRetry(static_cast<uint64_t>(*fn.retry));
+    if (fn.handler)
+      op.setHandler(StringRef(*fn.handler));
+    if (fn.builtin)
+      op.setBuiltin(StringRef(*fn.builtin));
+    if (!fn.dataflow.empty())
+      op.setDataflowAttr(builder.getDictionaryAttr(fn.dataflow));
+
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(&op.getBodyBlock());
+    for (Edge &e : fn.edges) {
+      auto target = FlatSymbolRefAttr::get(context, functions[e.target].name);
+      ConditionAttr cond;
+      if (!e.cond.empty()) {
+        config::ParseError error;
+        std::optional<config::Expression> expr =
+            config::parseConditional(e.cond, error);
+        if (!expr) {
+          return emitError(fn.loc) << "cannot express the condition '"
+                                   << e.cond << "': " << error.message;
+        }
+        cond = ConditionAttr::get(context, *expr);
+      }
+      ArrayAttr mods = e.pop ? pop : ArrayAttr();
+      switch (e.kind) {
+      case EdgeKind::Scalar:
+        ChainOp::create(builder, fn.loc, target, cond, mods);
+        break;
+      case EdgeKind::Map:
+        unum::MapOp::create(builder, fn.loc, target, cond, mods);
+        break;
+      case EdgeKind::Error:
+        ErrorOp::create(builder, fn.loc, target, cond, mods);
+        break;
+      case EdgeKind::FanIn: {
+        SmallVector<Attribute> values;
+        for (const std::string &v : e.values) {
+          config::ParseError error;
+          values.push_back(
+              NamePatternAttr::get(context, *config::parseNamePattern(v, error)));
+        }
+        FanInOp::create(builder, fn.loc, target, cond, mods,
+                        builder.getArrayAttr(values));
+        break;
+      }
+      }
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+FailureOr<std::optional<bool>> parseBoolOption(StringRef value,
+                                               StringRef name, Operation *op) {
+  if (value.empty())
+    return std::optional<bool>();
+  if (value == "true" || value == "1")
+    return std::optional<bool>(true);
+  if (value == "false" || value == "0")
+    return std::optional<bool>(false);
+  return op->emitError() << "option '" << name << "' must be true or false, not '"
+                         << value << "'";
+}
+
+struct ConvertSfnToUnumPass
+    : public unum::impl::ConvertSfnToUnumBase<ConvertSfnToUnumPass> {
+  using ConvertSfnToUnumBase::ConvertSfnToUnumBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<std::optional<bool>> checkpointOpt =
+        parseBoolOption(checkpoint, "checkpoint", module);
+    FailureOr<std::optional<bool>> debugOpt =
+        parseBoolOption(debug, "debug", module);
+    if (failed(checkpointOpt) || failed(debugOpt))
+      return signalPassFailure();
+
+    for (StateMachineOp machine :
+         llvm::make_early_inc_range(module.getOps<StateMachineOp>())) {
+      bool ckpt = checkpointOpt->value_or(machine.getCheckpoint().value_or(true));
+      std::optional<bool> dbg =
+          *debugOpt ? *debugOpt : machine.getDebug();
+      Lowering lowering(machine, ckpt, dbg);
+      if (failed(lowering.run()))
+        return signalPassFailure();
+      OpBuilder builder(machine);
+      if (failed(lowering.emit(builder)))
+        return signalPassFailure();
+      machine.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,54 @@
+// RUN: unum-opt %s -convert-sfn-to-unum -split-input-file -verify-diagnostics | FileCheck %s
+// Choice states become conditional edges: a rule's edge is taken when it
+// matches and no earlier rule did; Default when none did.
+
+// A Choice after a Task folds into the Task.
+// CHECK-LABEL: unum.app @folded
+// CHECK:      unum.function @Classify start checkpoint {
+// CHECK-NEXT:   unum.chain @Big if "$out.size > 100"
+// CHECK-NEXT:   unum.chain @Text if "(not ($out.size > 100)) and (($out.kind == 'text') and ($out.lang != null))"
+// CHECK-NEXT:   unum.chain @Other if "(not ($out.size > 100)) and (not (($out.kind == 'text') and ($out.lang != null)))"
+sfn.state_machine "folded" start "Classify" attributes {checkpoint = true} {
+  sfn.task "Classify" next "Route" {resource = "Classify"}
+  sfn.choice "Route" {choices = [
+      {Variable = "$.size", NumericGreaterThan = 100, Next = "Big"},
+      {And = [{Variable = "$.kind", StringEquals = "text"}, {Variable = "$.lang", IsNull = false}], Next = "Text"}],
+    default_state = "Other"}
+  sfn.task "Big" end {resource = "Big"}
+  sfn.task "Text" end {resource = "Text"}
+  sfn.task "Other" end {resource = "Other"}
+}
+
+// -----
+
+// A Choice that starts the machine needs a function: a built-in pass-through.
+// CHECK-LABEL: unum.app @hellobye
+// CHECK:      unum.function @GreetingChoice start checkpoint builtin("Pass") {
+// CHECK-NEXT:   unum.chain @Hello if "$out == 'hello'"
+// CHECK-NEXT:   unum.chain @Bye if "(not ($out == 'hello')) and ($out == 'bye')"
+sfn.state_machine "hellobye" start "GreetingChoice" attributes {checkpoint = true} {
+  sfn.choice "GreetingChoice" {choices = [{Variable = "$", StringEquals = "hello", Next = "Hello"}, {Variable = "$", StringEquals = "bye", Next = "Bye"}]}
+  sfn.task "Hello" next "World" {resource = "Hello"}
+  sfn.task "Bye" next "World" {resource = "Bye"}
+  sfn.task "World" end {resource = "World"}
+}
+
+// -----
+
+// Comparing with another path of the input.
+// CHECK-LABEL: unum.app @paths
+// CHECK: unum.chain @Yes if "$out.a <= $out.b"
+sfn.state_machine "paths" start "T" {
+  sfn.task "T" next "C" {resource = "T"}
+  sfn.choice "C" {choices = [{Variable = "$.a", NumericLessThanEqualsPath = "$.b", Next = "Yes"}], default_state = "Done"}
+  sfn.task "Yes" end {resource = "Yes"}
+  sfn.succeed "Done"
+}
+
+// -----
+
+sfn.state_machine "unsupported" start "T" {
+  sfn.task "T" next "C" {resource = "T"}
+  // expected-error @+1 {{choice operator 'StringMatches' cannot be expressed as a Unum conditional yet}}
+  sfn.choice "C" {choices = [{Variable = "$.a", StringMatches = "log-*", Next = "T"}]}
+}
