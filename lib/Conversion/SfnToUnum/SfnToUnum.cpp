@@ -653,7 +653,7 @@ void Lowering::trim() {
     sink.removed = true;
   }
 
-  // An UnumMap<k> reached by Scalar edges is folded into its predecessors.
+  // An UnumMap<k> reached by a Scalar edge is folded into its predecessor.
   for (size_t m = 0; m < functions.size(); ++m) {
     Function &helper = functions[m];
     if (helper.role != Role::MapEntry || helper.start ||
@@ -669,7 +669,10 @@ void Lowering::trim() {
         bool predHasItems = llvm::any_of(pred.dataflow, [](NamedAttribute a) {
           return a.getName() == "ItemsPath" || a.getName() == "ItemSelector";
         });
-        if (e.kind != EdgeKind::Scalar || (helper.hasDataflow() && predHasItems)) {
+        // Folding into a list would renumber the Parallel branches that the
+        // list's Scalar edges stand for.
+        if (e.kind != EdgeKind::Scalar || pred.nextIsList ||
+            pred.edges.size() != 1 || (helper.hasDataflow() && predHasItems)) {
           keep = true;
           continue;
         }

@@ -1,0 +1,80 @@
+// RUN: unum-opt %s -convert-sfn-to-unum -split-input-file -verify-diagnostics | FileCheck %s
+// Pass, Wait, Succeed, Fail, Retry, Catch, shared handlers, data flow.
+
+// Identity Pass and Succeed fold away; a Pass with a Result, a Wait and a
+// Fail become built-in functions.
+// CHECK-LABEL: unum.app @builtins
+// CHECK:      unum.function @Hello start checkpoint builtin("Pass") dataflow {Result = "Hello"} {
+// CHECK-NEXT:   unum.chain @Work
+// CHECK:      unum.function @Work checkpoint {
+// CHECK-NEXT:   unum.chain @Pause
+// CHECK:      unum.function @Pause checkpoint builtin("Wait") dataflow {Seconds = 5 : i64} {
+// CHECK-NEXT:   unum.chain @Bad if "$out.ok == false"
+// CHECK-NEXT: }
+// CHECK:      unum.function @Bad checkpoint builtin("Fail") dataflow {Cause = "not ok", Error = "NotOk"} {
+// CHECK-NEXT: }
+sfn.state_machine "builtins" start "Hello" {
+  sfn.pass "Hello" next "Forward" {result = "Hello"}
+  sfn.pass "Forward" next "Work"
+  sfn.task "Work" next "Pause" {resource = "Work"}
+  sfn.wait "Pause" next "Check" {seconds = 5}
+  sfn.choice "Check" {choices = [{Variable = "$.ok", BooleanEquals = false, Next = "Bad"}], default_state = "Done"}
+  sfn.fail "Bad" {error = "NotOk", cause = "not ok"}
+  sfn.succeed "Done"
+}
+
+// -----
+
+// Retry becomes retry(n); each Catch becomes an error edge, conditioned on
+// the error name unless it catches everything; Task data flow is kept.
+// CHECK-LABEL: unum.app @catching
+// CHECK:      unum.function @First start checkpoint retry(2) dataflow {InputPath = "$.in", ResultPath = "$.out"} {
+// CHECK-NEXT:   unum.chain @Second
+// CHECK-NEXT:   unum.error @Timeout if "($out.Error == 'States.Timeout')"
+// CHECK-NEXT:   unum.error @Handler if "not ($out.Error == 'States.Timeout')"
+// CHECK:      unum.function @Second checkpoint {
+// CHECK:      unum.function @Timeout checkpoint {
+// CHECK:      unum.function @Handler checkpoint {
+sfn.state_machine "catching" start "First" {
+  sfn.task "First" next "Second" {resource = "First", input_path = "$.in", result_path = "$.out",
+    retry = [{ErrorEquals = ["States.ALL"], MaxAttempts = 2}],
+    catchers = [{ErrorEquals = ["States.Timeout"], Next = "Timeout"}, {ErrorEquals = ["States.ALL"], Next = "Handler"}]}
+  sfn.task "Second" end {resource = "Second"}
+  sfn.task "Timeout" end {resource = "Timeout"}
+  sfn.task "Handler" end {resource = "Handler"}
+}
+
+// -----
+
+// A function used by several states: one unum function per state, sharing
+// the handler (the original compiler looped forever here).
+// CHECK-LABEL: unum.app @reuse
+// CHECK:      unum.function @ChainPass start checkpoint {
+// CHECK-NEXT:   unum.chain @Step2
+// CHECK:      unum.function @Step2 checkpoint handler("ChainPass") {
+// CHECK-NEXT:   unum.chain @Step_3
+// CHECK:      unum.function @Step_3 checkpoint handler("ChainPass") {
+sfn.state_machine "reuse" start "Step1" {
+  sfn.task "Step1" next "Step2" {resource = "ChainPass"}
+  sfn.task "Step2" next "Step 3" {resource = "ChainPass"}
+  sfn.task "Step 3" end {resource = "arn:aws:lambda:us-east-1:123456789012:function:ChainPass"}
+}
+
+// -----
+
+// A retrier for specific errors is approximated, with a warning.
+sfn.state_machine "retry" start "A" {
+  // expected-warning @+1 {{Retry of 'A' approximated: Unum retries any error up to 5 times}}
+  sfn.task "A" end {resource = "A", retry = [{ErrorEquals = ["Throttled"], MaxAttempts = 5}, {ErrorEquals = ["States.ALL"]}]}
+}
+
+// -----
+
+// Loops of states that never run a function are rejected.
+sfn.state_machine "loop" start "A" {
+  sfn.task "A" next "P" {resource = "A"}
+  // expected-error @+1 {{is part of a loop of Choice and Pass states that never runs a function}}
+  sfn.pass "P" next "C"
+  sfn.choice "C" {choices = [{Variable = "$.again", BooleanEquals = true, Next = "P"}], default_state = "Done"}
+  sfn.succeed "Done"
+}
