@@ -629,14 +629,23 @@ LogicalResult Lowering::addEdges(Scope &scope) {
 
 void Lowering::trim() {
   using Role = Function::Role;
+  // Who points at whom, kept up to date as edges move; entries whose edge
+  // has since been retargeted are skipped on use.
+  std::vector<std::vector<std::pair<size_t, size_t>>> preds(functions.size());
+  for (size_t f = 0; f < functions.size(); ++f)
+    for (size_t i = 0; i < functions[f].edges.size(); ++i)
+      preds[functions[f].edges[i].target].push_back({f, i});
   auto references = [&](size_t target) {
-    SmallVector<Edge *> refs;
-    for (Function &fn : functions)
-      if (!fn.removed)
-        for (Edge &e : fn.edges)
-          if (e.target == target)
-            refs.push_back(&e);
-    return refs;
+    SmallVector<std::pair<size_t, size_t>> live;
+    for (auto [f, i] : preds[target])
+      if (!functions[f].removed && i < functions[f].edges.size() &&
+          functions[f].edges[i].target == target)
+        live.push_back({f, i});
+    return live;
+  };
+  auto retarget = [&](size_t f, size_t i, size_t target) {
+    functions[f].edges[i].target = target;
+    preds[target].push_back({f, i});
   };
 
   // A sink followed by a plain Scalar edge is bypassed.
@@ -646,10 +655,10 @@ void Lowering::trim() {
         sink.hasDataflow() || sink.edges.size() != 1)
       continue;
     const Edge &out = sink.edges.front();
-    if (out.kind != EdgeKind::Scalar || !out.cond.empty())
+    if (out.kind != EdgeKind::Scalar || !out.cond.empty() || out.target == s)
       continue;
-    for (Edge *e : references(s))
-      e->target = out.target;
+    for (auto [f, i] : references(s))
+      retarget(f, i, out.target);
     sink.removed = true;
   }
 
@@ -660,26 +669,22 @@ void Lowering::trim() {
         helper.hasDataflow({"ItemsPath", "ItemSelector"}))
       continue;
     bool keep = false;
-    for (Function &pred : functions) {
-      if (pred.removed)
+    for (auto [f, i] : references(m)) {
+      Function &pred = functions[f];
+      Edge &e = pred.edges[i];
+      bool predHasItems = llvm::any_of(pred.dataflow, [](NamedAttribute a) {
+        return a.getName() == "ItemsPath" || a.getName() == "ItemSelector";
+      });
+      // Folding into a list would renumber the Parallel branches that the
+      // list's Scalar edges stand for.
+      if (e.kind != EdgeKind::Scalar || pred.nextIsList ||
+          pred.edges.size() != 1 || (helper.hasDataflow() && predHasItems)) {
+        keep = true;
         continue;
-      for (Edge &e : pred.edges) {
-        if (e.target != m)
-          continue;
-        bool predHasItems = llvm::any_of(pred.dataflow, [](NamedAttribute a) {
-          return a.getName() == "ItemsPath" || a.getName() == "ItemSelector";
-        });
-        // Folding into a list would renumber the Parallel branches that the
-        // list's Scalar edges stand for.
-        if (e.kind != EdgeKind::Scalar || pred.nextIsList ||
-            pred.edges.size() != 1 || (helper.hasDataflow() && predHasItems)) {
-          keep = true;
-          continue;
-        }
-        e.kind = EdgeKind::Map;
-        e.target = helper.edges.front().target;
-        pred.dataflow.append(helper.dataflow.begin(), helper.dataflow.end());
       }
+      e.kind = EdgeKind::Map;
+      retarget(f, i, helper.edges.front().target);
+      pred.dataflow.append(helper.dataflow.begin(), helper.dataflow.end());
     }
     helper.removed = !keep;
   }
@@ -692,21 +697,18 @@ void Lowering::trim() {
         helper.hasDataflow())
       continue;
     bool keep = false;
-    for (Function &pred : functions) {
-      if (pred.removed || &pred == &helper)
+    for (auto [f, i] : references(p)) {
+      Function &pred = functions[f];
+      const Edge &e = pred.edges[i];
+      if (f == p || e.kind != EdgeKind::Scalar || !e.cond.empty() ||
+          pred.edges.size() != 1 || pred.nextIsList) {
+        keep = true;
         continue;
-      for (Edge &e : pred.edges) {
-        if (e.target != p)
-          continue;
-        if (e.kind != EdgeKind::Scalar || !e.cond.empty() ||
-            pred.edges.size() != 1 || pred.nextIsList) {
-          keep = true;
-          continue;
-        }
-        pred.edges = helper.edges;
-        pred.nextIsList = true;
-        break;
       }
+      pred.edges = helper.edges;
+      pred.nextIsList = true;
+      for (size_t j = 0; j < pred.edges.size(); ++j)
+        preds[pred.edges[j].target].push_back({f, j});
     }
     helper.removed = !keep;
   }
