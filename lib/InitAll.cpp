@@ -3,6 +3,7 @@
 #include "unum/Conversion/Passes.h"
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
 #include "unum/Dialect/Unum/IR/UnumDialect.h"
+#include "unum/Target/ASL/ASL.h"
 #include "unum/Target/Dot/Dot.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
 
@@ -16,5 +17,6 @@ void unum::registerAllPasses() {
 
 void unum::registerAllTranslations() {
   registerUnumConfigTranslations();
+  registerASLTranslation();
   registerDotTranslation();
 }

@@ -18,7 +18,8 @@
 /// Options whose value may be given as the next argument (`-o out`).
 static bool takesSeparateValue(llvm::StringRef arg) {
   arg = arg.ltrim('-');
-  return arg == "o" || arg == "output-dir" || arg == "app-name";
+  return arg == "o" || arg == "output-dir" || arg == "app-name" ||
+         arg == "function-map" || arg == "asl-globals";
 }
 
 int main(int argc, char **argv) {

@@ -24,6 +24,8 @@ static llvm::cl::opt<std::string> outputDir(
                    "nothing) instead of printing one document per function"),
     llvm::cl::value_desc("dir"), llvm::cl::cat(category));
 
+StringRef unum::getAppNameOption() { return appName; }
+
 /// Set by unum-translate's main when the input is an app directory, which
 /// mlirTranslateMain cannot open as a file.
 static std::string &directoryInput() {

@@ -52,6 +52,10 @@ mlir::LogicalResult translateAppToConfig(AppOp app, config::Format format,
 /// the input buffer (mlirTranslateMain only opens files).
 void setConfigDirectoryInput(llvm::StringRef path);
 
+/// The value of --app-name (empty when not given); --from-asl names the state
+/// machine with it too.
+llvm::StringRef getAppNameOption();
+
 /// Registers --from-json, --from-yaml, --to-json, --to-yaml and their
 /// options (--app-name, --output-dir).
 void registerUnumConfigTranslations();

@@ -1,0 +1,43 @@
+//===- TranslateRegistration.cpp - unum-translate's --from-asl ------------===//
+#include "unum/Dialect/Sfn/IR/SfnDialect.h"
+#include "unum/Target/ASL/ASL.h"
+#include "unum/Target/UnumConfig/UnumConfig.h"
+
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+using namespace unum;
+
+static llvm::cl::OptionCategory category("ASL import options");
+
+static llvm::cl::opt<std::string> functionMap(
+    "function-map",
+    llvm::cl::desc("--from-asl: a JSON object mapping Task resources (ARNs) "
+                   "to function names (default: the ARN's last segment)"),
+    llvm::cl::value_desc("file"), llvm::cl::cat(category));
+
+static llvm::cl::opt<std::string> aslGlobals(
+    "asl-globals",
+    llvm::cl::desc("--from-asl: a JSON object {\"Checkpoint\": bool, "
+                   "\"Debug\": bool} recorded on the state machine"),
+    llvm::cl::value_desc("file"), llvm::cl::cat(category));
+
+void unum::registerASLTranslation() {
+  static TranslateToMLIRRegistration fromAsl(
+      "from-asl",
+      "import an Amazon States Language state machine (JSON) as sfn ops",
+      [](llvm::SourceMgr &sourceMgr, MLIRContext *context) {
+        const llvm::MemoryBuffer *buffer =
+            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        ASLImportOptions options;
+        options.name = getAppNameOption().str();
+        options.functionMapFile = functionMap;
+        options.globalsFile = aslGlobals;
+        return OwningOpRef<Operation *>(
+            importASL(buffer->getBuffer(), buffer->getBufferIdentifier(),
+                      options, context));
+      },
+      [](DialectRegistry &registry) { registry.insert<sfn::SfnDialect>(); });
+}
