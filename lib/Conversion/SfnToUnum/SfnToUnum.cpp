@@ -467,7 +467,7 @@ FailureOr<std::vector<Target>> Lowering::entryTargets(Scope &scope,
     return state->emitOpError()
            << "is part of a loop of Choice and Pass states that never runs a "
               "function";
-  auto done = llvm::make_scope_exit([&] { resolving.erase(state); });
+  llvm::scope_exit done([&] { resolving.erase(state); });
   if (auto choice = dyn_cast<ChoiceOp>(state))
     return choiceTargets(scope, choice);
   auto pass = cast<PassOp>(state);
@@ -818,16 +818,17 @@ LogicalResult Lowering::emit(OpBuilder &builder) {
 // The pass
 //===----------------------------------------------------------------------===//
 
-FailureOr<std::optional<bool>> parseBoolOption(StringRef value,
-                                               StringRef name, Operation *op) {
-  if (value.empty())
-    return std::optional<bool>();
+/// Parses a tri-state option: empty (unset), true or false.
+LogicalResult parseBoolOption(StringRef value, StringRef name, Operation *op,
+                              std::optional<bool> &result) {
   if (value == "true" || value == "1")
-    return std::optional<bool>(true);
-  if (value == "false" || value == "0")
-    return std::optional<bool>(false);
-  return op->emitError() << "option '" << name << "' must be true or false, not '"
-                         << value << "'";
+    result = true;
+  else if (value == "false" || value == "0")
+    result = false;
+  else if (!value.empty())
+    return op->emitError() << "option '" << name
+                           << "' must be true or false, not '" << value << "'";
+  return success();
 }
 
 struct ConvertSfnToUnumPass
@@ -836,18 +837,17 @@ struct ConvertSfnToUnumPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<std::optional<bool>> checkpointOpt =
-        parseBoolOption(checkpoint, "checkpoint", module);
-    FailureOr<std::optional<bool>> debugOpt =
-        parseBoolOption(debug, "debug", module);
-    if (failed(checkpointOpt) || failed(debugOpt))
+    std::optional<bool> checkpointOpt, debugOpt;
+    if (failed(parseBoolOption(checkpoint, "checkpoint", module,
+                               checkpointOpt)) ||
+        failed(parseBoolOption(debug, "debug", module, debugOpt)))
       return signalPassFailure();
 
     for (StateMachineOp machine :
          llvm::make_early_inc_range(module.getOps<StateMachineOp>())) {
-      bool ckpt = checkpointOpt->value_or(machine.getCheckpoint().value_or(true));
-      std::optional<bool> dbg =
-          *debugOpt ? *debugOpt : machine.getDebug();
+      bool ckpt =
+          checkpointOpt.value_or(machine.getCheckpoint().value_or(true));
+      std::optional<bool> dbg = debugOpt ? debugOpt : machine.getDebug();
       Lowering lowering(machine, ckpt, dbg);
       if (failed(lowering.run()))
         return signalPassFailure();
