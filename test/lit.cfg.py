@@ -30,5 +30,5 @@ else:
                     "(set UNUM_SHARED_DIR)" % shared)
 
 tool_dirs = [config.unum_tools_dir, config.llvm_tools_dir]
-tools = ["unum-opt", "unum-translate", "split-file", "not", "count"]
+tools = ["unum-opt", "unum-translate", "unumc", "split-file", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

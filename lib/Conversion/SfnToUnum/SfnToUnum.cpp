@@ -174,7 +174,12 @@ private:
 //===----------------------------------------------------------------------===//
 
 void addField(Function &fn, Operation *op, StringRef attr, StringRef key) {
-  if (Attribute value = op->getAttr(attr))
+  Attribute value = op->getAttr(attr);
+  // `$` is the default of every path field: nothing to do at run time.
+  auto path = dyn_cast_or_null<StringAttr>(value);
+  if (path && path.getValue() == "$" && key.ends_with("Path"))
+    return;
+  if (value)
     fn.dataflow.push_back(
         NamedAttribute(StringAttr::get(op->getContext(), key), value));
 }
