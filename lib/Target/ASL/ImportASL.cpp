@@ -67,6 +67,8 @@ static std::string quoted(StringRef s) { return ("'" + s + "'").str(); }
 /// "a string", "an object", ... for messages.
 static std::string aKind(Kind kind) {
   std::string name = Node::kindName(kind);
+  if (kind == Kind::Null)
+    return name;
   bool vowel = name[0] == 'a' || name[0] == 'o';
   return (vowel ? "an " : "a ") + name;
 }
@@ -578,8 +580,7 @@ Attribute Importer::readPath(const Node &value, StringRef key,
     }
   } else if (auto err = checkPath(text, syntax)) {
     reportSyntax(value, key,
-                 syntax == PathSyntax::Reference ? "reference path"
-                                                 : "JSONPath",
+                 syntax == PathSyntax::Any ? "JSONPath" : "reference path",
                  *err);
     return {};
   }
@@ -639,8 +640,14 @@ bool Importer::checkErrorEquals(const Node *errors, SourceLoc ownerLoc) {
     return false;
   }
   bool ok = true;
-  for (const Node &name : errors->items)
-    ok &= expectKind(name, Kind::String, "ErrorEquals");
+  for (const Node &name : errors->items) {
+    if (name.kind != Kind::String) {
+      error(name.loc, "an 'ErrorEquals' entry must be an error name string, "
+                      "not " +
+                          aKind(name.kind));
+      ok = false;
+    }
+  }
   return ok;
 }
 
@@ -649,7 +656,9 @@ ArrayAttr Importer::readRetry(const Node &value) {
     return {};
   bool ok = true;
   for (const Node &retrier : value.items) {
-    if (!expectKind(retrier, Kind::Object, "Retry")) {
+    if (retrier.kind != Kind::Object) {
+      error(retrier.loc, "a retrier must be an object, not " +
+                             aKind(retrier.kind));
       ok = false;
       continue;
     }
@@ -696,7 +705,9 @@ ArrayAttr Importer::readCatch(const Node &value, GraphState &graph) {
   }
   bool ok = true;
   for (const Node &catcher : value.items) {
-    if (!expectKind(catcher, Kind::Object, "Catch")) {
+    if (catcher.kind != Kind::Object) {
+      error(catcher.loc, "a catcher must be an object, not " +
+                             aKind(catcher.kind));
       ok = false;
       continue;
     }
@@ -740,6 +751,7 @@ bool Importer::checkRule(const Node &rule, bool top) {
   bool ok = true;
   const Node::Member *variable = nullptr;
   SmallVector<const Node::Member *> operators;
+  bool unknown = false; // an unknown field (a misspelt operator?) was reported
   for (const Node::Member &m : rule.members) {
     StringRef key = m.key;
     if (key == "Variable") {
@@ -760,6 +772,7 @@ bool Importer::checkRule(const Node &rule, bool top) {
     } else {
       error(m.keyLoc, "unknown field " + quoted(key) + " in a choice rule");
       ok = false;
+      unknown = true;
     }
   }
   if (top && !rule.find("Next")) {
@@ -767,6 +780,8 @@ bool Importer::checkRule(const Node &rule, bool top) {
     ok = false;
   }
   if (operators.empty()) {
+    if (unknown)
+      return false;
     error(rule.loc, "a choice rule needs a comparison operator or "
                     "'And', 'Or' or 'Not'");
     return false;
@@ -1198,7 +1213,11 @@ void Importer::buildState(const Node::Member &member,
       Block *block = new Block;
       op->getRegion(i).push_back(block);
       std::string start;
-      if (expectKind(branch, Kind::Object, "Branches")) {
+      if (branch.kind != Kind::Object) {
+        error(branch.loc, "a branch must be an object with 'StartAt' and "
+                          "'States', not " +
+                              aKind(branch.kind));
+      } else {
         if (const Node *comment = branch.find("Comment"))
           expectKind(*comment, Kind::String, "Comment");
         start = buildScope(branch, block, "branch", {"Comment"});
@@ -1340,7 +1359,8 @@ void Importer::analyzeScope(const std::vector<GraphState> &graph,
 
   if (!canEnd[index[start]]) {
     error(startLoc, "no state reachable from " + quoted(start) + " ends the " +
-                        what + ": every path loops (a " + what +
+                        what + ": every path loops (" +
+                        (what.front() == 'i' ? "an " : "a ") + what +
                         " needs a reachable \"End\": true, Succeed or Fail "
                         "state)");
     return;
@@ -1388,7 +1408,9 @@ void Importer::buildStateMachine(const Node &root, StringRef name,
     attrs.set("debug", builder.getBoolAttr(*debug));
 
   builder.setInsertionPointToEnd(module.getBody());
-  OperationState state(toLoc(context, file, root.loc),
+  // Located at StartAt, where the verifier's "start state" error belongs.
+  const Node *startAt = root.find("StartAt");
+  OperationState state(toLoc(context, file, startAt ? startAt->loc : root.loc),
                        sfn::StateMachineOp::getOperationName());
   state.addAttributes(attrs);
   Region *body = state.addRegion();
@@ -1518,7 +1540,13 @@ OwningOpRef<ModuleOp> unum::importASL(StringRef text, StringRef bufferName,
   report(context, sink);
   if (!ok || sink.hasErrors())
     return {};
-  if (failed(verify(*module)))
+  // The verifier's errors are located in the JSON; the generic form of the
+  // op that MLIR would attach as a note means nothing to the author.
+  bool printOp = context->shouldPrintOpOnDiagnostic();
+  context->printOpOnDiagnostic(false);
+  LogicalResult verified = verify(*module);
+  context->printOpOnDiagnostic(printOp);
+  if (failed(verified))
     return {};
   return module;
 }
