@@ -207,8 +207,23 @@ bool unum::config::writeAppDirectory(
       return failAndCleanUp();
   }
 
-  // Prepare every destination before the first rename, so that the renames
-  // (which replace files atomically) are all that can still fail.
+  // A new application directory: the staging directory becomes it in one
+  // rename, which is also the cheapest way (one syscall, not two per file).
+  if (::rename(staging.c_str(), base.c_str()) == 0) {
+    // mkdtemp made it private; give it the permissions mkdir would have.
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::chmod(base.c_str(), 0777 & ~mask);
+    return true;
+  }
+  if (errno != EEXIST && errno != ENOTEMPTY) {
+    error = "cannot create '" + base + "': " + std::strerror(errno);
+    return failAndCleanUp();
+  }
+
+  // An existing directory (which may hold handlers): prepare every
+  // destination before the first rename, so that the renames (which replace
+  // files atomically) are all that can still fail.
   if (!makeDirectory(base, created, error))
     return failAndCleanUp();
   for (const auto &[name, text] : files) {

@@ -6,11 +6,17 @@ with two branches that rejoin, a Parallel with two 2-task branches, a Map over
 a 2-task iterator that holds a nested Parallel, and an identity Pass: 20
 states. Machines of 1k, 10k and 100k states are compiled to a config
 directory (import, checks, lowering, verification, export of one
-unum_config.json per function); the table gives the best of several runs,
-the time per state, and the growth from one size to the next (10x the states
+unum_config.json per function). For each size the table gives, best of
+several runs:
+  compile   unumc with the configs printed to /dev/null (no file system),
+  to dir    unumc writing the config directory,
+  fs floor  the same number of folders and files created by this script
+            (mkdir + write, measured in the same run, same file system),
+the time per state and the growth from one size to the next (10x the states
 should take about 10x the time). Target: 10k states in under 1 s.
 
-usage: utils/bench/asl_compile.py [--unumc build/bin/unumc] [--sizes 1000,10000,100000]
+usage: utils/bench/asl_compile.py [--unumc build/bin/unumc]
+           [--sizes 1000,10000,100000] [--dir /dev/shm]
 """
 import argparse
 import json
@@ -86,40 +92,62 @@ def main():
     parser.add_argument("--unumc", default="build/bin/unumc")
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--dir", default=None,
+                        help="where to write (default: the temp directory)")
     args = parser.parse_args()
     if not os.access(args.unumc, os.X_OK):
         sys.exit("unumc not found at %s (build it first: utils/build.sh)" % args.unumc)
 
     rows = []
-    with tempfile.TemporaryDirectory() as work:
+    with tempfile.TemporaryDirectory(dir=args.dir) as work:
         for size in [int(s) for s in args.sizes.split(",")]:
             asl, states = machine(size)
             path = os.path.join(work, "sm%d.asl.json" % size)
             with open(path, "w") as f:
                 json.dump(asl, f)
-            best = None
-            for _ in range(args.runs):
-                out = os.path.join(work, "out")
-                shutil.rmtree(out, ignore_errors=True)
-                start = time.perf_counter()
-                proc = subprocess.run([args.unumc, path, "-o", out],
-                                      capture_output=True, text=True)
-                elapsed = time.perf_counter() - start
+            out = os.path.join(work, "out")
+
+            def timed(fn):
+                best = None
+                for _ in range(args.runs):
+                    shutil.rmtree(out, ignore_errors=True)
+                    start = time.perf_counter()
+                    fn()
+                    elapsed = time.perf_counter() - start
+                    best = elapsed if best is None else min(best, elapsed)
+                return best
+
+            def run(target):
+                proc = subprocess.run([args.unumc, path, "-o", target],
+                                      stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, text=True)
                 if proc.returncode != 0:
                     sys.exit("unumc failed on %d states:\n%s" % (states, proc.stderr))
-                best = elapsed if best is None else min(best, elapsed)
-            functions = len(os.listdir(out))
-            rows.append((states, functions, best))
 
-    print("%10s %10s %10s %12s %8s" % ("states", "functions", "time (s)",
-                                        "us/state", "growth"))
-    for i, (states, functions, t) in enumerate(rows):
+            compile_only = timed(lambda: run("-"))
+            to_dir = timed(lambda: run(out))
+            functions = sorted(os.listdir(out))
+
+            def floor():
+                os.mkdir(out)
+                for name in functions:
+                    os.mkdir(os.path.join(out, name))
+                    with open(os.path.join(out, name, "unum_config.json"), "w") as f:
+                        f.write("{}\n")
+            fs_floor = timed(floor)
+            rows.append((states, len(functions), compile_only, to_dir, fs_floor))
+
+    print("%9s %9s %11s %11s %11s %9s %10s" % (
+        "states", "functions", "compile (s)", "to dir (s)", "fs floor (s)",
+        "us/state", "growth"))
+    for i, (states, functions, c, d, fl) in enumerate(rows):
         growth = ""
         if i:
-            prev_states, _, prev_t = rows[i - 1]
-            growth = "%.2fx/%.0fx" % (t / prev_t, states / prev_states)
-        print("%10d %10d %10.3f %12.1f %8s" % (states, functions, t,
-                                             1e6 * t / states, growth))
+            growth = "%.1fx/%.0fx" % (c / rows[i - 1][2], states / rows[i - 1][0])
+        print("%9d %9d %11.3f %11.3f %11.3f %9.1f %10s" % (
+            states, functions, c, d, fl, 1e6 * c / states, growth))
+    print("us/state and growth are for the compile column; 'to dir' minus "
+          "'fs floor' is the compiler's own share of writing the directory.")
 
 
 if __name__ == "__main__":

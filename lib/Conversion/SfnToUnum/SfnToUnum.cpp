@@ -190,17 +190,44 @@ bool isIdentityPass(PassOp pass) {
          !pass.getOutputPath();
 }
 
+/// Depth-first from the start, in the order the transitions are written
+/// (states nested in a Map or Parallel first): the order in which the
+/// original compiler numbered its helpers. Iterative, since chains can be
+/// as long as the state machine.
 LogicalResult Lowering::createFunctions(Scope &scope) {
   auto it = scope.states.find(scope.start);
   if (it == scope.states.end())
     return machine.emitOpError() << "unknown start state '" << scope.start
                                  << "'";
-  return visitState(scope, it->second);
+  SmallVector<Operation *> stack = {it->second};
+  while (!stack.empty()) {
+    Operation *state = stack.pop_back_val();
+    if (!visited.insert(state).second)
+      continue;
+    if (failed(visitState(scope, state)))
+      return failure();
+    // Successors, in the order the transitions are written.
+    SmallVector<StringRef> successors;
+    if (auto next = state->getAttrOfType<StringAttr>("next"))
+      successors.push_back(next.getValue());
+    if (auto choice = dyn_cast<ChoiceOp>(state)) {
+      for (Attribute rule : choice.getChoices())
+        successors.push_back(
+            cast<DictionaryAttr>(rule).getAs<StringAttr>("Next").getValue());
+      if (auto def = choice.getDefaultState())
+        successors.push_back(*def);
+    }
+    if (auto catchers = state->getAttrOfType<ArrayAttr>("catchers"))
+      for (Attribute c : catchers)
+        successors.push_back(
+            cast<DictionaryAttr>(c).getAs<StringAttr>("Next").getValue());
+    for (StringRef name : llvm::reverse(successors))
+      stack.push_back(scope.states.lookup(name));
+  }
+  return success();
 }
 
 LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
-  if (!visited.insert(state).second)
-    return success();
   StringRef stateName = state->getAttrOfType<StringAttr>("name").getValue();
   Location loc = state->getLoc();
 
@@ -314,24 +341,6 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
                      << "' is not supported on Map and Parallel states yet; "
                         "ignored";
 
-  // Successors, in the order the transitions are written.
-  SmallVector<StringRef> successors;
-  if (auto next = state->getAttrOfType<StringAttr>("next"))
-    successors.push_back(next.getValue());
-  if (auto choice = dyn_cast<ChoiceOp>(state)) {
-    for (Attribute rule : choice.getChoices())
-      successors.push_back(
-          cast<DictionaryAttr>(rule).getAs<StringAttr>("Next").getValue());
-    if (auto def = choice.getDefaultState())
-      successors.push_back(*def);
-  }
-  if (auto catchers = state->getAttrOfType<ArrayAttr>("catchers"))
-    for (Attribute c : catchers)
-      successors.push_back(
-          cast<DictionaryAttr>(c).getAs<StringAttr>("Next").getValue());
-  for (StringRef name : successors)
-    if (failed(visitState(scope, scope.states.lookup(name))))
-      return failure();
   return success();
 }
 
