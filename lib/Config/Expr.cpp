@@ -48,6 +48,8 @@ enum class Tok {
   RBracket,
   LParen,
   RParen,
+  Comma,
+  Predicate, // is_present, is_numeric, ... (text: the name)
 };
 
 struct Token {
@@ -59,6 +61,16 @@ struct Token {
   unsigned index = 0;
   std::string text; // String: unescaped value
 };
+
+/// The type tests of Step Functions Choice rules; 0 for other names.
+unsigned predicateArity(std::string_view name) {
+  if (name == "is_present" || name == "is_null" || name == "is_numeric" ||
+      name == "is_string" || name == "is_boolean" || name == "is_timestamp")
+    return 1;
+  if (name == "matches")
+    return 2;
+  return 0;
+}
 
 bool isIdentStart(char c) { return std::isalpha((unsigned char)c) || c == '_'; }
 bool isIdentChar(char c) { return std::isalnum((unsigned char)c) || c == '_'; }
@@ -213,7 +225,10 @@ bool ExprParser::lex() {
       tok.kind = Tok::Or;
     else if (word == "not")
       tok.kind = Tok::Not;
-    else
+    else if (!arithContext && predicateArity(word)) {
+      tok.kind = Tok::Predicate;
+      tok.text = std::string(word);
+    } else
       return fail(start, "unknown identifier '" + std::string(word) + "'");
   } else if (c == '"' || c == '\'') {
     ++pos;
@@ -335,6 +350,9 @@ bool ExprParser::lex() {
       break;
     case ')':
       op(Tok::RParen, 1);
+      break;
+    case ',':
+      op(Tok::Comma, 1);
       break;
     case '=':
       return fail(start, "unexpected '='; use '==' to compare");
@@ -614,6 +632,52 @@ ExprPtr ExprParser::parsePrimary() {
   case Tok::Size:
     e = node(Expr::Kind::Size, tok.offset);
     break;
+  case Tok::Predicate: {
+    // name '(' expr (',' string)? ')'
+    e = node(Expr::Kind::Call, tok.offset);
+    e->text = tok.text;
+    unsigned arity = predicateArity(tok.text);
+    if (!enter(tok.offset) || !advance())
+      return nullptr;
+    if (tok.kind != Tok::LParen) {
+      fail(tok.offset, "expected '(' after '" + e->text + "'");
+      return nullptr;
+    }
+    if (!advance())
+      return nullptr;
+    unsigned argOffset = tok.offset;
+    e->lhs = parseOr();
+    if (!e->lhs)
+      return nullptr;
+    bool access = e->lhs->kind == Expr::Kind::Output ||
+                  e->lhs->kind == Expr::Kind::Field ||
+                  e->lhs->kind == Expr::Kind::Subscript;
+    if (e->text == "is_present" && !access) {
+      fail(argOffset, "is_present takes a part of $out, such as $out.field");
+      return nullptr;
+    }
+    if (arity == 2) {
+      if (tok.kind != Tok::Comma) {
+        fail(tok.offset, "expected ',' and a pattern string");
+        return nullptr;
+      }
+      if (!advance())
+        return nullptr;
+      if (tok.kind != Tok::String) {
+        fail(tok.offset, "the pattern of matches must be a string literal");
+        return nullptr;
+      }
+      e->rhs = parsePrimary();
+      if (!e->rhs)
+        return nullptr;
+    }
+    if (tok.kind != Tok::RParen) {
+      fail(tok.offset, "expected ')'");
+      return nullptr;
+    }
+    leave();
+    break;
+  }
   case Tok::LParen: {
     if (!enter(tok.offset) || !advance())
       return nullptr;

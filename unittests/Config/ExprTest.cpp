@@ -652,3 +652,56 @@ TEST(SameInstancesTest, OtherArithmeticIsStructural) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Predicates (the type tests of Step Functions Choice rules)
+//===----------------------------------------------------------------------===//
+
+TEST(PredicateTest, ParsesCallsWithArguments) {
+  ParseError error;
+  auto e = parseConditional("is_present($ret.a) and matches($out.b, 'x-*')",
+                            error);
+  ASSERT_TRUE(e) << error.message;
+  ASSERT_EQ(e->root->kind, Expr::Kind::Binary);
+  const Expr &present = *e->root->lhs;
+  EXPECT_EQ(present.kind, Expr::Kind::Call);
+  EXPECT_EQ(present.text, "is_present");
+  EXPECT_EQ(present.lhs->kind, Expr::Kind::Field);
+  EXPECT_EQ(present.rhs, nullptr);
+  const Expr &match = *e->root->rhs;
+  EXPECT_EQ(match.kind, Expr::Kind::Call);
+  EXPECT_EQ(match.text, "matches");
+  EXPECT_EQ(match.rhs->kind, Expr::Kind::String);
+  EXPECT_EQ(match.rhs->text, "x-*");
+  // $ret inside a call is respelled like anywhere else.
+  EXPECT_EQ(spell(*e, Spelling::Json),
+            "is_present($ret.a) and matches($ret.b, 'x-*')");
+}
+
+TEST(PredicateTest, RejectsBadCalls) {
+  struct Case {
+    const char *text;
+    unsigned offset;
+    const char *message;
+  } cases[] = {
+      {"is_present(1)", 11, "is_present takes a part of $out"},
+      {"matches($out, 1)", 14, "the pattern of matches must be a string"},
+      {"matches($out)", 12, "expected ','"},
+      {"is_string $out", 10, "expected '(' after 'is_string'"},
+      {"is_numeric($out", 15, "expected ')'"},
+      {"size($out)", 0, "unknown identifier 'size'"},
+  };
+  for (const Case &c : cases) {
+    ParseError error;
+    EXPECT_FALSE(parseConditional(c.text, error)) << c.text;
+    EXPECT_EQ(error.offset, c.offset) << c.text;
+    EXPECT_NE(error.message.find(c.message), std::string::npos)
+        << c.text << ": " << error.message;
+  }
+}
+
+TEST(PredicateTest, NotAllowedInIndexArithmetic) {
+  ParseError error;
+  EXPECT_FALSE(parseNamePattern("F-unumIndex-(is_null($0))", error));
+  EXPECT_FALSE(parseModifier("$0 = is_null($0)", error));
+}

@@ -48,6 +48,9 @@ struct Expr {
     Subscript, // lhs[rhs]
     Unary,     // op lhs       (Neg, Not)
     Binary,    // lhs op rhs
+    Call,      // text(lhs[, rhs]): a type test of Step Functions Choice rules:
+               // is_present, is_null, is_numeric, is_string, is_boolean,
+               // is_timestamp (one argument), matches (value, 'glob*')
   };
   enum class Op { None, Add, Sub, Mul, Div, Mod, Eq, Ne, Lt, Le, Gt, Ge, And,
                   Or, Not, Neg };

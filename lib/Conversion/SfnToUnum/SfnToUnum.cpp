@@ -403,6 +403,20 @@ FailureOr<std::string> ruleToExpr(DictionaryAttr rule, Operation *choice) {
       bool isNull = cast<BoolAttr>(field.getValue()).getValue();
       return lhs + (isNull ? " == null" : " != null");
     }
+    static const std::pair<StringRef, StringRef> typeTests[] = {
+        {"IsPresent", "is_present"}, {"IsNumeric", "is_numeric"},
+        {"IsString", "is_string"},   {"IsBoolean", "is_boolean"},
+        {"IsTimestamp", "is_timestamp"}};
+    for (auto [name, predicate] : typeTests) {
+      if (key != name)
+        continue;
+      std::string test = predicate.str() + "(" + lhs + ")";
+      return cast<BoolAttr>(field.getValue()).getValue() ? test
+                                                         : "not " + test;
+    }
+    if (key == "StringMatches")
+      return "matches(" + lhs + ", " +
+             quoteString(cast<StringAttr>(field.getValue()).getValue()) + ")";
     for (StringRef type : {"String", "Numeric", "Boolean", "Timestamp"}) {
       if (!key.consume_front(type))
         continue;

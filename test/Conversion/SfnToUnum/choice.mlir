@@ -47,8 +47,12 @@ sfn.state_machine "paths" start "T" {
 
 // -----
 
-sfn.state_machine "unsupported" start "T" {
+// Type tests and glob matching become the grammar's predicates.
+// CHECK-LABEL: unum.app @predicates
+// CHECK: unum.chain @Log if "(is_present($out.msg)) and ((not is_numeric($out.msg)) and (matches($out.msg, 'log-*')))"
+// CHECK: unum.chain @T if "not ((is_present($out.msg)) and ((not is_numeric($out.msg)) and (matches($out.msg, 'log-*'))))"
+sfn.state_machine "predicates" start "T" {
   sfn.task "T" next "C" {resource = "T"}
-  // expected-error @+1 {{choice operator 'StringMatches' cannot be expressed as a Unum conditional yet}}
-  sfn.choice "C" {choices = [{Variable = "$.a", StringMatches = "log-*", Next = "T"}]}
+  sfn.choice "C" {choices = [{And = [{Variable = "$.msg", IsPresent = true}, {And = [{Variable = "$.msg", IsNumeric = false}, {Variable = "$.msg", StringMatches = "log-*"}]}], Next = "Log"}], default_state = "T"}
+  sfn.task "Log" end {resource = "Log"}
 }
