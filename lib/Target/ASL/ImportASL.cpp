@@ -17,9 +17,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -45,9 +43,8 @@ static void report(MLIRContext *context, const config::DiagnosticSink &sink) {
   for (const config::Diagnostic &d : sink.diagnostics()) {
     Location loc = d.loc.line ? toLoc(context, d.file, d.loc)
                               : Location(UnknownLoc::get(context));
-    std::string message = d.loc.line || d.file.empty()
-                              ? d.message
-                              : d.file + ": " + d.message;
+    std::string message =
+        d.loc.line || d.file.empty() ? d.message : d.file + ": " + d.message;
     switch (d.severity) {
     case config::Diagnostic::Severity::Error:
       emitError(loc) << message;
@@ -88,8 +85,8 @@ static bool readFile(StringRef path, std::string &text,
 /// Parses `text` as exactly one JSON value.
 static const Node *parseOne(StringRef text, std::vector<Node> &documents,
                             config::DiagnosticSink &sink) {
-  if (!config::parseJson(std::string_view(text.data(), text.size()),
-                         documents, sink))
+  if (!config::parseJson(std::string_view(text.data(), text.size()), documents,
+                         sink))
     return nullptr;
   if (documents.size() != 1) {
     if (documents.empty())
@@ -200,12 +197,13 @@ static std::optional<SyntaxError> checkPath(StringRef path, PathSyntax syntax) {
       }
       if (!full) {
         size_t begin = i;
-        while (i < path.size() && std::isdigit(static_cast<unsigned char>(path[i])))
+        while (i < path.size() &&
+               std::isdigit(static_cast<unsigned char>(path[i])))
           ++i;
         if (i == begin || i >= path.size() || path[i] != ']')
-          return SyntaxError{
-              open, "a reference path allows only '[<index>]' and "
-                    "\"['<name>']\" in brackets"};
+          return SyntaxError{open,
+                             "a reference path allows only '[<index>]' and "
+                             "\"['<name>']\" in brackets"};
         ++i;
         continue;
       }
@@ -243,12 +241,12 @@ static std::optional<SyntaxError> checkPath(StringRef path, PathSyntax syntax) {
 }
 
 static const char *const intrinsicFunctions[] = {
-    "States.Array",          "States.ArrayContains",  "States.ArrayGetItem",
-    "States.ArrayLength",    "States.ArrayPartition", "States.ArrayRange",
-    "States.ArrayUnique",    "States.Base64Decode",   "States.Base64Encode",
-    "States.Format",         "States.Hash",           "States.JsonMerge",
-    "States.JsonToString",   "States.MathAdd",        "States.MathRandom",
-    "States.StringSplit",    "States.StringToJson",   "States.UUID",
+    "States.Array",        "States.ArrayContains",  "States.ArrayGetItem",
+    "States.ArrayLength",  "States.ArrayPartition", "States.ArrayRange",
+    "States.ArrayUnique",  "States.Base64Decode",   "States.Base64Encode",
+    "States.Format",       "States.Hash",           "States.JsonMerge",
+    "States.JsonToString", "States.MathAdd",        "States.MathRandom",
+    "States.StringSplit",  "States.StringToJson",   "States.UUID",
 };
 
 /// Checks the outline of an intrinsic function call: a known name, balanced
@@ -337,8 +335,8 @@ struct TypeName {
   StateType type;
 };
 const TypeName typeNames[] = {
-    {"Task", Task},       {"Pass", Pass},         {"Choice", Choice},
-    {"Wait", Wait},       {"Succeed", Succeed},   {"Fail", Fail},
+    {"Task", Task},         {"Pass", Pass},       {"Choice", Choice},
+    {"Wait", Wait},         {"Succeed", Succeed}, {"Fail", Fail},
     {"Parallel", Parallel}, {"Map", Map},
 };
 
@@ -385,11 +383,22 @@ const FieldSpec stateFields[] = {
 
 /// ASL fields that the sfn dialect has no place for.
 const char *const unsupportedFields[] = {
-    "TimeoutSecondsPath", "HeartbeatSecondsPath", "Credentials",
-    "Arguments", "Output", "Assign", "QueryLanguage", "ItemReader",
-    "ItemBatcher", "ResultWriter", "MaxConcurrencyPath", "Label",
-    "ToleratedFailurePercentage", "ToleratedFailurePercentagePath",
-    "ToleratedFailureCount", "ToleratedFailureCountPath",
+    "TimeoutSecondsPath",
+    "HeartbeatSecondsPath",
+    "Credentials",
+    "Arguments",
+    "Output",
+    "Assign",
+    "QueryLanguage",
+    "ItemReader",
+    "ItemBatcher",
+    "ResultWriter",
+    "MaxConcurrencyPath",
+    "Label",
+    "ToleratedFailurePercentage",
+    "ToleratedFailurePercentagePath",
+    "ToleratedFailureCount",
+    "ToleratedFailureCountPath",
 };
 
 /// Choice rule comparison operators and the operand each takes.
@@ -454,7 +463,7 @@ struct GraphState {
   StateType type = Task;
   std::vector<std::string> targets; // Next, Choice Next/Default, Catch Next
   bool hasNext = false;
-  bool ends = false; // End: true, Succeed, Fail
+  bool ends = false;   // End: true, Succeed, Fail
   bool broken = false; // a transition field had an error
 };
 } // namespace
@@ -466,8 +475,8 @@ struct GraphState {
 namespace {
 class Importer {
 public:
-  Importer(MLIRContext *context, config::DiagnosticSink &diags,
-           StringRef file, const llvm::StringMap<std::string> &functionMap)
+  Importer(MLIRContext *context, config::DiagnosticSink &diags, StringRef file,
+           const llvm::StringMap<std::string> &functionMap)
       : context(context), builder(context), diags(diags), file(file.str()),
         functionMap(functionMap) {}
 
@@ -496,7 +505,7 @@ private:
   Attribute image(const Node &value);
   /// A payload template (Parameters, ItemSelector, ResultSelector): any JSON
   /// whose keys ending in ".$" have a path or intrinsic call as value.
-  Attribute readTemplate(const Node &value, StringRef key);
+  Attribute readTemplate(const Node &value);
   void checkTemplate(const Node &value);
 
   ArrayAttr readRetry(const Node &value);
@@ -528,8 +537,8 @@ private:
 bool Importer::expectKind(const Node &value, Kind kind, StringRef key) {
   if (value.kind == kind)
     return true;
-  error(value.loc, quoted(key) + " must be " + aKind(kind) + ", not " +
-                       aKind(value.kind));
+  error(value.loc,
+        quoted(key) + " must be " + aKind(kind) + ", not " + aKind(value.kind));
   return false;
 }
 
@@ -544,12 +553,10 @@ std::optional<int64_t> Importer::readInteger(const Node &value, StringRef key,
   int64_t result = 0;
   if (value.kind != Kind::Number || !value.isInteger() ||
       StringRef(value.text).getAsInteger(10, result) || result < min) {
-    error(value.loc, quoted(key) + " must be " +
-                         (min > 0 ? "a positive" : "a non-negative") +
-                         " integer" +
-                         (value.kind == Kind::Number
-                              ? ""
-                              : ", not " + aKind(value.kind)));
+    error(value.loc,
+          quoted(key) + " must be " +
+              (min > 0 ? "a positive" : "a non-negative") + " integer" +
+              (value.kind == Kind::Number ? "" : ", not " + aKind(value.kind)));
     return std::nullopt;
   }
   return result;
@@ -623,7 +630,7 @@ void Importer::checkTemplate(const Node &value) {
   }
 }
 
-Attribute Importer::readTemplate(const Node &value, StringRef key) {
+Attribute Importer::readTemplate(const Node &value) {
   checkTemplate(value);
   return image(value);
 }
@@ -657,8 +664,8 @@ ArrayAttr Importer::readRetry(const Node &value) {
   bool ok = true;
   for (const Node &retrier : value.items) {
     if (retrier.kind != Kind::Object) {
-      error(retrier.loc, "a retrier must be an object, not " +
-                             aKind(retrier.kind));
+      error(retrier.loc,
+            "a retrier must be an object, not " + aKind(retrier.kind));
       ok = false;
       continue;
     }
@@ -706,8 +713,8 @@ ArrayAttr Importer::readCatch(const Node &value, GraphState &graph) {
   bool ok = true;
   for (const Node &catcher : value.items) {
     if (catcher.kind != Kind::Object) {
-      error(catcher.loc, "a catcher must be an object, not " +
-                             aKind(catcher.kind));
+      error(catcher.loc,
+            "a catcher must be an object, not " + aKind(catcher.kind));
       ok = false;
       continue;
     }
@@ -787,10 +794,10 @@ bool Importer::checkRule(const Node &rule, bool top) {
     return false;
   }
   if (operators.size() > 1) {
-    error(operators[1]->keyLoc,
-          "a choice rule has exactly one operator: " +
-              quoted(operators[0]->key) + " and " + quoted(operators[1]->key) +
-              " are both given");
+    error(
+        operators[1]->keyLoc,
+        "a choice rule has exactly one operator: " + quoted(operators[0]->key) +
+            " and " + quoted(operators[1]->key) + " are both given");
     return false;
   }
   const Node::Member &op = *operators.front();
@@ -810,8 +817,9 @@ bool Importer::checkRule(const Node &rule, bool top) {
       return checkRule(op.value, /*top=*/false) && ok;
     }
     if (op.value.kind != Kind::Array) {
-      error(op.value.loc, quoted(key) + " must be an array of choice rules, "
-                                        "not " +
+      error(op.value.loc, quoted(key) +
+                              " must be an array of choice rules, "
+                              "not " +
                               aKind(op.value.kind));
       return false;
     }
@@ -945,8 +953,8 @@ void Importer::buildState(const Node::Member &member,
   if (name.empty())
     error(member.keyLoc, "a state name must not be empty");
   else if (name.size() > 80)
-    error(member.keyLoc, "state name " + quoted(name) +
-                             " is longer than 80 characters");
+    error(member.keyLoc,
+          "state name " + quoted(name) + " is longer than 80 characters");
   auto [first, inserted] = allNames.try_emplace(name, member.keyLoc);
   if (!inserted) {
     error(member.keyLoc,
@@ -1001,8 +1009,8 @@ void Importer::buildState(const Node::Member &member,
   std::optional<int64_t> timeout, heartbeat;
   const Node *heartbeatNode = nullptr;
   SmallVector<const Node::Member *> waitFields;
-  const Node::Member *error_ = nullptr, *errorPath = nullptr,
-                     *cause = nullptr, *causePath = nullptr;
+  const Node::Member *error_ = nullptr, *errorPath = nullptr, *cause = nullptr,
+                     *causePath = nullptr;
 
   for (const Node::Member &m : body.members) {
     StringRef key = m.key;
@@ -1013,8 +1021,8 @@ void Importer::buildState(const Node::Member &member,
         spec = &f;
     if (!spec) {
       if (llvm::is_contained(unsupportedFields, key))
-        error(m.keyLoc, "field " + quoted(key) +
-                            " is not supported by the ASL importer");
+        error(m.keyLoc,
+              "field " + quoted(key) + " is not supported by the ASL importer");
       else
         error(m.keyLoc, "unknown field " + quoted(key) + " in " + typeName +
                             " state " + quoted(name));
@@ -1061,13 +1069,12 @@ void Importer::buildState(const Node::Member &member,
       parameters = &value;
       if (type == Map)
         mapParameters = &m;
-      set(type == Map ? "item_selector" : "parameters",
-          readTemplate(value, key));
+      set(type == Map ? "item_selector" : "parameters", readTemplate(value));
     } else if (key == "ItemSelector") {
       itemSelector = &m;
-      set("item_selector", readTemplate(value, key));
+      set("item_selector", readTemplate(value));
     } else if (key == "ResultSelector") {
-      set("result_selector", readTemplate(value, key));
+      set("result_selector", readTemplate(value));
     } else if (key == "Result") {
       set("result", image(value));
     } else if (key == "Retry") {
@@ -1191,15 +1198,15 @@ void Importer::buildState(const Node::Member &member,
     state.ends = true;
 
   // The op, then its regions.
-  static const char *const opNames[] = {"task", "pass",     "choice", "wait",
+  static const char *const opNames[] = {"task",    "pass", "choice",   "wait",
                                         "succeed", "fail", "parallel", "map"};
   unsigned index = llvm::countr_zero(static_cast<unsigned>(type));
   OperationState opState(toLoc(context, file, member.keyLoc),
                          ("sfn." + Twine(opNames[index])).str());
   opState.addAttributes(attrs);
-  unsigned numRegions =
-      type == Parallel ? (branches ? branches->items.size() : 0)
-                       : (type == Map ? 1 : 0);
+  unsigned numRegions = type == Parallel
+                            ? (branches ? branches->items.size() : 0)
+                            : (type == Map ? 1 : 0);
   for (unsigned i = 0; i < numRegions; ++i)
     opState.addRegion();
   Operation *op = builder.create(opState);
@@ -1311,8 +1318,8 @@ void Importer::analyzeScope(const std::vector<GraphState> &graph,
   for (const GraphState &state : graph) {
     if (state.broken)
       return;
-    bool noFlow = state.type == Choice || state.type == Succeed ||
-                  state.type == Fail;
+    bool noFlow =
+        state.type == Choice || state.type == Succeed || state.type == Fail;
     if (noFlow ? (state.hasNext || (state.ends && state.type == Choice))
                : state.hasNext == state.ends)
       return;
@@ -1381,8 +1388,8 @@ void Importer::buildStateMachine(const Node &root, StringRef name,
                                  std::optional<bool> checkpoint,
                                  std::optional<bool> debug, ModuleOp module) {
   if (root.kind != Kind::Object) {
-    error(root.loc, "a state machine must be a JSON object, not " +
-                        aKind(root.kind));
+    error(root.loc,
+          "a state machine must be a JSON object, not " + aKind(root.kind));
     return;
   }
   NamedAttrList attrs;
@@ -1398,8 +1405,8 @@ void Importer::buildStateMachine(const Node &root, StringRef name,
     } else if (key == "Version") {
       // The only version there is; nothing to keep.
       if (expectKind(m.value, Kind::String, key) && m.value.text != "1.0")
-        error(m.value.loc, "unsupported ASL 'Version' " +
-                               quoted(m.value.text) + " (expected \"1.0\")");
+        error(m.value.loc, "unsupported ASL 'Version' " + quoted(m.value.text) +
+                               " (expected \"1.0\")");
     }
   }
   if (checkpoint)

@@ -35,9 +35,9 @@ void unum::registerASLTranslation() {
         options.name = getAppNameOption().str();
         options.functionMapFile = functionMap;
         options.globalsFile = aslGlobals;
-        return OwningOpRef<Operation *>(
-            importASL(buffer->getBuffer(), buffer->getBufferIdentifier(),
-                      options, context));
+        return OwningOpRef<Operation *>(importASL(buffer->getBuffer(),
+                                                  buffer->getBufferIdentifier(),
+                                                  options, context));
       },
       [](DialectRegistry &registry) { registry.insert<sfn::SfnDialect>(); });
 }
