@@ -2,6 +2,7 @@
 #include "unum/Target/JsonImage.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/SmallString.h"
 
@@ -9,6 +10,28 @@
 
 using namespace mlir;
 using namespace unum;
+
+void unum::reportConfigDiagnostics(
+    MLIRContext *context, const std::vector<config::Diagnostic> &diagnostics) {
+  for (const config::Diagnostic &d : diagnostics) {
+    Location loc = d.loc.line ? Location(FileLineColLoc::get(
+                                    context, d.file, d.loc.line, d.loc.col))
+                              : Location(UnknownLoc::get(context));
+    std::string message =
+        d.loc.line || d.file.empty() ? d.message : d.file + ": " + d.message;
+    switch (d.severity) {
+    case config::Diagnostic::Severity::Error:
+      emitError(loc) << message;
+      break;
+    case config::Diagnostic::Severity::Warning:
+      emitWarning(loc) << message;
+      break;
+    case config::Diagnostic::Severity::Note:
+      emitRemark(loc) << message;
+      break;
+    }
+  }
+}
 
 Attribute unum::jsonToAttr(const config::Node &node, MLIRContext *context) {
   Builder builder(context);

@@ -38,27 +38,6 @@ static Location toLoc(MLIRContext *context, StringRef file, SourceLoc loc) {
   return FileLineColLoc::get(context, file, loc.line, loc.col);
 }
 
-/// Hands the collected diagnostics to MLIR's handler.
-static void report(MLIRContext *context, const config::DiagnosticSink &sink) {
-  for (const config::Diagnostic &d : sink.diagnostics()) {
-    Location loc = d.loc.line ? toLoc(context, d.file, d.loc)
-                              : Location(UnknownLoc::get(context));
-    std::string message =
-        d.loc.line || d.file.empty() ? d.message : d.file + ": " + d.message;
-    switch (d.severity) {
-    case config::Diagnostic::Severity::Error:
-      emitError(loc) << message;
-      break;
-    case config::Diagnostic::Severity::Warning:
-      emitWarning(loc) << message;
-      break;
-    case config::Diagnostic::Severity::Note:
-      emitRemark(loc) << message;
-      break;
-    }
-  }
-}
-
 static std::string quoted(StringRef s) { return ("'" + s + "'").str(); }
 
 /// "a string", "an object", ... for messages.
@@ -1524,13 +1503,13 @@ OwningOpRef<ModuleOp> unum::importASL(StringRef text, StringRef bufferName,
   if (!options.functionMapFile.empty()) {
     config::DiagnosticSink sink(options.functionMapFile);
     ok &= loadFunctionMap(options.functionMapFile, functionMap, sink);
-    report(context, sink);
+    reportConfigDiagnostics(context, sink.diagnostics());
   }
   std::optional<bool> checkpoint, debug;
   if (!options.globalsFile.empty()) {
     config::DiagnosticSink sink(options.globalsFile);
     ok &= loadGlobals(options.globalsFile, checkpoint, debug, sink);
-    report(context, sink);
+    reportConfigDiagnostics(context, sink.diagnostics());
   }
 
   config::DiagnosticSink sink(bufferName.str());
@@ -1544,7 +1523,7 @@ OwningOpRef<ModuleOp> unum::importASL(StringRef text, StringRef bufferName,
     Importer(context, sink, bufferName, functionMap)
         .buildStateMachine(*root, name, checkpoint, debug, *module);
   }
-  report(context, sink);
+  reportConfigDiagnostics(context, sink.diagnostics());
   if (!ok || sink.hasErrors())
     return {};
   // The verifier's errors are located in the JSON; the generic form of the
@@ -1564,7 +1543,7 @@ OwningOpRef<ModuleOp> unum::importASLFile(StringRef path,
   config::DiagnosticSink sink(path.str());
   std::string text;
   if (!readFile(path, text, sink, "state machine")) {
-    report(context, sink);
+    reportConfigDiagnostics(context, sink.diagnostics());
     return {};
   }
   return importASL(text, path, options, context);

@@ -27,29 +27,6 @@ static Location toLoc(MLIRContext *context, StringRef file,
   return FileLineColLoc::get(context, file, loc.line, loc.col);
 }
 
-/// Hands the config library's diagnostics to MLIR's handler.
-static void report(MLIRContext *context,
-                   const std::vector<config::Diagnostic> &diagnostics) {
-  for (const config::Diagnostic &d : diagnostics) {
-    Location loc = d.loc.line ? toLoc(context, d.file, d.loc)
-                              : Location(UnknownLoc::get(context));
-    std::string message = d.loc.line || d.file.empty()
-                              ? d.message
-                              : d.file + ": " + d.message;
-    switch (d.severity) {
-    case config::Diagnostic::Severity::Error:
-      emitError(loc) << message;
-      break;
-    case config::Diagnostic::Severity::Warning:
-      emitWarning(loc) << message;
-      break;
-    case config::Diagnostic::Severity::Note:
-      emitRemark(loc) << message;
-      break;
-    }
-  }
-}
-
 /// Parses and decodes every document of one file. Returns false on error.
 static bool decodeFile(StringRef text, StringRef file, config::Format format,
                        std::vector<LoadedConfig> &out,
@@ -183,7 +160,7 @@ OwningOpRef<ModuleOp> unum::importUnumConfigText(StringRef text,
   std::vector<LoadedConfig> configs;
   std::vector<config::Diagnostic> diagnostics;
   bool ok = decodeFile(text, bufferName, format, configs, diagnostics);
-  report(context, diagnostics);
+  reportConfigDiagnostics(context, diagnostics);
   if (!ok)
     return {};
   std::string name =
@@ -198,7 +175,7 @@ OwningOpRef<ModuleOp> unum::importUnumConfigPath(StringRef path,
   config::DiagnosticSink sink(path.str());
   std::vector<config::SourceFile> files;
   if (!config::readConfigSources(path.str(), format, files, sink)) {
-    report(context, sink.diagnostics());
+    reportConfigDiagnostics(context, sink.diagnostics());
     return {};
   }
   std::vector<LoadedConfig> configs;
@@ -206,7 +183,7 @@ OwningOpRef<ModuleOp> unum::importUnumConfigPath(StringRef path,
   bool ok = true;
   for (const config::SourceFile &file : files)
     ok &= decodeFile(file.text, file.path, format, configs, diagnostics);
-  report(context, diagnostics);
+  reportConfigDiagnostics(context, diagnostics);
   if (!ok)
     return {};
   std::string name = appName.empty() ? defaultAppName(path) : appName.str();
