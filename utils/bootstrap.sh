@@ -8,6 +8,8 @@ PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   # Config file parsing (lib/Config) and build tooling
   libyaml-cpp-dev ninja-build ccache cmake g++
+  # Runtime data stores (lib/Runtime); redis-server runs the Redis tests
+  libsqlite3-dev libhiredis-dev redis-server
   # Unit tests
   libgtest-dev libgmock-dev
   # Graph rendering is optional (dot output is tested as text); python3 runs lit.

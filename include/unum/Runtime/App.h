@@ -1,0 +1,60 @@
+//===- App.h - The functions of an application and their code ---*- C++ -*-===//
+//
+// A deployed function knows only its own config; locally (unum-run, tests)
+// all functions of an application live in one process, so an App maps each
+// function name to its config and handler.
+//
+//===----------------------------------------------------------------------===//
+#ifndef UNUM_RUNTIME_APP_H
+#define UNUM_RUNTIME_APP_H
+
+#include "unum/Config/FunctionConfig.h"
+#include "unum/Runtime/Handler.h"
+#include "unum/Runtime/Status.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace unum::runtime {
+
+struct FunctionSpec {
+  config::FunctionConfig config;
+  std::shared_ptr<Handler> handler;
+  std::string dir; // the function's directory, if loaded from disk
+};
+
+class App {
+public:
+  /// Adds a function; a second function of the same name is an error.
+  Status add(config::FunctionConfig config,
+             std::shared_ptr<Handler> handler = nullptr, std::string dir = "");
+  /// Sets (or replaces) the handler of an existing function.
+  Status setHandler(const std::string &function,
+                    std::shared_ptr<Handler> handler);
+
+  const FunctionSpec *find(const std::string &function) const;
+  const std::map<std::string, FunctionSpec> &functions() const { return fns; }
+  std::vector<std::string> startFunctions() const;
+
+  /// Every function has a handler and every edge target and fan-in function
+  /// exists. (The compiler's verifier checks much more; this is what the
+  /// runtime needs to not get lost.)
+  Status validate() const;
+
+  /// Loads APPDIR/<Function>/unum_config.json (or .yaml when there is no
+  /// JSON). Handlers: APPDIR/<Function>/handler if executable, else a
+  /// builtin; functions with neither keep no handler (validate() says so).
+  static Result<App> load(const std::string &dir);
+
+  /// Decodes configs given as JSON texts (tests, benchmarks).
+  static Result<App> fromJson(const std::vector<std::string> &configs);
+
+private:
+  std::map<std::string, FunctionSpec> fns;
+};
+
+} // namespace unum::runtime
+
+#endif // UNUM_RUNTIME_APP_H

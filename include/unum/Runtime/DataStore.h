@@ -1,0 +1,149 @@
+//===- DataStore.h - Checkpoints, completion sets, effects ------*- C++ -*-===//
+//
+// Everything the runtime keeps between invocations lives in a DataStore,
+// scoped by session. Each operation is atomic on its own (one SQLite
+// transaction, one Redis script, one critical section), which is all the
+// exactly-once protocol needs:
+//
+//  * checkpoints: a conditional put (first writer wins; the loser gets the
+//    winner's record back and continues with it). The winner's staged side
+//    effects ("effects", an outbox) and the retirement of the sender's record
+//    are committed in the same step.
+//  * completion sets: an atomic add that tells exactly one member, the one
+//    whose add completed the set, that it is the completer (and tells it
+//    again if it retries); a consumed set ignores further adds.
+//  * retirement: a record whose data is no longer needed is replaced by a
+//    tiny tombstone, so a late duplicate of a finished instance sees that it
+//    finished and stops instead of running the user code again.
+//
+// Implementations: memory (tests), sqlite:PATH (the embedded default),
+// redis://HOST:PORT.
+//
+//===----------------------------------------------------------------------===//
+#ifndef UNUM_RUNTIME_DATASTORE_H
+#define UNUM_RUNTIME_DATASTORE_H
+
+#include "unum/Runtime/Status.h"
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace unum::runtime {
+
+/// The first byte of a checkpoint record; the rest is JSON (empty for Done).
+namespace record {
+constexpr char Output = 'c'; // the instance's output
+constexpr char Keep = 'k';   // output read by several fan-ins: never retired
+                             // by a fan-in target
+constexpr char Failed = 'e'; // the error object after retries ran out
+constexpr char Done = 't';   // retired: the instance finished, data dropped
+} // namespace record
+
+/// A side effect staged by user code: committed once per instance name.
+struct Effect {
+  std::string instance;
+  std::string value; // JSON
+};
+
+class DataStore {
+public:
+  virtual ~DataStore();
+
+  /// "memory", "sqlite:PATH", "redis://HOST:PORT".
+  virtual std::string describe() const = 0;
+
+  // --- Checkpoints ---------------------------------------------------------
+  virtual Result<std::optional<std::string>>
+  get(const std::string &session, const std::string &instance) = 0;
+  /// One read for many records (a fan-in target's inputs), in order.
+  virtual Result<std::vector<std::optional<std::string>>>
+  getMany(const std::string &session,
+          const std::vector<std::string> &instances) = 0;
+
+  struct PutResult {
+    bool won = false;
+    std::string record; // ours if we won, else the winner's
+  };
+  /// Conditional put. Only the winner's `effects` are committed and only the
+  /// winner retires `retire` (existing records only), all atomically.
+  virtual Result<PutResult> putIfAbsent(const std::string &session,
+                                        const std::string &instance,
+                                        const std::string &record,
+                                        const std::vector<Effect> &effects,
+                                        const std::vector<std::string> &retire) = 0;
+  /// Replaces existing records by the Done tombstone.
+  virtual Status retire(const std::string &session,
+                        const std::vector<std::string> &instances) = 0;
+
+  // --- Completion sets -----------------------------------------------------
+  struct AddResult {
+    enum State { Pending, Completer, Consumed };
+    State state = Pending;
+    size_t count = 0;
+  };
+  /// Adds `member` to the set. The add that brings the set to `expected`
+  /// members returns Completer, and so does any later add of that member
+  /// while the set is not consumed (a retried completer). Disagreeing on
+  /// `expected` is an error.
+  virtual Result<AddResult> addToSet(const std::string &session,
+                                     const std::string &set,
+                                     const std::string &member,
+                                     size_t expected) = 0;
+  /// Drops the members and marks the set consumed.
+  virtual Status consumeSet(const std::string &session,
+                            const std::string &set) = 0;
+
+  // --- Effects -------------------------------------------------------------
+  /// Commits effects outside a checkpoint (functions without checkpoints:
+  /// at least once).
+  virtual Status appendEffects(const std::string &session,
+                               const std::vector<Effect> &effects) = 0;
+  virtual Result<std::vector<Effect>> effects(const std::string &session) = 0;
+
+  // --- A plain write (the benchmark's floor) ------------------------------
+  virtual Status put(const std::string &session, const std::string &key,
+                     const std::string &value) = 0;
+
+  // --- Inspection and cleanup ---------------------------------------------
+  struct PendingSet {
+    std::string set;
+    size_t count = 0, expected = 0;
+  };
+  struct Stats {
+    size_t records = 0;     // checkpoint records, tombstones included
+    size_t dataRecords = 0; // records still holding data
+    size_t consumedSets = 0;
+    std::vector<PendingSet> pendingSets; // not yet consumed
+    size_t effects = 0;
+  };
+  virtual Result<Stats> stats(const std::string &session) = 0;
+  /// Removes everything the session left (tombstones, consumed markers,
+  /// effects).
+  virtual Status deleteSession(const std::string &session) = 0;
+
+  /// Operations issued so far (each is one round trip / transaction).
+  uint64_t operationCount() const { return ops.load(); }
+
+protected:
+  void countOp(uint64_t n = 1) { ops.fetch_add(n, std::memory_order_relaxed); }
+
+private:
+  std::atomic<uint64_t> ops{0};
+};
+
+/// Opens "memory", "sqlite:PATH" or "redis://HOST:PORT".
+Result<std::unique_ptr<DataStore>> openDataStore(const std::string &uri);
+
+std::unique_ptr<DataStore> createMemoryStore();
+Result<std::unique_ptr<DataStore>> openSqliteStore(const std::string &path);
+Result<std::unique_ptr<DataStore>> openRedisStore(const std::string &host,
+                                                  int port);
+
+} // namespace unum::runtime
+
+#endif // UNUM_RUNTIME_DATASTORE_H

@@ -1,0 +1,92 @@
+//===- Handler.h - User code ------------------------------------*- C++ -*-===//
+//
+// A Handler runs one function's user code on its input. In-process handlers
+// are C++ callables registered by name; subprocess handlers run the
+// `handler` executable of the function's directory (JSON on stdin, JSON on
+// stdout, any language); builtins stand in for functions the compiler
+// invents (the UnumMap/UnumParallel/UnumSink pass-throughs).
+//
+//===----------------------------------------------------------------------===//
+#ifndef UNUM_RUNTIME_HANDLER_H
+#define UNUM_RUNTIME_HANDLER_H
+
+#include "unum/Config/FunctionConfig.h"
+#include "unum/Runtime/Payload.h"
+#include "unum/Runtime/Value.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace unum::runtime {
+
+/// What user code sees of its invocation.
+struct Context {
+  std::string function;
+  std::string instance;
+  std::string session;
+  std::vector<FanOutLevel> fanout; // innermost first
+  unsigned attempt = 0;            // 0, then 1.. for config retries
+
+  /// Stages a side effect. With checkpoints on, the effects of exactly one
+  /// execution per instance name are committed, atomically with its
+  /// checkpoint; without, effects are committed after every run.
+  void effect(Value value) { effects.push_back(std::move(value)); }
+  std::vector<Value> effects;
+};
+
+/// A user-code outcome: an output, or an error in Step Functions' terms.
+struct HandlerResult {
+  bool ok = true;
+  Value output;
+  std::string error = "States.TaskFailed"; // error name when !ok
+  std::string cause;                       // human-readable detail
+
+  static HandlerResult success(Value v) {
+    HandlerResult r;
+    r.output = std::move(v);
+    return r;
+  }
+  static HandlerResult failure(std::string cause,
+                               std::string error = "States.TaskFailed") {
+    HandlerResult r;
+    r.ok = false;
+    r.error = std::move(error);
+    r.cause = std::move(cause);
+    return r;
+  }
+};
+
+class Handler {
+public:
+  virtual ~Handler();
+  /// Runs the user code. Must be safe to call from several threads at once.
+  virtual HandlerResult call(const Value &input, Context &ctx) = 0;
+};
+
+using HandlerFn = std::function<HandlerResult(const Value &, Context &)>;
+
+/// A C++ callable as a handler.
+std::shared_ptr<Handler> makeFunctionHandler(HandlerFn fn);
+
+/// Runs `executable` in `workingDir` per call: the input as JSON on stdin;
+/// the output is the JSON on stdout. A non-zero exit, a signal, or stdout
+/// that is not one JSON value is a failure whose cause quotes stderr. The
+/// child's environment adds UNUM_FUNCTION, UNUM_INSTANCE, UNUM_SESSION and
+/// UNUM_ATTEMPT.
+std::shared_ptr<Handler> makeSubprocessHandler(std::string executable,
+                                               std::string workingDir);
+
+/// The code the runtime provides for a function, or nullptr. The helpers the
+/// compiler invents (UnumMap<k>, UnumParallel<k>, UnumSinkMap<k>,
+/// UnumSinkParallel<k>) pass their input through.
+///
+/// This is where the "Builtin" functions (Pass, Wait, Succeed, Fail) plug
+/// in; until they are implemented a function with "Builtin" gets no handler
+/// and App::validate() reports it.
+std::shared_ptr<Handler> builtinHandler(const config::FunctionConfig &config);
+
+} // namespace unum::runtime
+
+#endif // UNUM_RUNTIME_HANDLER_H

@@ -1,0 +1,65 @@
+//===- Payload.h - The message passed between function instances -*- C++ -*-===//
+//
+// The wire format of the original Unum runtime:
+//
+//   {"Data": {"Source": "http", "Value": <input>},
+//    "Session": "<id>",
+//    "Fan-out": {"Type": "Map", "Index": 1, "Size": 3,
+//                "OuterLoop": {"Type": "Parallel", "Index": 0, "Size": 2}},
+//    "GC": {"Checkpoint": "<instance>", "Set": "<completion set>"}}
+//
+// Source "http" carries the input itself; Source "checkpoint" (what a fan-in
+// completer sends) carries the ordered list of instance names whose
+// checkpoints the target reads as its input. GC.Checkpoint names the
+// sender's instance when the receiver is its only continuation, so the
+// receiver retires the sender's checkpoint in the same step as writing its
+// own; GC.Set names the completion set a fan-in target consumes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef UNUM_RUNTIME_PAYLOAD_H
+#define UNUM_RUNTIME_PAYLOAD_H
+
+#include "unum/Runtime/Value.h"
+
+#include <string>
+#include <vector>
+
+namespace unum::runtime {
+
+/// One fan-out level. Levels are kept innermost first ($0 is levels[0]).
+struct FanOutLevel {
+  std::string type = "Map"; // "Map" or "Parallel"
+  int64_t index = 0;
+  int64_t size = 1;
+  friend bool operator==(const FanOutLevel &a, const FanOutLevel &b) {
+    return a.type == b.type && a.index == b.index && a.size == b.size;
+  }
+};
+
+struct Payload {
+  enum class Source { Http, Checkpoint };
+  Source source = Source::Http;
+  Value value;         // Http: the input; Checkpoint: array of instance names
+  std::string session; // empty: none (only a start function may lack one)
+  std::vector<FanOutLevel> fanout;
+  std::string retire;   // GC.Checkpoint: the sender's instance
+  std::string fanInSet; // GC.Set: the completion set that invoked us
+};
+
+/// Maximum fan-out nesting accepted in a payload.
+constexpr unsigned kMaxFanOutDepth = 32;
+
+/// Decodes a payload; every malformed field is an error naming it.
+Result<Payload> decodePayload(const Value &json);
+Value encodePayload(const Payload &payload);
+
+/// "Name" or "Name-unumIndex-i.j" (innermost first).
+std::string instanceName(const std::string &function,
+                         const std::vector<FanOutLevel> &fanout);
+
+/// A fresh random session id (128 bits, hex).
+std::string newSessionId();
+
+} // namespace unum::runtime
+
+#endif // UNUM_RUNTIME_PAYLOAD_H

@@ -1,0 +1,187 @@
+//===- Runtime.h - One function's step of a decentralised workflow -*- C++ -*-===//
+//
+// Runtime::handle is what a deployed function runs per invocation:
+//
+//   1. name the instance (Name-unumIndex-i.j) and find or create the session;
+//   2. look up its checkpoint: a retired one means a duplicate of a finished
+//      instance (stop); a present one is reused (the user code is skipped);
+//   3. otherwise assemble the input (inline, or the fan-in's checkpoints in
+//      `values` order), run the user code with the config's retries, and
+//      write the checkpoint with a conditional put (first writer wins; the
+//      loser continues with the winner's output);
+//   4. evaluate conditionals and fan-in values with the instance's own
+//      indices, apply the payload modifiers, and run the continuations:
+//      chain, parallel fan-out, map (bounded concurrency), error edges, and
+//      fan-in through the target's completion set (the completer invokes the
+//      target with the ordered list of checkpoint names);
+//   5. garbage-collect: retire the instance's checkpoint once it is done,
+//      or let its only continuation retire it in its own put; a fan-in
+//      target retires its inputs and consumes its completion set.
+//
+//===----------------------------------------------------------------------===//
+#ifndef UNUM_RUNTIME_RUNTIME_H
+#define UNUM_RUNTIME_RUNTIME_H
+
+#include "unum/Runtime/App.h"
+#include "unum/Runtime/DataStore.h"
+#include "unum/Runtime/Invoker.h"
+#include "unum/Runtime/Payload.h"
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace unum::runtime {
+
+/// The step boundaries at which a fault-injection hook may crash an
+/// invocation.
+enum class Step {
+  BeforeUserCode,  // after the checkpoint lookup
+  AfterUserCode,   // before the checkpoint is written
+  AfterCheckpoint, // before any continuation
+  AfterInvoke,     // after the k-th invocation was issued (mid fan-out/map)
+  BeforeFanInAdd,  // before the k-th completion-set update
+  AfterFanInAdd,   // after it (before invoking the target)
+  BeforeRetire,    // all continuations issued, before garbage collection
+};
+const char *stepName(Step step);
+
+struct StepPoint {
+  Step step;
+  std::string instance;
+  unsigned k = 0;
+};
+
+/// Returns true to crash the invocation at that point.
+using FaultHook = std::function<bool(const StepPoint &)>;
+
+/// Receives what happens in a run. Called from worker threads.
+class Observer {
+public:
+  virtual ~Observer();
+  /// An instance that took no continuation finished with `output`.
+  virtual void terminal(const std::string &session,
+                        const std::string &instance, const Value &output) {}
+  /// A user function failed for good (retries used up, no error edge taken).
+  virtual void failed(const std::string &session, const std::string &function,
+                      const std::string &instance, const std::string &message) {
+  }
+  virtual void trace(const std::string &line) {}
+};
+
+/// The data-flow hook. The frontend issue's path fields (InputPath,
+/// Parameters, ResultSelector, ResultPath, OutputPath, and ItemsPath /
+/// ItemSelector for Map edges) plug in here; the default passes values
+/// through unchanged.
+class DataFlow {
+public:
+  virtual ~DataFlow();
+  /// The user code's input, from the instance's effective input (the payload
+  /// value, or a fan-in's list of outputs).
+  virtual Result<Value> input(const FunctionSpec &fn, const Value &effective,
+                              const Context &ctx);
+  /// What the instance checkpoints and passes on, from its effective input
+  /// and the user code's result.
+  virtual Result<Value> output(const FunctionSpec &fn, const Value &effective,
+                               const Value &result, const Context &ctx);
+  /// The items a Map edge fans out over (default: the output, a list).
+  virtual Result<Value::Array> items(const FunctionSpec &fn,
+                                     const config::Edge &edge,
+                                     const Value &output);
+};
+
+struct RuntimeOptions {
+  /// Garbage-collect checkpoints and completion sets.
+  bool gc = true;
+  /// At most this many map invocations in flight at once on a blocking
+  /// invoker (HTTP).
+  unsigned mapConcurrency = 16;
+  FaultHook fault;
+  Observer *observer = nullptr;
+  DataFlow *dataFlow = nullptr; // nullptr: pass-through
+};
+
+class Runtime {
+public:
+  Runtime(const App &app, DataStore &store, Invoker &invoker,
+          RuntimeOptions options = {});
+
+  /// Handles one invocation of `function`. Ok: done (or a duplicate that
+  /// had nothing to do). Crash: deliver the same payload again. Error: the
+  /// workflow failed here (already reported to the observer if it was user
+  /// code); the message names the function and instance.
+  Status handle(const std::string &function, const Payload &payload);
+  /// The same from JSON (as an HTTP endpoint receives it).
+  Status handleJson(const std::string &function, const std::string &json);
+
+  const RuntimeOptions &options() const { return opts; }
+
+private:
+  struct Invocation;
+  Status run(Invocation &inv);
+  Status continuations(Invocation &inv);
+  bool crashAt(Step step, const std::string &instance, unsigned k = 0) const;
+  void trace(const Invocation &inv, const std::string &msg) const;
+
+  const App &app;
+  DataStore &store;
+  Invoker &invoker;
+  RuntimeOptions opts;
+  DataFlow defaultFlow;
+};
+
+/// The result of a local run.
+struct RunResult {
+  std::string session;
+  std::map<std::string, Value> outputs; // terminal instance -> output
+  std::vector<std::string> errors;      // failures, in report order
+  bool ok() const { return errors.empty(); }
+};
+
+/// Runs an App locally: a ThreadPoolInvoker as the platform, a Runtime per
+/// process, an observer collecting terminal outputs. One LocalRunner can run
+/// many workflows, concurrently.
+class LocalRunner {
+public:
+  struct Options {
+    unsigned workers = 4;
+    unsigned maxDeliveries = 3; // crash redeliveries per invocation
+    bool trace = false;         // trace lines to stderr
+    RuntimeOptions runtime;     // observer is set by the runner
+  };
+
+  LocalRunner(const App &app, DataStore &store, Options options);
+  ~LocalRunner();
+
+  /// Starts a workflow at the app's start function with `input`, a payload
+  /// (an object with Data) or a bare value, and waits for all its work.
+  /// After a successful run with gc on, the session's leftovers (tombstones,
+  /// consumed markers, effects) are deleted unless `keepSession`.
+  RunResult run(const Value &input, bool keepSession = false);
+
+  /// Starts without waiting; wait() then collects.
+  Result<std::string> start(const Value &input);
+  void wait();
+  RunResult result(const std::string &session);
+
+  Runtime &runtime() { return *rt; }
+  ThreadPoolInvoker &invoker() { return *pool; }
+
+private:
+  class Collector;
+  const App &app;
+  DataStore &store;
+  Options opts;
+  std::unique_ptr<Collector> collector;
+  std::unique_ptr<ThreadPoolInvoker> pool;
+  std::unique_ptr<Runtime> rt;
+};
+
+/// Wraps a bare input as a start payload; keeps a payload as it is.
+Result<Payload> startPayload(const Value &input);
+
+} // namespace unum::runtime
+
+#endif // UNUM_RUNTIME_RUNTIME_H

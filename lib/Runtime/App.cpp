@@ -1,0 +1,144 @@
+//===- App.cpp - The functions of an application and their code -----------===//
+
+#include "unum/Runtime/App.h"
+
+#include "unum/Config/AppFiles.h"
+
+#include <filesystem>
+#include <unistd.h>
+
+using namespace unum::runtime;
+namespace config = unum::config;
+namespace fs = std::filesystem;
+
+Status App::add(config::FunctionConfig config, std::shared_ptr<Handler> handler,
+                std::string dir) {
+  std::string name = config.name;
+  if (fns.count(name))
+    return Status::error("function '" + name + "' is defined twice");
+  fns.emplace(name, FunctionSpec{std::move(config), std::move(handler),
+                                 std::move(dir)});
+  return Status::ok();
+}
+
+Status App::setHandler(const std::string &function,
+                       std::shared_ptr<Handler> handler) {
+  auto it = fns.find(function);
+  if (it == fns.end())
+    return Status::error("no function '" + function + "'");
+  it->second.handler = std::move(handler);
+  return Status::ok();
+}
+
+const FunctionSpec *App::find(const std::string &function) const {
+  auto it = fns.find(function);
+  return it == fns.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> App::startFunctions() const {
+  std::vector<std::string> out;
+  for (const auto &[name, spec] : fns)
+    if (spec.config.start)
+      out.push_back(name);
+  return out;
+}
+
+Status App::validate() const {
+  if (fns.empty())
+    return Status::error("the application has no functions");
+  for (const auto &[name, spec] : fns) {
+    if (!spec.handler && spec.config.builtin)
+      return Status::error("function '" + name + "' is the built-in '" +
+                           *spec.config.builtin +
+                           "', which this runtime does not provide yet");
+    if (!spec.handler)
+      return Status::error(
+          "function '" + name + "' has no handler" +
+          (spec.dir.empty() ? std::string()
+                            : " (expected an executable " +
+                                  (fs::path(spec.dir) / "handler").string() +
+                                  ")"));
+    for (const config::Edge &e : spec.config.next) {
+      if (!fns.count(e.target))
+        return Status::error("function '" + name +
+                             "' continues to unknown function '" + e.target +
+                             "'");
+      for (const config::NamePattern &p : e.values)
+        if (!fns.count(p.function))
+          return Status::error("function '" + name + "': fan-in value '" +
+                               p.text + "' names unknown function '" +
+                               p.function + "'");
+    }
+  }
+  return Status::ok();
+}
+
+static std::string firstErrors(const std::vector<config::Diagnostic> &diags) {
+  std::string msg;
+  unsigned n = 0;
+  for (const config::Diagnostic &d : diags)
+    if (d.severity == config::Diagnostic::Severity::Error && n++ < 5)
+      msg += (msg.empty() ? "" : "\n") + d.str();
+  return msg;
+}
+
+Result<App> App::load(const std::string &dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return Status::error("'" + dir + "' is not an application directory");
+  // JSON is what the compiler writes; YAML apps are accepted as well.
+  config::Format format = config::Format::Json;
+  bool anyJson = false, anyYaml = false;
+  for (const fs::directory_entry &e : fs::directory_iterator(dir, ec)) {
+    anyJson |= fs::exists(e.path() / "unum_config.json", ec);
+    anyYaml |= fs::exists(e.path() / "unum_config.yaml", ec);
+  }
+  if (!anyJson && anyYaml)
+    format = config::Format::Yaml;
+  config::DiagnosticSink sink(dir);
+  std::vector<config::SourceFile> files;
+  if (!config::readConfigSources(dir, format, files, sink))
+    return Status::error(firstErrors(sink.diagnostics()));
+  App app;
+  for (const config::SourceFile &file : files) {
+    std::vector<config::FunctionConfig> configs;
+    std::vector<config::Diagnostic> diags;
+    if (!config::loadConfigs({file}, format, configs, diags))
+      return Status::error(firstErrors(diags));
+    std::string fnDir = fs::path(file.path).parent_path().string();
+    for (config::FunctionConfig &c : configs) {
+      // "Handler": F runs the code of function F (one Task resource used by
+      // several states); it lives in F's directory.
+      std::string codeDir =
+          c.handler ? (fs::path(dir) / *c.handler).string() : fnDir;
+      std::shared_ptr<Handler> handler;
+      fs::path exe = fs::path(codeDir) / "handler";
+      if (!c.builtin && fs::is_regular_file(exe, ec) &&
+          ::access(exe.c_str(), X_OK) == 0)
+        handler = makeSubprocessHandler(fs::absolute(exe).string(),
+                                        fs::absolute(codeDir).string());
+      else
+        handler = builtinHandler(c);
+      if (Status s = app.add(std::move(c), handler, fnDir); !s)
+        return s.withContext(file.path);
+    }
+  }
+  return app;
+}
+
+Result<App> App::fromJson(const std::vector<std::string> &texts) {
+  std::vector<config::SourceFile> files;
+  for (size_t i = 0; i < texts.size(); ++i)
+    files.push_back({"config" + std::to_string(i) + ".json", texts[i]});
+  std::vector<config::FunctionConfig> configs;
+  std::vector<config::Diagnostic> diags;
+  if (!config::loadConfigs(files, config::Format::Json, configs, diags))
+    return Status::error(firstErrors(diags));
+  App app;
+  for (config::FunctionConfig &c : configs) {
+    auto handler = builtinHandler(c);
+    if (Status s = app.add(std::move(c), handler); !s)
+      return s;
+  }
+  return app;
+}

@@ -1,0 +1,472 @@
+//===- Evaluator.cpp - The safe evaluator of the config grammar -----------===//
+
+#include "unum/Runtime/Evaluator.h"
+
+#include <cmath>
+
+using namespace unum::runtime;
+namespace config = unum::config;
+using unum::config::Expr;
+
+namespace {
+using Op = Expr::Op;
+
+Status err(const Expr &e, const std::string &msg) {
+  return Status::error("at offset " + std::to_string(e.offset) + ": " + msg);
+}
+
+const char *opName(Op op) {
+  switch (op) {
+  case Op::Add: return "+";
+  case Op::Sub: return "-";
+  case Op::Mul: return "*";
+  case Op::Div: return "/";
+  case Op::Mod: return "%";
+  case Op::Eq: return "==";
+  case Op::Ne: return "!=";
+  case Op::Lt: return "<";
+  case Op::Le: return "<=";
+  case Op::Gt: return ">";
+  case Op::Ge: return ">=";
+  case Op::And: return "and";
+  case Op::Or: return "or";
+  case Op::Not: return "not";
+  case Op::Neg: return "-";
+  default: return "?";
+  }
+}
+
+class Evaluator {
+public:
+  explicit Evaluator(const EvalEnv &env) : env(env) {}
+
+  Result<Value> eval(const Expr &e, unsigned depth) {
+    if (depth > kMaxEvalDepth)
+      return err(e, "expression nested too deeply");
+    switch (e.kind) {
+    case Expr::Kind::Int:
+      return Value(e.intValue);
+    case Expr::Kind::Float:
+      return Value(e.floatValue);
+    case Expr::Kind::String:
+      return Value(e.text);
+    case Expr::Kind::Bool:
+      return Value(e.boolValue);
+    case Expr::Kind::Null:
+      return Value();
+    case Expr::Kind::Output:
+      if (!env.output)
+        return err(e, "$out is not available here");
+      return *env.output;
+    case Expr::Kind::Index: {
+      const auto *levels = env.fanout;
+      if (!levels || e.index >= levels->size())
+        return err(e, "$" + std::to_string(e.index) +
+                          " needs a fan-out " + std::to_string(e.index + 1) +
+                          " level(s) deep; this instance has " +
+                          std::to_string(levels ? levels->size() : 0));
+      return Value((*levels)[e.index].index);
+    }
+    case Expr::Kind::Size:
+      if (!env.fanout || env.fanout->empty())
+        return err(e, "$size needs a fan-out; this instance has none");
+      return Value(env.fanout->front().size);
+    case Expr::Kind::Field: {
+      auto base = eval(*e.lhs, depth + 1);
+      if (!base)
+        return base;
+      if (!base->isObject())
+        return err(e, "'." + e.text + "' on a " +
+                          Value::kindName(base->kind()));
+      const Value *member = base->find(e.text);
+      if (!member)
+        return err(e, "no member '" + e.text + "'");
+      return *member;
+    }
+    case Expr::Kind::Subscript: {
+      auto base = eval(*e.lhs, depth + 1);
+      if (!base)
+        return base;
+      auto sub = eval(*e.rhs, depth + 1);
+      if (!sub)
+        return sub;
+      if (base->isArray()) {
+        if (!sub->isInt())
+          return err(e, "an array index must be an integer");
+        int64_t i = sub->getInt();
+        const Value::Array &a = base->getArray();
+        if (i < 0 || uint64_t(i) >= a.size())
+          return err(e, "index " + std::to_string(i) +
+                            " out of range (size " + std::to_string(a.size()) +
+                            ")");
+        return a[i];
+      }
+      if (base->isObject()) {
+        if (!sub->isString())
+          return err(e, "an object subscript must be a string");
+        const Value *member = base->find(sub->getString());
+        if (!member)
+          return err(e, "no member '" + sub->getString() + "'");
+        return *member;
+      }
+      return err(e, std::string("subscript on a ") +
+                        Value::kindName(base->kind()));
+    }
+    case Expr::Kind::Unary:
+      return unary(e, depth);
+    case Expr::Kind::Binary:
+      return binary(e, depth);
+    default:
+      break;
+    }
+    return err(e, "unsupported expression");
+  }
+
+private:
+  Result<Value> unary(const Expr &e, unsigned depth) {
+    auto v = eval(*e.lhs, depth + 1);
+    if (!v)
+      return v;
+    if (e.op == Op::Not) {
+      if (!v->isBool())
+        return err(e, std::string("'not' needs a boolean, got a ") +
+                          Value::kindName(v->kind()));
+      return Value(!v->getBool());
+    }
+    if (v->isInt()) {
+      if (v->getInt() == INT64_MIN)
+        return err(e, "integer overflow");
+      return Value(-v->getInt());
+    }
+    if (v->isDouble())
+      return Value(-v->getDouble());
+    return err(e, std::string("'-' needs a number, got a ") +
+                      Value::kindName(v->kind()));
+  }
+
+  Result<Value> binary(const Expr &e, unsigned depth) {
+    if (e.op == Op::And || e.op == Op::Or) {
+      auto l = eval(*e.lhs, depth + 1);
+      if (!l)
+        return l;
+      if (!l->isBool())
+        return err(e, std::string("'") + opName(e.op) +
+                          "' needs booleans, got a " +
+                          Value::kindName(l->kind()));
+      if (l->getBool() == (e.op == Op::Or))
+        return *l;
+      auto r = eval(*e.rhs, depth + 1);
+      if (!r)
+        return r;
+      if (!r->isBool())
+        return err(e, std::string("'") + opName(e.op) +
+                          "' needs booleans, got a " +
+                          Value::kindName(r->kind()));
+      return *r;
+    }
+    auto l = eval(*e.lhs, depth + 1);
+    if (!l)
+      return l;
+    auto r = eval(*e.rhs, depth + 1);
+    if (!r)
+      return r;
+    switch (e.op) {
+    case Op::Eq:
+      return Value(*l == *r);
+    case Op::Ne:
+      return Value(*l != *r);
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge:
+      return compare(e, *l, *r);
+    default:
+      return arith(e, *l, *r);
+    }
+  }
+
+  Result<Value> compare(const Expr &e, const Value &l, const Value &r) {
+    int c;
+    if (l.isNumber() && r.isNumber()) {
+      if (l.isInt() && r.isInt())
+        c = l.getInt() < r.getInt() ? -1 : l.getInt() > r.getInt();
+      else
+        c = l.getNumber() < r.getNumber() ? -1 : l.getNumber() > r.getNumber();
+    } else if (l.isString() && r.isString()) {
+      c = l.getString().compare(r.getString());
+    } else {
+      return err(e, std::string("cannot compare a ") +
+                        Value::kindName(l.kind()) + " with a " +
+                        Value::kindName(r.kind()) + " using '" +
+                        opName(e.op) + "'");
+    }
+    switch (e.op) {
+    case Op::Lt: return Value(c < 0);
+    case Op::Le: return Value(c <= 0);
+    case Op::Gt: return Value(c > 0);
+    default: return Value(c >= 0);
+    }
+  }
+
+  Result<Value> arith(const Expr &e, const Value &l, const Value &r) {
+    if (!l.isNumber() || !r.isNumber())
+      return err(e, std::string("'") + opName(e.op) + "' needs numbers, got " +
+                        Value::kindName(l.kind()) + " and " +
+                        Value::kindName(r.kind()));
+    if (l.isInt() && r.isInt()) {
+      int64_t a = l.getInt(), b = r.getInt(), out = 0;
+      switch (e.op) {
+      case Op::Add:
+        if (__builtin_add_overflow(a, b, &out))
+          return err(e, "integer overflow");
+        return Value(out);
+      case Op::Sub:
+        if (__builtin_sub_overflow(a, b, &out))
+          return err(e, "integer overflow");
+        return Value(out);
+      case Op::Mul:
+        if (__builtin_mul_overflow(a, b, &out))
+          return err(e, "integer overflow");
+        return Value(out);
+      case Op::Div:
+        if (b == 0)
+          return err(e, "division by zero");
+        if (a == INT64_MIN && b == -1)
+          return err(e, "integer overflow");
+        if (a % b == 0)
+          return Value(a / b);
+        return Value(double(a) / double(b));
+      case Op::Mod: {
+        if (b == 0)
+          return err(e, "modulo by zero");
+        if (b == -1)
+          return Value(int64_t(0));
+        int64_t m = a % b;
+        if (m != 0 && ((m < 0) != (b < 0)))
+          m += b;
+        return Value(m);
+      }
+      default:
+        break;
+      }
+      return err(e, "unknown operator");
+    }
+    double a = l.getNumber(), b = r.getNumber();
+    switch (e.op) {
+    case Op::Add: return Value(a + b);
+    case Op::Sub: return Value(a - b);
+    case Op::Mul: return Value(a * b);
+    case Op::Div:
+      if (b == 0)
+        return err(e, "division by zero");
+      return Value(a / b);
+    case Op::Mod:
+      return err(e, "'%' needs integers");
+    default:
+      break;
+    }
+    return err(e, "unknown operator");
+  }
+
+  const EvalEnv &env;
+};
+} // namespace
+
+Result<Value> unum::runtime::evaluate(const Expr &expr, const EvalEnv &env) {
+  return Evaluator(env).eval(expr, 0);
+}
+
+Result<bool> unum::runtime::evaluateCondition(const config::Expression &cond,
+                                              const EvalEnv &env) {
+  if (!cond.root)
+    return Status::error("conditional '" + cond.text + "' was not parsed");
+  auto v = evaluate(*cond.root, env);
+  if (!v)
+    return v.getStatus().withContext("conditional '" + cond.text + "'");
+  if (!v->isBool())
+    return Status::error("conditional '" + cond.text +
+                         "' gave a " + Value::kindName(v->kind()) +
+                         ", not a boolean");
+  return v->getBool();
+}
+
+Result<FanInValues>
+unum::runtime::resolveFanIn(const std::vector<config::NamePattern> &values,
+                            const EvalEnv &env) {
+  FanInValues out;
+  size_t total = 0;
+  const std::vector<FanOutLevel> empty;
+  const std::vector<FanOutLevel> &levels = env.fanout ? *env.fanout : empty;
+  for (const config::NamePattern &pattern : values) {
+    FanInValues::Pattern resolved;
+    resolved.function = pattern.function;
+    std::string key = pattern.function;
+    size_t count = 1;
+    for (size_t p = 0; p < pattern.parts.size(); ++p) {
+      const config::IndexPart &part = pattern.parts[p];
+      FanInValues::Part r;
+      switch (part.kind) {
+      case config::IndexPart::Kind::Constant:
+        r.value = part.value;
+        break;
+      case config::IndexPart::Kind::Variable:
+        if (part.var >= levels.size())
+          return Status::error("fan-in value '" + pattern.text + "': $" +
+                               std::to_string(part.var) +
+                               " is deeper than this instance's fan-out (" +
+                               std::to_string(levels.size()) + " level(s))");
+        r.value = levels[part.var].index;
+        break;
+      case config::IndexPart::Kind::Wildcard:
+        // '*' at position p ranges over the instance's own level p.
+        if (p >= levels.size())
+          return Status::error("fan-in value '" + pattern.text +
+                               "': '*' at level " + std::to_string(p) +
+                               " but this instance has " +
+                               std::to_string(levels.size()) +
+                               " fan-out level(s)");
+        r.wildcard = true;
+        r.value = levels[p].size;
+        if (r.value == 0 || count > kMaxFanInInstances / size_t(r.value))
+          count = r.value == 0 ? 0 : kMaxFanInInstances + 1;
+        else
+          count *= size_t(r.value);
+        break;
+      case config::IndexPart::Kind::Arithmetic: {
+        if (!part.expr)
+          return Status::error("fan-in value '" + pattern.text +
+                               "' was not parsed");
+        EvalEnv indexEnv{nullptr, env.fanout};
+        auto v = evaluate(*part.expr, indexEnv);
+        if (!v)
+          return v.getStatus().withContext("fan-in value '" + pattern.text +
+                                           "'");
+        if (!v->isInt())
+          return Status::error("fan-in value '" + pattern.text +
+                               "': index expression gave a non-integer");
+        r.value = v->getInt();
+        break;
+      }
+      }
+      if (!r.wildcard && r.value < 0)
+        return Status::error("fan-in value '" + pattern.text +
+                             "': negative index " + std::to_string(r.value));
+      key += p == 0 ? "-unumIndex-" : ".";
+      key += r.wildcard ? "*[" + std::to_string(r.value) + "]"
+                        : std::to_string(r.value);
+      resolved.parts.push_back(r);
+    }
+    total += count;
+    if (total > kMaxFanInInstances)
+      return Status::error("fan-in names more than " +
+                           std::to_string(kMaxFanInInstances) + " instances");
+    if (!out.key.empty())
+      out.key += ',';
+    out.key += key;
+    out.patterns.push_back(std::move(resolved));
+  }
+  out.count = total;
+  return out;
+}
+
+bool FanInValues::contains(const std::string &instance) const {
+  static const std::string infix = "-unumIndex-";
+  size_t at = instance.find(infix);
+  std::string function = instance.substr(0, at);
+  std::vector<int64_t> indices;
+  if (at != std::string::npos) {
+    size_t pos = at + infix.size();
+    while (pos <= instance.size()) {
+      size_t dot = instance.find('.', pos);
+      if (dot == std::string::npos)
+        dot = instance.size();
+      indices.push_back(std::strtoll(instance.c_str() + pos, nullptr, 10));
+      pos = dot + 1;
+    }
+  }
+  for (const Pattern &p : patterns) {
+    if (p.function != function || p.parts.size() != indices.size())
+      continue;
+    bool match = true;
+    for (size_t i = 0; i < indices.size() && match; ++i)
+      match = p.parts[i].wildcard
+                  ? indices[i] >= 0 && indices[i] < p.parts[i].value
+                  : indices[i] == p.parts[i].value;
+    if (match)
+      return true;
+  }
+  return false;
+}
+
+std::vector<std::string> FanInValues::expand() const {
+  std::vector<std::string> names;
+  names.reserve(count);
+  for (const Pattern &p : patterns) {
+    std::vector<int64_t> cur(p.parts.size());
+    for (size_t i = 0; i < p.parts.size(); ++i) {
+      if (p.parts[i].wildcard && p.parts[i].value == 0)
+        goto next; // an empty range names no instance
+      cur[i] = p.parts[i].wildcard ? 0 : p.parts[i].value;
+    }
+    for (;;) {
+      std::string name = p.function;
+      for (size_t i = 0; i < cur.size(); ++i) {
+        name += i == 0 ? "-unumIndex-" : ".";
+        name += std::to_string(cur[i]);
+      }
+      names.push_back(std::move(name));
+      // Odometer over the wildcards, innermost fastest.
+      size_t i = 0;
+      for (; i < cur.size(); ++i) {
+        if (!p.parts[i].wildcard)
+          continue;
+        if (++cur[i] < p.parts[i].value)
+          break;
+        cur[i] = 0;
+      }
+      if (i == cur.size())
+        break;
+    }
+  next:;
+  }
+  return names;
+}
+
+Result<std::vector<FanOutLevel>>
+unum::runtime::applyModifiers(const std::vector<config::Modifier> &modifiers,
+                              std::vector<FanOutLevel> fanout,
+                              const Value *output) {
+  for (const config::Modifier &m : modifiers) {
+    switch (m.kind) {
+    case config::Modifier::Kind::Pop:
+      if (!fanout.empty())
+        fanout.erase(fanout.begin());
+      break;
+    case config::Modifier::Kind::AssignIndex:
+    case config::Modifier::Kind::AssignSize: {
+      if (!m.value.root)
+        return Status::error("modifier '" + m.text + "' was not parsed");
+      EvalEnv env{output, &fanout};
+      auto v = evaluate(*m.value.root, env);
+      if (!v)
+        return v.getStatus().withContext("modifier '" + m.text + "'");
+      if (!v->isInt() || v->getInt() < 0)
+        return Status::error("modifier '" + m.text +
+                             "' must give a non-negative integer");
+      size_t level =
+          m.kind == config::Modifier::Kind::AssignSize ? 0 : size_t(m.var);
+      if (level >= fanout.size())
+        return Status::error("modifier '" + m.text + "' needs " +
+                             std::to_string(level + 1) +
+                             " fan-out level(s); there are " +
+                             std::to_string(fanout.size()));
+      if (m.kind == config::Modifier::Kind::AssignSize)
+        fanout[0].size = v->getInt();
+      else
+        fanout[level].index = v->getInt();
+      break;
+    }
+    }
+  }
+  return fanout;
+}

@@ -1,0 +1,192 @@
+//===- Invoker.cpp - Thread pool and HTTP invokers ------------------------===//
+
+#include "unum/Runtime/Invoker.h"
+
+#include <cerrno>
+#include <cstring>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+using namespace unum::runtime;
+
+Invoker::~Invoker() = default;
+
+ThreadPoolInvoker::ThreadPoolInvoker(unsigned workers, unsigned maxDeliveries)
+    : maxDeliveries(maxDeliveries ? maxDeliveries : 1) {
+  if (workers == 0)
+    workers = 1;
+  for (unsigned i = 0; i < workers; ++i)
+    threads.emplace_back([this] { work(); });
+}
+
+ThreadPoolInvoker::~ThreadPoolInvoker() {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    stopping = true;
+  }
+  ready.notify_all();
+  for (std::thread &t : threads)
+    t.join();
+}
+
+Status ThreadPoolInvoker::invoke(const std::string &function,
+                                 Payload payload) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (stopping)
+      return Status::error("invoker is shutting down");
+    queue.push_back({function, std::move(payload), 0});
+  }
+  ready.notify_one();
+  return Status::ok();
+}
+
+void ThreadPoolInvoker::wait() {
+  std::unique_lock<std::mutex> lock(mu);
+  idle.wait(lock, [&] { return queue.empty() && running == 0; });
+}
+
+void ThreadPoolInvoker::work() {
+  for (;;) {
+    Task task;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      ready.wait(lock, [&] { return stopping || !queue.empty(); });
+      if (queue.empty())
+        return; // stopping
+      task = std::move(queue.front());
+      queue.pop_front();
+      ++running;
+    }
+    Status s = dispatch ? dispatch(task.function, task.payload)
+                        : Status::error("no dispatch function");
+    bool redeliver = s.isCrash() && task.delivery + 1 < maxDeliveries;
+    if (!s.isOk() && !redeliver && onFailure)
+      onFailure(task.function, task.payload, s);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (redeliver) {
+        ++task.delivery;
+        // To the back: the crashed invocation's children run meanwhile, as
+        // they would while a FaaS platform waits to retry.
+        queue.push_back(std::move(task));
+        ready.notify_one();
+      }
+      --running;
+      if (queue.empty() && running == 0)
+        idle.notify_all();
+    }
+  }
+}
+
+Status HttpInvoker::invoke(const std::string &function, Payload payload) {
+  std::string url = urlFor(function);
+  auto r = httpPost(url, toJson(encodePayload(payload)), "application/json",
+                    timeoutMs);
+  if (!r)
+    return Status::crash(r.getStatus().message());
+  if (r->status < 200 || r->status >= 300)
+    return Status::error("invoking " + function + " at " + url + ": HTTP " +
+                         std::to_string(r->status) +
+                         (r->body.empty() ? "" : ": " + r->body));
+  return Status::ok();
+}
+
+namespace {
+struct Socket {
+  int fd = -1;
+  ~Socket() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+};
+
+bool waitFor(int fd, short events, int timeoutMs) {
+  pollfd p{fd, events, 0};
+  int r;
+  while ((r = poll(&p, 1, timeoutMs)) < 0 && errno == EINTR) {
+  }
+  return r > 0;
+}
+} // namespace
+
+Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
+                                             const std::string &body,
+                                             const std::string &contentType,
+                                             int timeoutMs) {
+  const std::string scheme = "http://";
+  if (url.compare(0, scheme.size(), scheme) != 0)
+    return Status::error("'" + url + "': only http:// URLs are supported");
+  std::string rest = url.substr(scheme.size());
+  size_t slash = rest.find('/');
+  std::string hostPort = rest.substr(0, slash);
+  std::string path = slash == std::string::npos ? "/" : rest.substr(slash);
+  size_t colon = hostPort.rfind(':');
+  std::string host = hostPort.substr(0, colon);
+  std::string port =
+      colon == std::string::npos ? "80" : hostPort.substr(colon + 1);
+
+  addrinfo hints{}, *addrs = nullptr;
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  if (int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &addrs))
+    return Status::error("'" + url + "': " + gai_strerror(rc));
+  Socket sock;
+  std::string lastError = "no address";
+  for (addrinfo *a = addrs; a; a = a->ai_next) {
+    int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0)
+      continue;
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+      sock.fd = fd;
+      break;
+    }
+    lastError = std::strerror(errno);
+    ::close(fd);
+  }
+  freeaddrinfo(addrs);
+  if (sock.fd < 0)
+    return Status::error("cannot connect to '" + url + "': " + lastError);
+
+  std::string req = "POST " + path + " HTTP/1.1\r\nHost: " + hostPort +
+                    "\r\nContent-Type: " + contentType +
+                    "\r\nContent-Length: " + std::to_string(body.size()) +
+                    "\r\nConnection: close\r\n\r\n" + body;
+  size_t sent = 0;
+  while (sent < req.size()) {
+    if (!waitFor(sock.fd, POLLOUT, timeoutMs))
+      return Status::error("'" + url + "': timed out sending");
+    ssize_t n = send(sock.fd, req.data() + sent, req.size() - sent,
+                     MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return Status::error("'" + url + "': send: " + std::strerror(errno));
+    sent += size_t(n);
+  }
+  std::string resp;
+  char buf[16384];
+  for (;;) {
+    if (!waitFor(sock.fd, POLLIN, timeoutMs))
+      return Status::error("'" + url + "': timed out waiting for a response");
+    ssize_t n = recv(sock.fd, buf, sizeof(buf), 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return Status::error("'" + url + "': recv: " + std::strerror(errno));
+    if (n == 0)
+      break;
+    resp.append(buf, size_t(n));
+  }
+  // "HTTP/1.1 202 Accepted\r\n...\r\n\r\nbody"
+  HttpResponse out;
+  if (resp.compare(0, 5, "HTTP/") != 0 || resp.find(' ') == std::string::npos)
+    return Status::error("'" + url + "': malformed HTTP response");
+  out.status = std::atoi(resp.c_str() + resp.find(' ') + 1);
+  size_t end = resp.find("\r\n\r\n");
+  if (end != std::string::npos)
+    out.body = resp.substr(end + 4);
+  return out;
+}

@@ -1,0 +1,163 @@
+//===- Payload.cpp - The message passed between function instances -------===//
+
+#include "unum/Runtime/Payload.h"
+
+#include <chrono>
+#include <random>
+
+using namespace unum::runtime;
+
+static Result<FanOutLevel> decodeLevel(const Value &v, unsigned depth) {
+  std::string where = "payload Fan-out" + std::string(depth, '>');
+  if (!v.isObject())
+    return Status::error(where + ": expected an object, got " +
+                         Value::kindName(v.kind()));
+  FanOutLevel level;
+  if (const Value *type = v.find("Type")) {
+    if (!type->isString())
+      return Status::error(where + ".Type: expected a string");
+    level.type = type->getString();
+  }
+  const Value *index = v.find("Index");
+  const Value *size = v.find("Size");
+  if (!index || !index->isInt())
+    return Status::error(where + ".Index: expected an integer");
+  if (!size || !size->isInt())
+    return Status::error(where + ".Size: expected an integer");
+  level.index = index->getInt();
+  level.size = size->getInt();
+  if (level.size < 0 || level.index < 0)
+    return Status::error(where + ": Index and Size must not be negative");
+  return level;
+}
+
+Result<Payload> unum::runtime::decodePayload(const Value &json) {
+  if (!json.isObject())
+    return Status::error(std::string("payload: expected an object, got ") +
+                         Value::kindName(json.kind()));
+  Payload p;
+  for (const Value::Member &m : json.getObject()) {
+    const std::string &key = m.first;
+    const Value &v = m.second;
+    if (key == "Data") {
+      const Value *source = v.find("Source");
+      const Value *value = v.find("Value");
+      if (!v.isObject() || !value)
+        return Status::error("payload Data: expected an object with a Value");
+      if (source && !source->isString())
+        return Status::error("payload Data.Source: expected a string");
+      // "http" (inline) is the default; any store name means "read the
+      // checkpoints named in Value" (the original runtime wrote the store
+      // type, e.g. "dynamodb").
+      if (source && source->getString() != "http") {
+        p.source = Payload::Source::Checkpoint;
+        if (!value->isArray())
+          return Status::error("payload Data.Value: a checkpoint source needs "
+                               "a list of instance names");
+        for (const Value &name : value->getArray())
+          if (!name.isString())
+            return Status::error("payload Data.Value: instance names must be "
+                                 "strings");
+      }
+      p.value = *value;
+    } else if (key == "Session") {
+      if (!v.isString() || v.getString().empty())
+        return Status::error("payload Session: expected a non-empty string");
+      p.session = v.getString();
+    } else if (key == "Fan-out") {
+      if (v.isNull())
+        continue;
+      const Value *level = &v;
+      while (level) {
+        if (p.fanout.size() >= kMaxFanOutDepth)
+          return Status::error("payload Fan-out: nested deeper than " +
+                               std::to_string(kMaxFanOutDepth));
+        auto decoded = decodeLevel(*level, p.fanout.size());
+        if (!decoded)
+          return decoded.getStatus();
+        p.fanout.push_back(decoded.take());
+        level = level->find("OuterLoop");
+        if (level && level->isNull())
+          level = nullptr;
+      }
+    } else if (key == "GC") {
+      // The original runtime sent {parent: [children]} here; only our two
+      // members carry meaning.
+      if (const Value *c = v.find("Checkpoint"); c && c->isString())
+        p.retire = c->getString();
+      if (const Value *set = v.find("Set"); set && set->isString())
+        p.fanInSet = set->getString();
+    } else {
+      return Status::error("payload: unknown field '" + key + "'");
+    }
+  }
+  if (!json.find("Data"))
+    return Status::error("payload: missing Data");
+  return p;
+}
+
+Value unum::runtime::encodePayload(const Payload &p) {
+  Value data = Value::object();
+  data.set("Source",
+           p.source == Payload::Source::Http ? "http" : "checkpoint");
+  data.set("Value", p.value);
+  Value out = Value::object();
+  out.set("Data", std::move(data));
+  if (!p.session.empty())
+    out.set("Session", p.session);
+  if (!p.fanout.empty()) {
+    Value level; // built outermost first
+    for (size_t i = p.fanout.size(); i-- > 0;) {
+      Value l = Value::object();
+      l.set("Type", p.fanout[i].type);
+      l.set("Index", p.fanout[i].index);
+      l.set("Size", p.fanout[i].size);
+      if (!level.isNull())
+        l.set("OuterLoop", std::move(level));
+      level = std::move(l);
+    }
+    out.set("Fan-out", std::move(level));
+  }
+  if (!p.retire.empty() || !p.fanInSet.empty()) {
+    Value gc = Value::object();
+    if (!p.retire.empty())
+      gc.set("Checkpoint", p.retire);
+    if (!p.fanInSet.empty())
+      gc.set("Set", p.fanInSet);
+    out.set("GC", std::move(gc));
+  }
+  return out;
+}
+
+std::string
+unum::runtime::instanceName(const std::string &function,
+                            const std::vector<FanOutLevel> &fanout) {
+  if (fanout.empty())
+    return function;
+  std::string name = function + "-unumIndex-";
+  for (size_t i = 0; i < fanout.size(); ++i) {
+    if (i)
+      name += '.';
+    name += std::to_string(fanout[i].index);
+  }
+  return name;
+}
+
+std::string unum::runtime::newSessionId() {
+  static thread_local std::mt19937_64 rng([] {
+    std::random_device rd;
+    uint64_t seed = (uint64_t(rd()) << 32) ^ rd() ^
+                    uint64_t(std::chrono::steady_clock::now()
+                                 .time_since_epoch()
+                                 .count());
+    return seed;
+  }());
+  static const char hex[] = "0123456789abcdef";
+  std::string id;
+  for (int w = 0; w < 2; ++w) {
+    uint64_t r = rng();
+    for (int i = 0; i < 16; ++i, r >>= 4)
+      id += hex[r & 15];
+  }
+  return id;
+}

@@ -1,0 +1,500 @@
+//===- Runtime.cpp - One function's step of a decentralised workflow ------===//
+
+#include "unum/Runtime/Runtime.h"
+
+#include "unum/Runtime/Evaluator.h"
+
+#include <atomic>
+#include <iostream>
+#include <thread>
+
+using namespace unum::runtime;
+namespace config = unum::config;
+using unum::config::Edge;
+using unum::config::EdgeKind;
+
+Observer::~Observer() = default;
+DataFlow::~DataFlow() = default;
+
+Result<Value> DataFlow::input(const FunctionSpec &, const Value &effective,
+                              const Context &) {
+  return effective;
+}
+
+Result<Value> DataFlow::output(const FunctionSpec &, const Value &,
+                               const Value &result, const Context &) {
+  return result;
+}
+
+Result<Value::Array> DataFlow::items(const FunctionSpec &fn, const Edge &edge,
+                                     const Value &output) {
+  if (!output.isArray())
+    return Status::error("Map edge to '" + edge.target + "' needs '" +
+                         fn.config.name + "' to return a list, not a " +
+                         Value::kindName(output.kind()));
+  return output.getArray();
+}
+
+const char *unum::runtime::stepName(Step step) {
+  switch (step) {
+  case Step::BeforeUserCode: return "before-user-code";
+  case Step::AfterUserCode: return "after-user-code";
+  case Step::AfterCheckpoint: return "after-checkpoint";
+  case Step::AfterInvoke: return "after-invoke";
+  case Step::BeforeFanInAdd: return "before-fan-in-add";
+  case Step::AfterFanInAdd: return "after-fan-in-add";
+  case Step::BeforeRetire: return "before-retire";
+  }
+  return "?";
+}
+
+struct Runtime::Invocation {
+  const FunctionSpec *fn = nullptr;
+  const Payload *payload = nullptr;
+  std::string session;
+  std::string instance;
+  Context ctx;
+  bool failed = false; // `output` is an error object
+  Value output;
+};
+
+Runtime::Runtime(const App &app, DataStore &store, Invoker &invoker,
+                 RuntimeOptions options)
+    : app(app), store(store), invoker(invoker), opts(std::move(options)) {}
+
+bool Runtime::crashAt(Step step, const std::string &instance,
+                      unsigned k) const {
+  return opts.fault && opts.fault(StepPoint{step, instance, k});
+}
+
+void Runtime::trace(const Invocation &inv, const std::string &msg) const {
+  if (opts.observer)
+    opts.observer->trace(inv.instance + ": " + msg);
+}
+
+static Status crash(const void *, Step step) {
+  return Status::crash(std::string("injected crash ") + stepName(step));
+}
+
+/// Store failures are transient as far as the runtime can tell: the
+/// platform delivers the invocation again.
+static Status storeFailure(const Status &s, const std::string &what) {
+  return Status::crash(what + ": " + s.message());
+}
+
+static Result<std::pair<bool, Value>> decodeRecord(const std::string &rec,
+                                                   const std::string &name) {
+  if (rec.empty() || (rec[0] != record::Output && rec[0] != record::Keep &&
+                      rec[0] != record::Failed))
+    return Status::error("checkpoint of '" + name + "' is not a record");
+  auto v = parseJsonValue(std::string_view(rec).substr(1),
+                          "checkpoint of '" + name + "'");
+  if (!v)
+    return v.getStatus();
+  return std::make_pair(rec[0] == record::Failed, v.take());
+}
+
+Status Runtime::handleJson(const std::string &function,
+                           const std::string &json) {
+  auto fail = [&](const Status &s) {
+    if (opts.observer)
+      opts.observer->failed("", function, function, s.message());
+    return Status::error("function '" + function + "': " + s.message());
+  };
+  auto v = parseJsonValue(json, "payload");
+  if (!v)
+    return fail(v.getStatus());
+  auto p = decodePayload(*v);
+  if (!p)
+    return fail(p.getStatus());
+  return handle(function, *p);
+}
+
+Status Runtime::handle(const std::string &function, const Payload &payload) {
+  Invocation inv;
+  inv.payload = &payload;
+  inv.fn = app.find(function);
+  inv.instance = instanceName(function, payload.fanout);
+  inv.session = payload.session;
+  Status s;
+  if (!inv.fn) {
+    s = Status::error("unknown function");
+  } else if (!inv.fn->handler) {
+    s = Status::error("no handler");
+  } else if (inv.session.empty() && !inv.fn->config.start) {
+    s = Status::error("payload has no Session (only a start function "
+                      "creates one)");
+  } else {
+    if (inv.session.empty())
+      inv.session = newSessionId();
+    inv.ctx.function = function;
+    inv.ctx.instance = inv.instance;
+    inv.ctx.session = inv.session;
+    inv.ctx.fanout = payload.fanout;
+    s = run(inv);
+  }
+  if (s.isOk() || s.isCrash())
+    return s;
+  std::string msg = "function '" + function + "' (instance " + inv.instance +
+                    "): " + s.message();
+  if (opts.observer)
+    opts.observer->failed(inv.session, function, inv.instance, msg);
+  return Status::error(msg);
+}
+
+Status Runtime::run(Invocation &inv) {
+  const config::FunctionConfig &cfg = inv.fn->config;
+  const Payload &payload = *inv.payload;
+  DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
+  const bool ckpt = cfg.checkpoint;
+  const bool hasErrorEdge =
+      std::any_of(cfg.next.begin(), cfg.next.end(),
+                  [](const Edge &e) { return e.kind == EdgeKind::Error; });
+
+  bool reused = false;
+  if (ckpt) {
+    auto rec = store.get(inv.session, inv.instance);
+    if (!rec)
+      return storeFailure(rec.getStatus(), "reading checkpoint");
+    if (*rec) {
+      const std::string &r = **rec;
+      if (!r.empty() && r[0] == record::Done) {
+        trace(inv, "duplicate of a finished instance; nothing to do");
+        return Status::ok();
+      }
+      auto decoded = decodeRecord(r, inv.instance);
+      if (!decoded)
+        return decoded.getStatus();
+      inv.failed = decoded->first;
+      inv.output = std::move(decoded->second);
+      reused = true;
+      trace(inv, "reusing its checkpoint; user code skipped");
+    }
+  }
+  if (crashAt(Step::BeforeUserCode, inv.instance))
+    return crash(&inv, Step::BeforeUserCode);
+
+  if (!reused) {
+    // The effective input: inline, or a fan-in's checkpoints in order.
+    Value effective;
+    std::vector<std::string> consumed; // fan-in inputs this target retires
+    if (payload.source == Payload::Source::Checkpoint) {
+      std::vector<std::string> names;
+      for (const Value &n : payload.value.getArray())
+        names.push_back(n.getString());
+      auto recs = store.getMany(inv.session, names);
+      if (!recs)
+        return storeFailure(recs.getStatus(), "reading fan-in inputs");
+      effective = Value::array();
+      effective.getArray().reserve(names.size());
+      for (size_t i = 0; i < names.size(); ++i) {
+        const auto &rec = (*recs)[i];
+        if (!rec)
+          return Status::error("fan-in input '" + names[i] +
+                               "' has no checkpoint");
+        if (!rec->empty() && (*rec)[0] == record::Done)
+          return Status::error("fan-in input '" + names[i] +
+                               "' was already garbage-collected");
+        auto decoded = decodeRecord(*rec, names[i]);
+        if (!decoded)
+          return decoded.getStatus();
+        if (decoded->first)
+          return Status::error("fan-in input '" + names[i] + "' failed");
+        if ((*rec)[0] == record::Output)
+          consumed.push_back(names[i]);
+        effective.push(std::move(decoded->second));
+      }
+    } else {
+      effective = payload.value;
+    }
+
+    auto input = flow.input(*inv.fn, effective, inv.ctx);
+    if (!input)
+      return input.getStatus().withContext("input");
+    int64_t retries = cfg.retry.value_or(0);
+    HandlerResult hr;
+    for (unsigned attempt = 0;; ++attempt) {
+      inv.ctx.attempt = attempt;
+      inv.ctx.effects.clear();
+      hr = inv.fn->handler->call(*input, inv.ctx);
+      if (hr.ok || attempt >= retries)
+        break;
+      trace(inv, "attempt " + std::to_string(attempt + 1) + " failed (" +
+                     hr.error + ": " + hr.cause + "); retrying");
+    }
+    if (hr.ok) {
+      auto out = flow.output(*inv.fn, effective, hr.output, inv.ctx);
+      if (!out)
+        return out.getStatus().withContext("output");
+      inv.output = out.take();
+    } else {
+      inv.failed = true;
+      Value err = Value::object();
+      err.set("Error", hr.error);
+      err.set("Cause", hr.cause);
+      inv.output = std::move(err);
+    }
+    if (crashAt(Step::AfterUserCode, inv.instance))
+      return crash(&inv, Step::AfterUserCode);
+    if (inv.failed && !hasErrorEdge)
+      return Status::error(hr.error + ": " + hr.cause);
+
+    // An output that several fan-ins read is never retired by a target.
+    char flag = inv.failed ? record::Failed : record::Output;
+    if (!inv.failed) {
+      unsigned fanIns = 0;
+      EvalEnv env{&inv.output, &payload.fanout};
+      for (const Edge &e : cfg.next) {
+        if (e.kind != EdgeKind::FanIn)
+          continue;
+        bool taken = true;
+        if (e.conditional) {
+          auto c = evaluateCondition(*e.conditional, env);
+          if (!c)
+            return c.getStatus();
+          taken = *c;
+        }
+        fanIns += taken;
+      }
+      if (fanIns > 1)
+        flag = record::Keep;
+    }
+
+    std::vector<std::string> retire;
+    if (opts.gc && !payload.retire.empty())
+      retire.push_back(payload.retire);
+    if (opts.gc && ckpt)
+      retire.insert(retire.end(), consumed.begin(), consumed.end());
+    std::vector<Effect> effects;
+    for (const Value &e : inv.ctx.effects)
+      effects.push_back({inv.instance, toJson(e)});
+
+    if (ckpt) {
+      std::string rec(1, flag);
+      rec += toJson(inv.output);
+      auto put = store.putIfAbsent(inv.session, inv.instance, rec, effects,
+                                   retire);
+      if (!put)
+        return storeFailure(put.getStatus(), "writing checkpoint");
+      if (!put->won) {
+        if (!put->record.empty() && put->record[0] == record::Done) {
+          trace(inv, "lost the checkpoint race to a finished instance");
+          return Status::ok();
+        }
+        auto decoded = decodeRecord(put->record, inv.instance);
+        if (!decoded)
+          return decoded.getStatus();
+        inv.failed = decoded->first;
+        inv.output = std::move(decoded->second);
+        trace(inv, "lost the checkpoint race; continuing with the winner's "
+                   "output");
+      }
+    } else {
+      if (!effects.empty())
+        if (Status s = store.appendEffects(inv.session, effects); !s)
+          return storeFailure(s, "writing effects");
+      if (!retire.empty())
+        if (Status s = store.retire(inv.session, retire); !s)
+          return storeFailure(s, "garbage-collecting");
+    }
+    if (crashAt(Step::AfterCheckpoint, inv.instance))
+      return crash(&inv, Step::AfterCheckpoint);
+  }
+
+  // A fan-in target consumes its completion set once its output is safe.
+  if (opts.gc && !payload.fanInSet.empty())
+    if (Status s = store.consumeSet(inv.session, payload.fanInSet); !s)
+      return storeFailure(s, "consuming completion set");
+
+  return continuations(inv);
+}
+
+Status Runtime::continuations(Invocation &inv) {
+  const config::FunctionConfig &cfg = inv.fn->config;
+  const Payload &payload = *inv.payload;
+  DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
+
+  // Conditionals and fan-in values see this instance's own levels; the
+  // modifiers then shape what is passed on.
+  EvalEnv env{&inv.output, &payload.fanout};
+  auto post = applyModifiers(cfg.modifiers, payload.fanout, &inv.output);
+  if (!post)
+    return post.getStatus();
+
+  struct Send {
+    std::string target;
+    Payload p;
+  };
+  struct FanIn {
+    std::string target;
+    std::string set;
+    FanInValues values;
+  };
+  std::vector<Send> sends;
+  std::vector<FanIn> fanIns;
+  const int64_t nScalar =
+      std::count_if(cfg.next.begin(), cfg.next.end(),
+                    [](const Edge &e) { return e.kind == EdgeKind::Scalar; });
+  // A list's Scalar entries are parallel branches, each with a new level,
+  // when there are several of them, or when the list is a one-edge fan-out
+  // (a one-branch Parallel). A lone Scalar entry beside fan-in or error
+  // edges is a chain, as in the original runtime (ExCamera's vpxenc).
+  const bool parallel =
+      nScalar > 1 || (cfg.nextIsList && cfg.next.size() == 1);
+  int64_t scalarPos = 0;
+  for (const Edge &e : cfg.next) {
+    int64_t branch = e.kind == EdgeKind::Scalar ? scalarPos++ : 0;
+    if ((e.kind == EdgeKind::Error) != inv.failed)
+      continue;
+    if (e.conditional) {
+      auto c = evaluateCondition(*e.conditional, env);
+      if (!c)
+        return c.getStatus().withContext("edge to '" + e.target + "'");
+      if (!*c)
+        continue;
+    }
+    Payload p;
+    p.session = inv.session;
+    switch (e.kind) {
+    case EdgeKind::Scalar:
+    case EdgeKind::Error:
+      p.value = inv.output;
+      p.fanout = *post;
+      if (e.kind == EdgeKind::Scalar && parallel)
+        p.fanout.insert(p.fanout.begin(),
+                        FanOutLevel{"Parallel", branch, nScalar});
+      if (p.fanout.size() > kMaxFanOutDepth)
+        return Status::error("fan-out nested deeper than " +
+                             std::to_string(kMaxFanOutDepth));
+      sends.push_back({e.target, std::move(p)});
+      break;
+    case EdgeKind::Map: {
+      auto items = flow.items(*inv.fn, e, inv.output);
+      if (!items)
+        return items.getStatus();
+      if (post->size() + 1 > kMaxFanOutDepth)
+        return Status::error("fan-out nested deeper than " +
+                             std::to_string(kMaxFanOutDepth));
+      int64_t n = int64_t(items->size());
+      sends.reserve(sends.size() + items->size());
+      for (int64_t i = 0; i < n; ++i) {
+        Payload m;
+        m.session = inv.session;
+        m.value = std::move((*items)[i]);
+        m.fanout.reserve(post->size() + 1);
+        m.fanout.push_back(FanOutLevel{"Map", i, n});
+        m.fanout.insert(m.fanout.end(), post->begin(), post->end());
+        sends.push_back({e.target, std::move(m)});
+      }
+      break;
+    }
+    case EdgeKind::FanIn: {
+      if (!cfg.checkpoint)
+        return Status::error("fan-in to '" + e.target +
+                             "' needs Checkpoint: the target reads its "
+                             "inputs from the checkpoints");
+      auto values = resolveFanIn(e.values, env);
+      if (!values)
+        return values.getStatus().withContext("fan-in to '" + e.target + "'");
+      if (!values->contains(inv.instance))
+        return Status::error("fan-in to '" + e.target + "': its values (" +
+                             values->key + ") do not name this instance");
+      std::string targetInstance = instanceName(e.target, *post);
+      std::string set = targetInstance + "|" + values->key;
+      fanIns.push_back({e.target, std::move(set), values.take()});
+      break;
+    }
+    }
+  }
+
+  const bool terminal = sends.empty() && fanIns.empty();
+  // The only continuation retires this checkpoint in its own put: one store
+  // operation fewer per chain step.
+  const bool handOff =
+      opts.gc && cfg.checkpoint && sends.size() == 1 && fanIns.empty();
+  if (handOff)
+    sends[0].p.retire = inv.instance;
+
+  if (!invoker.blocking() || sends.size() <= 1) {
+    for (size_t k = 0; k < sends.size(); ++k) {
+      if (Status s = invoker.invoke(sends[k].target, std::move(sends[k].p));
+          !s)
+        return s.withContext("invoking '" + sends[k].target + "'");
+      if (crashAt(Step::AfterInvoke, inv.instance, unsigned(k)))
+        return crash(&inv, Step::AfterInvoke);
+    }
+  } else {
+    // A blocking invoker (HTTP): keep a bounded number in flight.
+    std::atomic<size_t> next{0};
+    std::mutex mu;
+    Status first;
+    unsigned width = std::max(1u, std::min<unsigned>(opts.mapConcurrency,
+                                                     unsigned(sends.size())));
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < width; ++t)
+      threads.emplace_back([&] {
+        for (size_t k; (k = next++) < sends.size();) {
+          Status s = invoker.invoke(sends[k].target, std::move(sends[k].p));
+          if (!s) {
+            std::lock_guard<std::mutex> lock(mu);
+            if (first.isOk())
+              first = s.withContext("invoking '" + sends[k].target + "'");
+          }
+        }
+      });
+    for (std::thread &t : threads)
+      t.join();
+    if (!first.isOk())
+      return first;
+    if (crashAt(Step::AfterInvoke, inv.instance, unsigned(sends.size() - 1)))
+      return crash(&inv, Step::AfterInvoke);
+  }
+  if (!sends.empty())
+    trace(inv, "invoked " + std::to_string(sends.size()) + " continuation(s)");
+
+  // Fan-ins last: once every tail has reported, a tail has nothing left to
+  // do, which is what lets the target retire the tails' checkpoints.
+  for (size_t k = 0; k < fanIns.size(); ++k) {
+    FanIn &f = fanIns[k];
+    if (crashAt(Step::BeforeFanInAdd, inv.instance, unsigned(k)))
+      return crash(&inv, Step::BeforeFanInAdd);
+    auto added =
+        store.addToSet(inv.session, f.set, inv.instance, f.values.count);
+    if (!added)
+      return storeFailure(added.getStatus(), "updating completion set");
+    if (crashAt(Step::AfterFanInAdd, inv.instance, unsigned(k)))
+      return crash(&inv, Step::AfterFanInAdd);
+    if (added->state != DataStore::AddResult::Completer) {
+      trace(inv, "reported to " + f.target + " (" +
+                     std::to_string(added->count) + "/" +
+                     std::to_string(f.values.count) + ")");
+      continue;
+    }
+    Payload p;
+    p.source = Payload::Source::Checkpoint;
+    p.session = inv.session;
+    p.value = Value::array();
+    for (std::string &name : f.values.expand())
+      p.value.push(std::move(name));
+    p.fanout = *post;
+    p.fanInSet = f.set;
+    trace(inv, "completed the fan-in; invoking " + f.target);
+    if (Status s = invoker.invoke(f.target, std::move(p)); !s)
+      return s.withContext("invoking '" + f.target + "'");
+  }
+
+  if (terminal) {
+    if (inv.failed)
+      return Status::error(inv.output.find("Error")->getString() + ": " +
+                           inv.output.find("Cause")->getString() +
+                           " (no error edge taken)");
+    if (opts.observer)
+      opts.observer->terminal(inv.session, inv.instance, inv.output);
+  }
+  if (crashAt(Step::BeforeRetire, inv.instance))
+    return crash(&inv, Step::BeforeRetire);
+  if (opts.gc && cfg.checkpoint && !handOff && fanIns.empty())
+    if (Status s = store.retire(inv.session, {inv.instance}); !s)
+      return storeFailure(s, "garbage-collecting");
+  return Status::ok();
+}

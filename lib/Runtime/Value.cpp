@@ -1,0 +1,256 @@
+//===- Value.cpp - JSON values for payloads and outputs -------------------===//
+
+#include "unum/Runtime/Value.h"
+
+#include "unum/Config/Document.h"
+
+#include <charconv>
+#include <cmath>
+
+using namespace unum::runtime;
+namespace config = unum::config;
+using unum::config::Node;
+
+const Value *Value::find(std::string_view key) const {
+  if (!isObject())
+    return nullptr;
+  for (const Member &m : getObject())
+    if (m.first == key)
+      return &m.second;
+  return nullptr;
+}
+
+void Value::set(std::string key, Value value) {
+  Object &obj = getObject();
+  for (Member &m : obj)
+    if (m.first == key) {
+      m.second = std::move(value);
+      return;
+    }
+  obj.emplace_back(std::move(key), std::move(value));
+}
+
+bool unum::runtime::operator==(const Value &a, const Value &b) {
+  if (a.isNumber() && b.isNumber()) {
+    if (a.isInt() && b.isInt())
+      return a.getInt() == b.getInt();
+    return a.getNumber() == b.getNumber();
+  }
+  if (a.kind() != b.kind())
+    return false;
+  switch (a.kind()) {
+  case Value::Kind::Null:
+    return true;
+  case Value::Kind::Bool:
+    return a.getBool() == b.getBool();
+  case Value::Kind::String:
+    return a.getString() == b.getString();
+  case Value::Kind::Array:
+    return a.getArray() == b.getArray();
+  case Value::Kind::Object: {
+    const Value::Object &x = a.getObject(), &y = b.getObject();
+    if (x.size() != y.size())
+      return false;
+    for (const Value::Member &m : x) {
+      const Value *other = b.find(m.first);
+      if (!other || !(m.second == *other))
+        return false;
+    }
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
+const char *Value::kindName(Kind kind) {
+  switch (kind) {
+  case Kind::Null:
+    return "null";
+  case Kind::Bool:
+    return "boolean";
+  case Kind::Int:
+  case Kind::Double:
+    return "number";
+  case Kind::String:
+    return "string";
+  case Kind::Array:
+    return "array";
+  case Kind::Object:
+    return "object";
+  }
+  return "value";
+}
+
+static Value fromNode(Node &node) {
+  switch (node.kind) {
+  case Node::Kind::Null:
+    return Value();
+  case Node::Kind::Bool:
+    return Value(node.boolValue);
+  case Node::Kind::Number: {
+    const std::string &t = node.text;
+    if (node.isInteger()) {
+      int64_t i = 0;
+      auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), i);
+      if (ec == std::errc() && p == t.data() + t.size())
+        return Value(i);
+    }
+    // Out-of-range integers and decimals become doubles.
+    return Value(std::strtod(t.c_str(), nullptr));
+  }
+  case Node::Kind::String:
+    return Value(std::move(node.text));
+  case Node::Kind::Array: {
+    Value::Array a;
+    a.reserve(node.items.size());
+    for (Node &item : node.items)
+      a.push_back(fromNode(item));
+    return Value(std::move(a));
+  }
+  case Node::Kind::Object: {
+    Value::Object o;
+    o.reserve(node.members.size());
+    for (Node::Member &m : node.members)
+      o.emplace_back(std::move(m.key), fromNode(m.value));
+    return Value(std::move(o));
+  }
+  }
+  return Value();
+}
+
+Result<Value> unum::runtime::parseJsonValue(std::string_view text,
+                                            const std::string &what) {
+  config::DiagnosticSink diags(what);
+  std::vector<Node> docs;
+  if (!config::parseJson(text, docs, diags)) {
+    std::string msg;
+    for (const config::Diagnostic &d : diags.diagnostics())
+      if (d.severity == config::Diagnostic::Severity::Error) {
+        msg = d.str();
+        break;
+      }
+    return Status::error(msg.empty() ? what + ": invalid JSON" : msg);
+  }
+  if (docs.size() != 1)
+    return Status::error(what + ": expected one JSON value, found " +
+                         std::to_string(docs.size()));
+  return fromNode(docs[0]);
+}
+
+static void writeString(std::string &out, const std::string &s) {
+  out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\b':
+      out += "\\b";
+      break;
+    case '\f':
+      out += "\\f";
+      break;
+    default:
+      if (c < 0x20) {
+        static const char hex[] = "0123456789abcdef";
+        out += "\\u00";
+        out += hex[c >> 4];
+        out += hex[c & 15];
+      } else {
+        out += char(c);
+      }
+    }
+  }
+  out += '"';
+}
+
+static void newline(std::string &out, bool pretty, unsigned depth) {
+  if (!pretty)
+    return;
+  out += '\n';
+  out.append(depth * 2, ' ');
+}
+
+static void write(std::string &out, const Value &v, bool pretty,
+                  unsigned depth) {
+  char buf[64];
+  switch (v.kind()) {
+  case Value::Kind::Null:
+    out += "null";
+    return;
+  case Value::Kind::Bool:
+    out += v.getBool() ? "true" : "false";
+    return;
+  case Value::Kind::Int: {
+    auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), v.getInt());
+    out.append(buf, p);
+    return;
+  }
+  case Value::Kind::Double: {
+    double d = v.getDouble();
+    if (!std::isfinite(d)) {
+      out += "null";
+      return;
+    }
+    auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), d);
+    std::string_view s(buf, p - buf);
+    out += s;
+    // Keep it a JSON number that reads back as a double.
+    if (s.find_first_of(".eE") == std::string_view::npos)
+      out += ".0";
+    return;
+  }
+  case Value::Kind::String:
+    writeString(out, v.getString());
+    return;
+  case Value::Kind::Array: {
+    const Value::Array &a = v.getArray();
+    out += '[';
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (i)
+        out += ',';
+      newline(out, pretty, depth + 1);
+      write(out, a[i], pretty, depth + 1);
+    }
+    if (!a.empty())
+      newline(out, pretty, depth);
+    out += ']';
+    return;
+  }
+  case Value::Kind::Object: {
+    const Value::Object &o = v.getObject();
+    out += '{';
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (i)
+        out += ',';
+      newline(out, pretty, depth + 1);
+      writeString(out, o[i].first);
+      out += pretty ? ": " : ":";
+      write(out, o[i].second, pretty, depth + 1);
+    }
+    if (!o.empty())
+      newline(out, pretty, depth);
+    out += '}';
+    return;
+  }
+  }
+}
+
+std::string unum::runtime::toJson(const Value &value, bool pretty) {
+  std::string out;
+  write(out, value, pretty, 0);
+  return out;
+}

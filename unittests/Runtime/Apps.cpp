@@ -1,0 +1,187 @@
+//===- Apps.cpp - Small applications the runtime tests run ----------------===//
+
+#include "Apps.h"
+#include "TestUtil.h"
+
+using namespace unum::runtime;
+using namespace unum::runtime::test;
+
+std::shared_ptr<Handler>
+unum::runtime::test::pure(std::function<Value(const Value &)> f) {
+  return makeFunctionHandler([f](const Value &in, Context &ctx) {
+    ctx.effect(ctx.instance);
+    return HandlerResult::success(f(in));
+  });
+}
+
+static void set(App &app, const char *name,
+                std::function<Value(const Value &)> f) {
+  (void)app.setHandler(name, pure(std::move(f)));
+}
+
+static Value obj(std::vector<std::pair<std::string, Value>> members) {
+  Value v = Value::object();
+  for (auto &m : members)
+    v.set(m.first, m.second);
+  return v;
+}
+
+static int64_t sum(const Value &list) {
+  int64_t s = 0;
+  for (const Value &v : list.getArray())
+    s += v.getInt();
+  return s;
+}
+
+TestApp unum::runtime::test::chainApp() {
+  TestApp t;
+  t.name = "chain";
+  t.app = appFromJson({
+      R"({"Name": "A", "Next": {"Name": "B", "InputType": "Scalar"},
+          "Checkpoint": true, "Start": true})",
+      R"({"Name": "B", "Next": {"Name": "C", "InputType": "Scalar"},
+          "Checkpoint": true})",
+      R"({"Name": "C", "Checkpoint": true})"});
+  set(t.app, "A", [](const Value &x) { return Value(x.getInt() + 1); });
+  set(t.app, "B", [](const Value &x) { return Value(x.getInt() * 2); });
+  set(t.app, "C", [](const Value &x) { return Value(x.getInt() - 3); });
+  t.input = Value(int64_t(5));
+  t.expected = obj({{"C", Value(int64_t(9))}});
+  t.checkpointed = {"A", "B", "C"};
+  return t;
+}
+
+TestApp unum::runtime::test::parallelApp() {
+  TestApp t;
+  t.name = "parallel";
+  t.app = appFromJson({
+      R"({"Name": "A", "Next": [{"Name": "B", "InputType": "Scalar"},
+                                {"Name": "C", "InputType": "Scalar"}],
+          "Checkpoint": true, "Start": true})",
+      R"({"Name": "B", "Next": {"Name": "D", "InputType": {"Fan-in": {
+            "Values": ["B-unumIndex-0", "C-unumIndex-1"]}}},
+          "Next Payload Modifiers": ["Pop"], "Checkpoint": true})",
+      R"({"Name": "C", "Next": {"Name": "D", "InputType": {"Fan-in": {
+            "Values": ["B-unumIndex-0", "C-unumIndex-1"]}}},
+          "Next Payload Modifiers": ["Pop"], "Checkpoint": true})",
+      R"({"Name": "D", "Checkpoint": true})"});
+  set(t.app, "A", [](const Value &x) { return x; });
+  set(t.app, "B", [](const Value &x) { return Value(x.getInt() * 10); });
+  set(t.app, "C", [](const Value &x) { return Value(x.getInt() + 100); });
+  set(t.app, "D", [](const Value &x) {
+    return obj({{"sum", Value(sum(x))}, {"inputs", x}});
+  });
+  t.input = Value(int64_t(7));
+  Value inputs = Value::array();
+  inputs.push(Value(int64_t(70)));
+  inputs.push(Value(int64_t(107)));
+  t.expected = obj({{"D", obj({{"sum", Value(int64_t(177))},
+                               {"inputs", inputs}})}});
+  t.checkpointed = {"A", "B-unumIndex-0", "C-unumIndex-1", "D"};
+  return t;
+}
+
+static Value range(int n) {
+  Value v = Value::array();
+  for (int i = 1; i <= n; ++i)
+    v.push(Value(int64_t(i)));
+  return v;
+}
+
+TestApp unum::runtime::test::mapApp(int n) {
+  TestApp t;
+  t.name = "map";
+  t.app = appFromJson({
+      R"({"Name": "A", "Next": {"Name": "B", "InputType": "Map"},
+          "Checkpoint": true, "Start": true})",
+      R"({"Name": "B", "Checkpoint": true})"});
+  set(t.app, "A", [](const Value &x) { return range(int(x.getInt())); });
+  set(t.app, "B", [](const Value &x) { return Value(x.getInt() * x.getInt()); });
+  t.input = Value(int64_t(n));
+  t.expected = Value::object();
+  t.checkpointed = {"A"};
+  for (int i = 0; i < n; ++i) {
+    std::string b = "B-unumIndex-" + std::to_string(i);
+    t.expected.set(b, Value(int64_t((i + 1) * (i + 1))));
+    t.checkpointed.push_back(b);
+  }
+  return t;
+}
+
+TestApp unum::runtime::test::fanInApp(int n) {
+  TestApp t;
+  t.name = "fanin";
+  t.app = appFromJson({
+      R"({"Name": "A", "Next": {"Name": "B", "InputType": "Map"},
+          "Checkpoint": true, "Start": true})",
+      R"({"Name": "B", "Next": {"Name": "C", "InputType": {"Fan-in": {
+            "Values": ["B-unumIndex-*"]}}},
+          "Next Payload Modifiers": ["Pop"], "Checkpoint": true})",
+      R"({"Name": "C", "Checkpoint": true})"});
+  set(t.app, "A", [](const Value &x) { return range(int(x.getInt())); });
+  set(t.app, "B", [](const Value &x) { return Value(x.getInt() * x.getInt()); });
+  set(t.app, "C", [](const Value &x) {
+    return obj({{"sum", Value(sum(x))}, {"inputs", x}});
+  });
+  t.input = Value(int64_t(n));
+  Value squares = Value::array();
+  int64_t total = 0;
+  t.checkpointed = {"A", "C"};
+  for (int i = 1; i <= n; ++i) {
+    squares.push(Value(int64_t(i * i)));
+    total += i * i;
+    t.checkpointed.push_back("B-unumIndex-" + std::to_string(i - 1));
+  }
+  t.expected = obj({{"C", obj({{"sum", Value(total)}, {"inputs", squares}})}});
+  return t;
+}
+
+TestApp unum::runtime::test::mapInParallelApp(int n) {
+  TestApp t;
+  t.name = "map-in-parallel";
+  t.app = appFromJson({
+      R"({"Name": "S", "Next": [{"Name": "M", "InputType": "Scalar"},
+                                {"Name": "Z", "InputType": "Scalar"}],
+          "Checkpoint": true, "Start": true})",
+      R"({"Name": "M", "Next": {"Name": "W", "InputType": "Map"},
+          "Checkpoint": true})",
+      R"({"Name": "W", "Next": {"Name": "SinkM", "InputType": {"Fan-in": {
+            "Values": ["W-unumIndex-*.$1"]}}},
+          "Next Payload Modifiers": ["Pop"], "Checkpoint": true})",
+      R"({"Name": "SinkM", "Next": {"Name": "Join", "InputType": {"Fan-in": {
+            "Values": ["SinkM-unumIndex-0", "Z-unumIndex-1"]}}},
+          "Next Payload Modifiers": ["Pop"], "Checkpoint": true})",
+      R"({"Name": "Z", "Next": {"Name": "Join", "InputType": {"Fan-in": {
+            "Values": ["SinkM-unumIndex-0", "Z-unumIndex-1"]}}},
+          "Next Payload Modifiers": ["Pop"], "Checkpoint": true})",
+      R"({"Name": "Join", "Checkpoint": true})"});
+  set(t.app, "S", [](const Value &x) { return x; });
+  set(t.app, "M", [](const Value &x) { return range(int(x.getInt())); });
+  set(t.app, "W", [](const Value &x) { return Value(x.getInt() + 1000); });
+  set(t.app, "SinkM", [](const Value &x) { return x; });
+  set(t.app, "Z", [](const Value &x) { return Value(x.getInt() * -1); });
+  set(t.app, "Join", [](const Value &x) {
+    return obj({{"mapped", x.getArray()[0]}, {"z", x.getArray()[1]}});
+  });
+  t.input = Value(int64_t(n));
+  Value mapped = Value::array();
+  t.checkpointed = {"S", "M-unumIndex-0", "Z-unumIndex-1", "SinkM-unumIndex-0",
+                    "Join"};
+  for (int i = 1; i <= n; ++i) {
+    mapped.push(Value(int64_t(1000 + i)));
+    t.checkpointed.push_back("W-unumIndex-" + std::to_string(i - 1) + ".0");
+  }
+  t.expected =
+      obj({{"Join", obj({{"mapped", mapped}, {"z", Value(int64_t(-n))}})}});
+  return t;
+}
+
+std::vector<TestApp> unum::runtime::test::allApps() {
+  std::vector<TestApp> apps;
+  apps.push_back(chainApp());
+  apps.push_back(parallelApp());
+  apps.push_back(mapApp());
+  apps.push_back(fanInApp());
+  apps.push_back(mapInParallelApp());
+  return apps;
+}

@@ -1,0 +1,45 @@
+//===- Apps.h - Small applications the runtime tests run --------*- C++ -*-===//
+//
+// Every handler stages one effect (its instance name), so tests can check
+// that each instance's side effect is committed exactly once.
+//
+//===----------------------------------------------------------------------===//
+#ifndef UNUM_UNITTESTS_RUNTIME_APPS_H
+#define UNUM_UNITTESTS_RUNTIME_APPS_H
+
+#include "unum/Runtime/App.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace unum::runtime::test {
+
+/// A handler computing `f(input)` that records its instance as an effect.
+std::shared_ptr<Handler> pure(std::function<Value(const Value &)> f);
+
+struct TestApp {
+  std::string name;
+  App app;
+  Value input;
+  Value expected; // {instance: output} of the terminal instances
+  /// Instances that checkpoint (each commits exactly one effect).
+  std::vector<std::string> checkpointed;
+};
+
+/// A -> B -> C.
+TestApp chainApp();
+/// A -> [B, C] (parallel) -> fan-in D.
+TestApp parallelApp();
+/// A -> map B (terminal instances).
+TestApp mapApp(int n = 4);
+/// A -> map B -> fan-in C.
+TestApp fanInApp(int n = 4);
+/// S -> [M -> map W -> fan-in SinkM, Z] -> fan-in Join.
+TestApp mapInParallelApp(int n = 3);
+
+std::vector<TestApp> allApps();
+
+} // namespace unum::runtime::test
+
+#endif // UNUM_UNITTESTS_RUNTIME_APPS_H

@@ -1,0 +1,260 @@
+//===- DataStoreTest.cpp - One conformance suite for every store ----------===//
+
+#include "TestUtil.h"
+
+#include "gtest/gtest.h"
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+using namespace unum::runtime;
+using namespace unum::runtime::test;
+
+namespace {
+class DataStoreTest : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    std::string why;
+    store = makeStore(GetParam(), tmp, &why);
+    if (!store)
+      GTEST_SKIP() << why;
+    session = newSessionId();
+  }
+  void TearDown() override {
+    if (store) {
+      EXPECT_TRUE(store->deleteSession(session).isOk());
+    }
+  }
+
+  TempDir tmp;
+  std::unique_ptr<DataStore> store;
+  std::string session;
+};
+} // namespace
+
+TEST_P(DataStoreTest, GetMissingIsEmpty) {
+  auto r = store->get(session, "A");
+  ASSERT_TRUE(r.isOk()) << r.getStatus().message();
+  EXPECT_FALSE(r->has_value());
+}
+
+TEST_P(DataStoreTest, FirstWriterWins) {
+  auto first = store->putIfAbsent(session, "A", "c1", {{"A", "\"x\""}}, {});
+  ASSERT_TRUE(first.isOk()) << first.getStatus().message();
+  EXPECT_TRUE(first->won);
+  auto second = store->putIfAbsent(session, "A", "c2", {{"A", "\"y\""}}, {});
+  ASSERT_TRUE(second.isOk());
+  EXPECT_FALSE(second->won);
+  EXPECT_EQ(second->record, "c1");
+  EXPECT_EQ(**store->get(session, "A"), "c1");
+  // Only the winner's effects are committed.
+  auto fx = store->effects(session);
+  ASSERT_TRUE(fx.isOk());
+  ASSERT_EQ(fx->size(), 1u);
+  EXPECT_EQ((*fx)[0].instance, "A");
+  EXPECT_EQ((*fx)[0].value, "\"x\"");
+}
+
+TEST_P(DataStoreTest, BinarySafeRecords) {
+  std::string rec = std::string("c{\"a\":\"\\u0000\n\xc3\xa9\"}");
+  ASSERT_TRUE(store->putIfAbsent(session, "A-unumIndex-0.1", rec, {}, {})
+                  .isOk());
+  EXPECT_EQ(**store->get(session, "A-unumIndex-0.1"), rec);
+}
+
+TEST_P(DataStoreTest, PutRetiresOnlyWhenWinning) {
+  ASSERT_TRUE(store->putIfAbsent(session, "P", "c1", {}, {}).isOk());
+  ASSERT_TRUE(store->putIfAbsent(session, "C", "c2", {}, {"P", "Missing"})
+                  .isOk());
+  EXPECT_EQ(**store->get(session, "P"), "t");
+  // Retiring an absent record does not create it.
+  EXPECT_FALSE(store->get(session, "Missing")->has_value());
+  ASSERT_TRUE(store->putIfAbsent(session, "Q", "c3", {}, {}).isOk());
+  ASSERT_TRUE(store->putIfAbsent(session, "C", "c4", {}, {"Q"}).isOk());
+  EXPECT_EQ(**store->get(session, "Q"), "c3");
+}
+
+TEST_P(DataStoreTest, RetireAndGetMany) {
+  for (const char *n : {"A", "B", "C"})
+    ASSERT_TRUE(
+        store->putIfAbsent(session, n, std::string("c") + n, {}, {}).isOk());
+  ASSERT_TRUE(store->retire(session, {"B"}).isOk());
+  auto many = store->getMany(session, {"C", "B", "X", "A"});
+  ASSERT_TRUE(many.isOk()) << many.getStatus().message();
+  ASSERT_EQ(many->size(), 4u);
+  EXPECT_EQ(*(*many)[0], "cC");
+  EXPECT_EQ(*(*many)[1], "t");
+  EXPECT_FALSE((*many)[2].has_value());
+  EXPECT_EQ(*(*many)[3], "cA");
+  auto st = store->stats(session);
+  ASSERT_TRUE(st.isOk());
+  EXPECT_EQ(st->records, 3u);
+  EXPECT_EQ(st->dataRecords, 2u);
+}
+
+TEST_P(DataStoreTest, CompletionSetHasOneCompleter) {
+  using R = DataStore::AddResult;
+  auto a = store->addToSet(session, "T|x", "A", 3);
+  auto b = store->addToSet(session, "T|x", "B", 3);
+  auto b2 = store->addToSet(session, "T|x", "B", 3); // duplicate
+  ASSERT_TRUE(a.isOk() && b.isOk() && b2.isOk()) << a.getStatus().message();
+  EXPECT_EQ(a->state, R::Pending);
+  EXPECT_EQ(b->state, R::Pending);
+  EXPECT_EQ(b2->state, R::Pending);
+  EXPECT_EQ(b2->count, 2u);
+  auto c = store->addToSet(session, "T|x", "C", 3);
+  EXPECT_EQ(c->state, R::Completer);
+  EXPECT_EQ(c->count, 3u);
+  // A retried completer is told again; the others are not.
+  EXPECT_EQ(store->addToSet(session, "T|x", "C", 3)->state, R::Completer);
+  EXPECT_EQ(store->addToSet(session, "T|x", "A", 3)->state, R::Pending);
+  auto st = store->stats(session);
+  ASSERT_EQ(st->pendingSets.size(), 1u);
+  EXPECT_EQ(st->pendingSets[0].set, "T|x");
+  EXPECT_EQ(st->pendingSets[0].count, 3u);
+  EXPECT_EQ(st->pendingSets[0].expected, 3u);
+  // Consumed: later adds are ignored.
+  ASSERT_TRUE(store->consumeSet(session, "T|x").isOk());
+  EXPECT_EQ(store->addToSet(session, "T|x", "C", 3)->state, R::Consumed);
+  EXPECT_EQ(store->addToSet(session, "T|x", "D", 3)->state, R::Consumed);
+  st = store->stats(session);
+  EXPECT_TRUE(st->pendingSets.empty());
+  EXPECT_EQ(st->consumedSets, 1u);
+}
+
+TEST_P(DataStoreTest, CompletionSetOfOne) {
+  auto a = store->addToSet(session, "T|one", "A", 1);
+  ASSERT_TRUE(a.isOk());
+  EXPECT_EQ(a->state, DataStore::AddResult::Completer);
+}
+
+TEST_P(DataStoreTest, CompletionSetSizeMismatchIsAnError) {
+  ASSERT_TRUE(store->addToSet(session, "T|m", "A", 2).isOk());
+  auto b = store->addToSet(session, "T|m", "B", 3);
+  ASSERT_FALSE(b.isOk());
+  EXPECT_NE(b.getStatus().message().find("expects 2"), std::string::npos)
+      << b.getStatus().message();
+}
+
+TEST_P(DataStoreTest, SessionsAreIsolated) {
+  std::string other = newSessionId();
+  ASSERT_TRUE(store->putIfAbsent(session, "A", "c1", {{"A", "1"}}, {}).isOk());
+  ASSERT_TRUE(store->addToSet(session, "T|s", "A", 2).isOk());
+  EXPECT_FALSE(store->get(other, "A")->has_value());
+  auto won = store->putIfAbsent(other, "A", "c2", {}, {});
+  EXPECT_TRUE(won->won);
+  EXPECT_EQ(store->addToSet(other, "T|s", "B", 2)->count, 1u);
+  EXPECT_EQ(store->effects(other)->size(), 0u);
+  ASSERT_TRUE(store->deleteSession(other).isOk());
+  EXPECT_FALSE(store->get(other, "A")->has_value());
+  EXPECT_EQ(**store->get(session, "A"), "c1");
+}
+
+TEST_P(DataStoreTest, SessionNamesWithGlobCharacters) {
+  std::string odd = "s*?[x]\\";
+  std::string plain = "s";
+  ASSERT_TRUE(store->putIfAbsent(odd, "A", "c1", {}, {}).isOk());
+  ASSERT_TRUE(store->putIfAbsent(plain, "A", "c2", {}, {}).isOk());
+  EXPECT_EQ(store->stats(odd)->records, 1u);
+  ASSERT_TRUE(store->deleteSession(odd).isOk());
+  EXPECT_EQ(**store->get(plain, "A"), "c2");
+  ASSERT_TRUE(store->deleteSession(plain).isOk());
+}
+
+TEST_P(DataStoreTest, DeleteSessionRemovesEverything) {
+  ASSERT_TRUE(store->putIfAbsent(session, "A", "c1", {{"A", "1"}}, {}).isOk());
+  ASSERT_TRUE(store->addToSet(session, "T|d", "A", 2).isOk());
+  ASSERT_TRUE(store->put(session, "k", "v").isOk());
+  ASSERT_TRUE(store->deleteSession(session).isOk());
+  auto st = store->stats(session);
+  EXPECT_EQ(st->records, 0u);
+  EXPECT_EQ(st->effects, 0u);
+  EXPECT_TRUE(st->pendingSets.empty());
+}
+
+TEST_P(DataStoreTest, ConcurrentPutsHaveOneWinner) {
+  constexpr int kThreads = 8, kRounds = 50;
+  for (int round = 0; round < kRounds; ++round) {
+    std::atomic<int> winners{0};
+    std::set<std::string> seen;
+    std::mutex mu;
+    std::vector<std::thread> threads;
+    std::string name = "X-unumIndex-" + std::to_string(round);
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&, t] {
+        auto r = store->putIfAbsent(session, name, "c" + std::to_string(t),
+                                    {{name, std::to_string(t)}}, {});
+        ASSERT_TRUE(r.isOk()) << r.getStatus().message();
+        winners += r->won;
+        std::lock_guard<std::mutex> lock(mu);
+        seen.insert(r->record);
+      });
+    for (auto &t : threads)
+      t.join();
+    EXPECT_EQ(winners.load(), 1);
+    EXPECT_EQ(seen.size(), 1u); // everyone continues with the same record
+  }
+  EXPECT_EQ(store->effects(session)->size(), size_t(kRounds));
+}
+
+TEST_P(DataStoreTest, ConcurrentAddsHaveOneCompleter) {
+  constexpr int kMembers = 200, kThreads = 4;
+  std::atomic<int> completers{0};
+  std::atomic<int> next{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&] {
+      for (int i; (i = next++) < kMembers;) {
+        auto r = store->addToSet(session, "T|c", "M" + std::to_string(i),
+                                 kMembers);
+        ASSERT_TRUE(r.isOk()) << r.getStatus().message();
+        completers += r->state == DataStore::AddResult::Completer;
+      }
+    });
+  for (auto &t : threads)
+    t.join();
+  EXPECT_EQ(completers.load(), 1);
+}
+
+TEST_P(DataStoreTest, CountsOperations) {
+  uint64_t before = store->operationCount();
+  ASSERT_TRUE(store->put(session, "k", "v").isOk());
+  (void)store->get(session, "A");
+  EXPECT_EQ(store->operationCount() - before, 2u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, DataStoreTest,
+                         ::testing::Values("memory", "sqlite", "redis"),
+                         [](const auto &info) { return info.param; });
+
+TEST(DataStoreOpen, Uris) {
+  EXPECT_TRUE(openDataStore("memory").isOk());
+  auto bad = openDataStore("postgres://x");
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.getStatus().message().find("unknown store"),
+            std::string::npos);
+  EXPECT_FALSE(openDataStore("sqlite:").isOk());
+  EXPECT_FALSE(openDataStore("redis://127.0.0.1:notaport").isOk());
+  auto dir = openDataStore("sqlite:/nonexistent-dir/x.db");
+  ASSERT_FALSE(dir.isOk());
+  EXPECT_NE(dir.getStatus().message().find("cannot open"), std::string::npos);
+  // Nothing listens on port 1.
+  auto down = openDataStore("redis://127.0.0.1:1");
+  ASSERT_FALSE(down.isOk());
+  EXPECT_NE(down.getStatus().message().find("cannot connect"),
+            std::string::npos);
+}
+
+TEST(DataStoreOpen, SqliteIsSharedAcrossConnections) {
+  TempDir tmp;
+  std::string path = "sqlite:" + tmp.path() + "/shared.db";
+  auto a = openDataStore(path);
+  auto b = openDataStore(path);
+  ASSERT_TRUE(a.isOk() && b.isOk());
+  auto w1 = (*a)->putIfAbsent("s", "A", "c1", {}, {});
+  auto w2 = (*b)->putIfAbsent("s", "A", "c2", {}, {});
+  EXPECT_TRUE(w1->won);
+  EXPECT_FALSE(w2->won);
+  EXPECT_EQ(w2->record, "c1");
+}

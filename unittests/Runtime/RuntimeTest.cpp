@@ -1,0 +1,448 @@
+//===- RuntimeTest.cpp - Workflows end to end on the local platform -------===//
+
+#include "Apps.h"
+#include "TestUtil.h"
+
+#include "unum/Runtime/Runtime.h"
+
+#include "gtest/gtest.h"
+
+#include <map>
+#include <thread>
+
+using namespace unum::runtime;
+using namespace unum::runtime::test;
+
+namespace {
+Value outputsOf(const RunResult &r) {
+  Value v = Value::object();
+  for (auto &[k, out] : r.outputs)
+    v.set(k, out);
+  return v;
+}
+
+std::string errorsOf(const RunResult &r) {
+  std::string s;
+  for (const std::string &e : r.errors)
+    s += e + "\n";
+  return s;
+}
+
+/// Each checkpointed instance committed its effect exactly once.
+void expectEffectsOnce(DataStore &store, const std::string &session,
+                       const TestApp &t) {
+  auto fx = store.effects(session);
+  ASSERT_TRUE(fx.isOk()) << fx.getStatus().message();
+  std::map<std::string, int> count;
+  for (const Effect &e : *fx)
+    ++count[e.instance];
+  for (const std::string &i : t.checkpointed)
+    EXPECT_EQ(count[i], 1) << t.name << ": effect of " << i;
+  EXPECT_EQ(fx->size(), t.checkpointed.size()) << t.name;
+}
+
+class StoreRuntimeTest : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    std::string why;
+    store = makeStore(GetParam(), tmp, &why);
+    if (!store)
+      GTEST_SKIP() << why;
+  }
+  TempDir tmp;
+  std::unique_ptr<DataStore> store;
+};
+} // namespace
+
+TEST_P(StoreRuntimeTest, EveryAppGivesItsOutputs) {
+  for (TestApp &t : allApps()) {
+    LocalRunner::Options opts;
+    opts.workers = 3;
+    LocalRunner runner(t.app, *store, opts);
+    RunResult r = runner.run(t.input, /*keepSession=*/true);
+    ASSERT_TRUE(r.ok()) << t.name << ": " << errorsOf(r);
+    EXPECT_EQ(outputsOf(r), t.expected)
+        << t.name << ": " << toJson(outputsOf(r));
+    expectEffectsOnce(*store, r.session, t);
+    // Garbage collection left no data and no pending completion set.
+    auto st = store->stats(r.session);
+    ASSERT_TRUE(st.isOk());
+    EXPECT_EQ(st->dataRecords, 0u) << t.name;
+    EXPECT_TRUE(st->pendingSets.empty()) << t.name;
+    ASSERT_TRUE(store->deleteSession(r.session).isOk());
+  }
+}
+
+TEST_P(StoreRuntimeTest, WithoutGcEveryCheckpointStays) {
+  for (TestApp &t : allApps()) {
+    LocalRunner::Options opts;
+    opts.runtime.gc = false;
+    LocalRunner runner(t.app, *store, opts);
+    RunResult r = runner.run(t.input);
+    ASSERT_TRUE(r.ok()) << t.name << ": " << errorsOf(r);
+    EXPECT_EQ(outputsOf(r), t.expected) << t.name;
+    auto st = store->stats(r.session);
+    EXPECT_EQ(st->dataRecords, t.checkpointed.size()) << t.name;
+    EXPECT_EQ(st->records, t.checkpointed.size()) << t.name;
+    ASSERT_TRUE(store->deleteSession(r.session).isOk());
+  }
+}
+
+TEST_P(StoreRuntimeTest, RunDeletesTheSessionAfterwards) {
+  TestApp t = fanInApp(5);
+  LocalRunner runner(t.app, *store, {});
+  RunResult r = runner.run(t.input);
+  ASSERT_TRUE(r.ok()) << errorsOf(r);
+  auto st = store->stats(r.session);
+  EXPECT_EQ(st->records, 0u);
+  EXPECT_EQ(st->consumedSets, 0u);
+  EXPECT_EQ(st->effects, 0u);
+}
+
+TEST_P(StoreRuntimeTest, ConcurrentSessionsAreIsolated) {
+  TestApp t = fanInApp(1);
+  LocalRunner::Options opts;
+  opts.workers = 4;
+  LocalRunner runner(t.app, *store, opts);
+  std::vector<std::string> sessions;
+  for (int n = 1; n <= 8; ++n) {
+    auto s = runner.start(Value(int64_t(n)));
+    ASSERT_TRUE(s.isOk()) << s.getStatus().message();
+    sessions.push_back(*s);
+  }
+  runner.wait();
+  for (int n = 1; n <= 8; ++n) {
+    RunResult r = runner.result(sessions[n - 1]);
+    ASSERT_TRUE(r.ok()) << errorsOf(r);
+    int64_t total = 0;
+    for (int i = 1; i <= n; ++i)
+      total += i * i;
+    ASSERT_EQ(r.outputs.count("C"), 1u);
+    EXPECT_EQ(*r.outputs["C"].find("sum"), Value(total)) << n;
+    EXPECT_EQ(r.outputs["C"].find("inputs")->getArray().size(), size_t(n));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, StoreRuntimeTest,
+                         ::testing::Values("memory", "sqlite", "redis"),
+                         [](const auto &info) { return info.param; });
+
+//===----------------------------------------------------------------------===//
+// Semantics (memory store)
+//===----------------------------------------------------------------------===//
+
+namespace {
+RunResult runApp(App &app, const Value &input, DataStore &store,
+                 bool gc = true) {
+  LocalRunner::Options opts;
+  opts.runtime.gc = gc;
+  LocalRunner runner(app, store, opts);
+  return runner.run(input);
+}
+} // namespace
+
+TEST(Runtime, ConditionalsOnTheOutput) {
+  App app = appFromJson({
+      R"({"Name": "Start", "Next": [
+            {"Name": "Hello", "InputType": "Scalar", "Conditional": "$ret == 'hello'"},
+            {"Name": "Bye", "InputType": "Scalar", "Conditional": "$out == 'bye'"}],
+          "Checkpoint": true, "Start": true})",
+      R"({"Name": "Hello", "Checkpoint": true})",
+      R"({"Name": "Bye", "Checkpoint": true})"});
+  (void)app.setHandler("Start", pure([](const Value &x) { return x; }));
+  (void)app.setHandler("Hello", pure([](const Value &) { return Value("hi"); }));
+  (void)app.setHandler("Bye", pure([](const Value &) { return Value("ciao"); }));
+  auto store = createMemoryStore();
+  RunResult r = runApp(app, Value("hello"), *store);
+  ASSERT_TRUE(r.ok()) << errorsOf(r);
+  // Hello is branch 0 of the two Scalar entries.
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_EQ(r.outputs["Hello-unumIndex-0"], Value("hi"));
+  r = runApp(app, Value("bye"), *store);
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_EQ(r.outputs["Bye-unumIndex-1"], Value("ciao"));
+  // Neither: Start is terminal.
+  r = runApp(app, Value("other"), *store);
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_EQ(r.outputs["Start"], Value("other"));
+}
+
+TEST(Runtime, SelfLoopWithModifiers) {
+  // The handwritten chain-selfloop case: loop while $0 < $size - 1.
+  App app = appFromJson({R"({"Name": "ChainPass",
+      "Next": {"Name": "ChainPass", "InputType": "Scalar",
+               "Conditional": "$0 < $size-1"},
+      "Next Payload Modifiers": ["$0=$0+1"], "Checkpoint": true,
+      "Start": true})"});
+  (void)app.setHandler("ChainPass", pure([](const Value &x) {
+                         return Value(x.isInt() ? x.getInt() + 1 : 1);
+                       }));
+  auto store = createMemoryStore();
+  auto input = parseJsonValue(R"({"Data": {"Source": "http", "Value": 0},
+      "Fan-out": {"Type": "Map", "Index": 0, "Size": 6}})");
+  ASSERT_TRUE(input.isOk());
+  RunResult r = runApp(app, *input, *store);
+  ASSERT_TRUE(r.ok()) << errorsOf(r);
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_EQ(r.outputs["ChainPass-unumIndex-5"], Value(int64_t(6)));
+}
+
+TEST(Runtime, ShiftedFanInValues) {
+  // ExCamera's shape: E-i waits for [E-$0, X-($0-1)] and X-(i-1) for
+  // [E-($0+1), X-$0] (then $0=$0+1 names the same target): the same two
+  // instances. E's lone Scalar entry beside a fan-in is a chain, not a
+  // one-branch parallel, so X keeps E's index.
+  App app = appFromJson({
+      R"j({"Name": "Start", "Next": {"Name": "E", "InputType": "Map"},
+          "Checkpoint": true, "Start": true})j",
+      R"j({"Name": "E", "Next": [
+            {"Name": "X", "InputType": "Scalar", "Conditional": "$0 < $size - 1"},
+            {"Name": "J", "InputType": {"Fan-in": {"Values":
+              ["E-unumIndex-$0", "X-unumIndex-($0-1)"]}},
+             "Conditional": "$0 > 0"}],
+          "Checkpoint": true})j",
+      R"j({"Name": "X", "Next": {"Name": "J", "InputType": {"Fan-in": {"Values":
+            ["E-unumIndex-($0+1)", "X-unumIndex-$0"]}}},
+          "Next Payload Modifiers": ["$0=$0+1"], "Checkpoint": true})j",
+      R"j({"Name": "J", "Checkpoint": true})j"});
+  (void)app.setHandler("Start", pure([](const Value &) {
+                         Value v = Value::array();
+                         for (int i = 0; i < 4; ++i)
+                           v.push(Value(int64_t(i)));
+                         return v;
+                       }));
+  (void)app.setHandler("E", pure([](const Value &x) { return x; }));
+  (void)app.setHandler("X", pure([](const Value &x) {
+                         return Value(x.getInt() * 100);
+                       }));
+  (void)app.setHandler("J", pure([](const Value &x) { return x; }));
+  for (const char *kind : {"memory", "sqlite"}) {
+    TempDir tmp;
+    std::string why;
+    auto store = makeStore(kind, tmp, &why);
+    RunResult r = runApp(app, Value(), *store);
+    ASSERT_TRUE(r.ok()) << errorsOf(r);
+    EXPECT_EQ(outputsOf(r), *parseJsonValue(R"j({
+        "J-unumIndex-1": [1, 0], "J-unumIndex-2": [2, 100],
+        "J-unumIndex-3": [3, 200]})j"))
+        << toJson(outputsOf(r));
+  }
+}
+
+TEST(Runtime, RetriesThenSuccess) {
+  App app = appFromJson({
+      R"({"Name": "A", "Next": {"Name": "B", "InputType": "Scalar"},
+          "Checkpoint": true, "Start": true, "Retry": 2})",
+      R"({"Name": "B", "Checkpoint": true})"});
+  std::atomic<int> calls{0};
+  (void)app.setHandler("A", makeFunctionHandler([&](const Value &x,
+                                                    Context &ctx) {
+                         ++calls;
+                         if (ctx.attempt < 2)
+                           return HandlerResult::failure("flaky");
+                         return HandlerResult::success(x);
+                       }));
+  (void)app.setHandler("B", pure([](const Value &x) { return x; }));
+  auto store = createMemoryStore();
+  RunResult r = runApp(app, Value("ok"), *store);
+  ASSERT_TRUE(r.ok()) << errorsOf(r);
+  EXPECT_EQ(calls.load(), 3);
+  EXPECT_EQ(r.outputs["B"], Value("ok"));
+}
+
+TEST(Runtime, ErrorEdgeAfterRetries) {
+  // handwritten/catch-retry-error: First retries 3 times, then FirstError.
+  App app = appFromJson({
+      R"({"Name": "First", "Next": [
+            {"Name": "Second", "InputType": "Scalar"},
+            {"Name": "FirstError", "InputType": "Error"}],
+          "Checkpoint": true, "Start": true, "Retry": 3})",
+      R"({"Name": "Second", "Checkpoint": true})",
+      R"({"Name": "FirstError", "Checkpoint": true})"});
+  std::atomic<int> calls{0};
+  (void)app.setHandler("First", makeFunctionHandler([&](const Value &,
+                                                        Context &) {
+                         ++calls;
+                         return HandlerResult::failure("disk on fire",
+                                                       "Custom.Error");
+                       }));
+  (void)app.setHandler("Second", pure([](const Value &x) { return x; }));
+  (void)app.setHandler("FirstError", pure([](const Value &x) { return x; }));
+  auto store = createMemoryStore();
+  RunResult r = runApp(app, Value(), *store);
+  ASSERT_TRUE(r.ok()) << errorsOf(r);
+  EXPECT_EQ(calls.load(), 4);
+  ASSERT_EQ(r.outputs.size(), 1u);
+  auto expected = parseJsonValue(
+      R"({"Error": "Custom.Error", "Cause": "disk on fire"})");
+  EXPECT_EQ(r.outputs["FirstError"], *expected);
+}
+
+TEST(Runtime, FailureWithoutErrorEdgeNamesTheFunction) {
+  App app = appFromJson({
+      R"({"Name": "A", "Next": {"Name": "B", "InputType": "Scalar"},
+          "Checkpoint": true, "Start": true})",
+      R"({"Name": "B", "Checkpoint": true, "Retry": 1})"});
+  (void)app.setHandler("A", pure([](const Value &x) { return x; }));
+  (void)app.setHandler("B", makeFunctionHandler([](const Value &, Context &) {
+                         return HandlerResult::failure("bad input");
+                       }));
+  auto store = createMemoryStore();
+  RunResult r = runApp(app, Value(), *store);
+  ASSERT_FALSE(r.ok());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_NE(r.errors[0].find("function 'B'"), std::string::npos) << r.errors[0];
+  EXPECT_NE(r.errors[0].find("bad input"), std::string::npos) << r.errors[0];
+}
+
+TEST(Runtime, MapOverANonListFailsLoudly) {
+  TestApp t = mapApp();
+  (void)t.app.setHandler("A", pure([](const Value &) { return Value("x"); }));
+  auto store = createMemoryStore();
+  RunResult r = runApp(t.app, t.input, *store);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.errors[0].find("needs 'A' to return a list"), std::string::npos)
+      << r.errors[0];
+}
+
+TEST(Runtime, EmptyMapEndsAtTheMapper) {
+  TestApp t = mapApp(0);
+  auto store = createMemoryStore();
+  RunResult r = runApp(t.app, t.input, *store);
+  ASSERT_TRUE(r.ok()) << errorsOf(r);
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_EQ(r.outputs["A"], Value::array());
+}
+
+TEST(Runtime, IncompleteFanInIsReported) {
+  App app = appFromJson({
+      R"({"Name": "A", "Next": {"Name": "B", "InputType": "Map"},
+          "Checkpoint": true, "Start": true})",
+      R"({"Name": "B", "Next": {"Name": "C", "InputType": {"Fan-in": {
+            "Values": ["B-unumIndex-*", "Never"]}}},
+          "Next Payload Modifiers": ["Pop"], "Checkpoint": true})",
+      R"({"Name": "C", "Checkpoint": true})",
+      R"({"Name": "Never", "Checkpoint": true})"});
+  (void)app.setHandler("A", pure([](const Value &) {
+                         Value v = Value::array();
+                         v.push(Value(1));
+                         v.push(Value(2));
+                         return v;
+                       }));
+  for (const char *f : {"B", "C", "Never"})
+    (void)app.setHandler(f, pure([](const Value &x) { return x; }));
+  auto store = createMemoryStore();
+  RunResult r = runApp(app, Value(), *store);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.errors[0].find("fan-in to 'C' never completed: 2 of 3"),
+            std::string::npos)
+      << errorsOf(r);
+}
+
+TEST(Runtime, FanInMustNameTheTail) {
+  App app = appFromJson({
+      R"({"Name": "A", "Next": {"Name": "B", "InputType": "Map"},
+          "Checkpoint": true, "Start": true})",
+      R"({"Name": "B", "Next": {"Name": "C", "InputType": {"Fan-in": {
+            "Values": ["B-unumIndex-7"]}}}, "Checkpoint": true})",
+      R"({"Name": "C", "Checkpoint": true})"});
+  (void)app.setHandler("A", pure([](const Value &) {
+                         Value v = Value::array();
+                         v.push(Value(1));
+                         return v;
+                       }));
+  (void)app.setHandler("B", pure([](const Value &x) { return x; }));
+  (void)app.setHandler("C", pure([](const Value &x) { return x; }));
+  auto store = createMemoryStore();
+  RunResult r = runApp(app, Value(), *store);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.errors[0].find("do not name this instance"), std::string::npos)
+      << errorsOf(r);
+}
+
+TEST(Runtime, BadPayloadsFailLoudlyAndLeaveTheStoreAlone) {
+  TestApp t = chainApp();
+  auto store = createMemoryStore();
+  ThreadPoolInvoker pool(1);
+  struct Errors : Observer {
+    std::vector<std::string> messages;
+    void failed(const std::string &, const std::string &, const std::string &,
+                const std::string &m) override {
+      messages.push_back(m);
+    }
+  } errors;
+  RuntimeOptions opts;
+  opts.observer = &errors;
+  Runtime rt(t.app, *store, pool, opts);
+  struct Case {
+    const char *function, *json, *expect;
+  } cases[] = {
+      {"A", "not json", "payload"},
+      {"A", "[1]", "expected an object"},
+      {"A", R"({"Session": "s"})", "missing Data"},
+      {"A", R"({"Data": 1})", "Data"},
+      {"B", R"({"Data": {"Value": 1}})", "no Session"},
+      {"B", R"({"Data": {"Value": 1}, "Session": "s",
+                "Fan-out": {"Index": "0", "Size": 1}})",
+       "Fan-out.Index"},
+      {"B", R"({"Data": {"Value": 1}, "Session": "s",
+                "Fan-out": {"Index": 0, "Size": -1}})",
+       "negative"},
+      {"B", R"({"Data": {"Value": 1}, "Session": "s", "Extra": 1})",
+       "unknown field 'Extra'"},
+      {"B", R"({"Data": {"Source": "checkpoint", "Value": 1}, "Session": "s"})",
+       "list of instance names"},
+      {"C", R"({"Data": {"Source": "checkpoint", "Value": ["Nope"]},
+                "Session": "s"})",
+       "has no checkpoint"},
+      {"Nope", R"({"Data": {"Value": 1}, "Session": "s"})", "unknown function"},
+  };
+  for (const Case &c : cases) {
+    Status s = rt.handleJson(c.function, c.json);
+    ASSERT_FALSE(s.isOk()) << c.json;
+    EXPECT_FALSE(s.isCrash()) << c.json;
+    EXPECT_NE(s.message().find(c.expect), std::string::npos)
+        << c.json << " -> " << s.message();
+    EXPECT_NE(s.message().find(c.function), std::string::npos) << s.message();
+  }
+  EXPECT_EQ(errors.messages.size(), std::size(cases));
+  auto st = store->stats("s");
+  EXPECT_EQ(st->records, 0u);
+  EXPECT_EQ(st->effects, 0u);
+  EXPECT_TRUE(st->pendingSets.empty());
+}
+
+TEST(Runtime, StartPayloadWrapsBareValues) {
+  auto bare = startPayload(*parseJsonValue(R"({"Data": 1, "x": 2})"));
+  ASSERT_TRUE(bare.isOk());
+  EXPECT_EQ(bare->value, *parseJsonValue(R"({"Data": 1, "x": 2})"));
+  auto payload = startPayload(*parseJsonValue(
+      R"({"Data": {"Source": "http", "Value": [1]}, "Session": "abc"})"));
+  ASSERT_TRUE(payload.isOk());
+  EXPECT_EQ(payload->session, "abc");
+  EXPECT_EQ(payload->value, *parseJsonValue("[1]"));
+}
+
+TEST(Runtime, DuplicateOfAFinishedInstanceDoesNothing) {
+  TestApp t = chainApp();
+  auto store = createMemoryStore();
+  std::atomic<int> bRuns{0};
+  (void)t.app.setHandler("B", makeFunctionHandler([&](const Value &x,
+                                                      Context &ctx) {
+                           ++bRuns;
+                           ctx.effect(ctx.instance);
+                           return HandlerResult::success(
+                               Value(x.getInt() * 2));
+                         }));
+  LocalRunner runner(t.app, *store, {});
+  RunResult r = runner.run(t.input, /*keepSession=*/true);
+  ASSERT_TRUE(r.ok()) << errorsOf(r);
+  // Deliver B's payload again, as a confused platform might.
+  Payload p;
+  p.session = r.session;
+  p.value = Value(int64_t(6));
+  ASSERT_TRUE(runner.runtime().handle("B", p).isOk());
+  runner.wait();
+  EXPECT_EQ(bRuns.load(), 1);
+  EXPECT_EQ(store->effects(r.session)->size(), 3u);
+}

@@ -1,0 +1,53 @@
+//===- TestUtil.h - Helpers shared by the runtime tests ---------*- C++ -*-===//
+#ifndef UNUM_UNITTESTS_RUNTIME_TESTUTIL_H
+#define UNUM_UNITTESTS_RUNTIME_TESTUTIL_H
+
+#include "unum/Runtime/App.h"
+#include "unum/Runtime/DataStore.h"
+
+#include <memory>
+#include <string>
+
+namespace unum::runtime::test {
+
+/// A redis-server started for the test binary on a free 127.0.0.1 port and
+/// stopped when the binary exits. Null (with `whyNot`) when redis-server is
+/// not installed or does not come up.
+class RedisServer {
+public:
+  static RedisServer *shared(std::string *whyNot = nullptr);
+  ~RedisServer();
+  std::string uri() const;
+  int port() const { return portNumber; }
+
+private:
+  int portNumber = 0;
+  int pid = -1;
+  std::string dir;
+};
+
+/// A fresh temporary directory, removed on destruction.
+class TempDir {
+public:
+  TempDir();
+  ~TempDir();
+  const std::string &path() const { return dir; }
+
+private:
+  std::string dir;
+};
+
+/// A store of the given kind ("memory", "sqlite", "redis") with fresh state;
+/// nullptr with `whyNot` when it cannot be had (redis not installed).
+std::unique_ptr<DataStore> makeStore(const std::string &kind,
+                                     const TempDir &tmp, std::string *whyNot);
+
+/// Decodes configs (JSON texts) into an App; fails the test on error.
+App appFromJson(const std::vector<std::string> &configs);
+
+/// The repository's source directory (UNUM_SOURCE_DIR or the build default).
+std::string sourceDir();
+
+} // namespace unum::runtime::test
+
+#endif // UNUM_UNITTESTS_RUNTIME_TESTUTIL_H
