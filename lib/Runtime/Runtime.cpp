@@ -174,10 +174,10 @@ Status Runtime::run(Invocation &inv) {
   if (crashAt(Step::BeforeUserCode, inv.instance))
     return crash(&inv, Step::BeforeUserCode);
 
+  // The effective input: inline, or a fan-in's checkpoints in order.
+  Value effective;
+  std::vector<std::string> consumed; // fan-in inputs this target retires
   if (!reused) {
-    // The effective input: inline, or a fan-in's checkpoints in order.
-    Value effective;
-    std::vector<std::string> consumed; // fan-in inputs this target retires
     if (payload.source == Payload::Source::Checkpoint) {
       std::vector<std::string> names;
       for (const Value &n : payload.value.getArray())
@@ -192,9 +192,30 @@ Status Runtime::run(Invocation &inv) {
         if (!rec)
           return Status::error("fan-in input '" + names[i] +
                                "' has no checkpoint");
-        if (!rec->empty() && (*rec)[0] == record::Done)
+        if (!rec->empty() && (*rec)[0] == record::Done) {
+          // Only a target that has written its checkpoint retires its
+          // inputs: a concurrent duplicate of this instance won the race.
+          if (ckpt) {
+            auto own = store.get(inv.session, inv.instance);
+            if (!own)
+              return storeFailure(own.getStatus(), "reading checkpoint");
+            if (*own && !(*own)->empty() && (**own)[0] == record::Done)
+              return Status::ok();
+            if (*own) {
+              auto decoded = decodeRecord(**own, inv.instance);
+              if (!decoded)
+                return decoded.getStatus();
+              inv.failed = decoded->first;
+              inv.output = std::move(decoded->second);
+              reused = true;
+              trace(inv, "a duplicate checkpointed first; continuing with "
+                         "its output");
+              break;
+            }
+          }
           return Status::error("fan-in input '" + names[i] +
                                "' was already garbage-collected");
+        }
         auto decoded = decodeRecord(*rec, names[i]);
         if (!decoded)
           return decoded.getStatus();
@@ -207,7 +228,9 @@ Status Runtime::run(Invocation &inv) {
     } else {
       effective = payload.value;
     }
+  }
 
+  if (!reused) {
     auto input = flow.input(*inv.fn, effective, inv.ctx);
     if (!input)
       return input.getStatus().withContext("input");

@@ -1,0 +1,180 @@
+//===- FaultInjectionTest.cpp - A crash at every step boundary ------------===//
+//
+// For each test app, a crash-free run records every step boundary it passes
+// (after the checkpoint lookup, after user code, after the checkpoint, after
+// each invocation of a fan-out or map, before and after each completion-set
+// update, before garbage collection). Then, for each boundary, the app runs
+// again with one crash injected there; the platform delivers the crashed
+// invocation again. Every run must give the crash-free outputs, commit each
+// instance's side effect exactly once, and leave no data behind.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Apps.h"
+#include "TestUtil.h"
+
+#include "unum/Runtime/Runtime.h"
+
+#include "gtest/gtest.h"
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <tuple>
+
+using namespace unum::runtime;
+using namespace unum::runtime::test;
+
+namespace {
+using Boundary = std::tuple<Step, std::string, unsigned>;
+
+std::string describe(const Boundary &b) {
+  return std::string(stepName(std::get<0>(b))) + " " + std::get<1>(b) + " #" +
+         std::to_string(std::get<2>(b));
+}
+
+Value outputsOf(const RunResult &r) {
+  Value v = Value::object();
+  for (auto &[k, out] : r.outputs)
+    v.set(k, out);
+  return v;
+}
+
+/// Runs `t` with `hook`; checks outputs, effects and garbage collection.
+void runAndCheck(TestApp &t, DataStore &store, FaultHook hook,
+                 const std::string &what, unsigned maxDeliveries = 3) {
+  LocalRunner::Options opts;
+  opts.workers = 3;
+  opts.maxDeliveries = maxDeliveries;
+  opts.runtime.fault = std::move(hook);
+  LocalRunner runner(t.app, store, opts);
+  RunResult r = runner.run(t.input, /*keepSession=*/true);
+  std::string errors;
+  for (const std::string &e : r.errors)
+    errors += e + "\n";
+  ASSERT_TRUE(r.ok()) << t.name << ", " << what << ": " << errors;
+  EXPECT_EQ(outputsOf(r), t.expected)
+      << t.name << ", " << what << ": " << toJson(outputsOf(r));
+  auto fx = store.effects(r.session);
+  ASSERT_TRUE(fx.isOk());
+  std::map<std::string, int> count;
+  for (const Effect &e : *fx)
+    ++count[e.instance];
+  for (const std::string &i : t.checkpointed)
+    EXPECT_EQ(count[i], 1) << t.name << ", " << what << ": effect of " << i;
+  EXPECT_EQ(fx->size(), t.checkpointed.size()) << t.name << ", " << what;
+  auto st = store.stats(r.session);
+  ASSERT_TRUE(st.isOk());
+  EXPECT_EQ(st->dataRecords, 0u) << t.name << ", " << what;
+  EXPECT_TRUE(st->pendingSets.empty()) << t.name << ", " << what;
+  ASSERT_TRUE(store.deleteSession(r.session).isOk());
+}
+
+class FaultInjectionTest : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    std::string why;
+    store = makeStore(GetParam(), tmp, &why);
+    if (!store)
+      GTEST_SKIP() << why;
+  }
+  TempDir tmp;
+  std::unique_ptr<DataStore> store;
+};
+} // namespace
+
+TEST_P(FaultInjectionTest, CrashAtEveryStepBoundary) {
+  std::map<Step, unsigned> perStep;
+  size_t total = 0;
+  for (TestApp &t : allApps()) {
+    // The boundaries of a crash-free run.
+    std::mutex mu;
+    std::set<Boundary> seen;
+    runAndCheck(
+        t, *store,
+        [&](const StepPoint &p) {
+          std::lock_guard<std::mutex> lock(mu);
+          seen.insert({p.step, p.instance, p.k});
+          return false;
+        },
+        "no crash");
+    ASSERT_FALSE(seen.empty());
+    for (const Boundary &b : seen) {
+      std::atomic<bool> crashed{false};
+      runAndCheck(
+          t, *store,
+          [&](const StepPoint &p) {
+            if (p.step != std::get<0>(b) || p.instance != std::get<1>(b) ||
+                p.k != std::get<2>(b))
+              return false;
+            return !crashed.exchange(true);
+          },
+          "crash " + describe(b));
+      EXPECT_TRUE(crashed.load()) << t.name << ": never reached "
+                                  << describe(b);
+      ++perStep[std::get<0>(b)];
+      ++total;
+    }
+  }
+  // Every kind of boundary was exercised.
+  for (Step s : {Step::BeforeUserCode, Step::AfterUserCode,
+                 Step::AfterCheckpoint, Step::AfterInvoke,
+                 Step::BeforeFanInAdd, Step::AfterFanInAdd,
+                 Step::BeforeRetire})
+    EXPECT_GT(perStep[s], 0u) << stepName(s);
+  EXPECT_GT(total, 100u);
+}
+
+TEST_P(FaultInjectionTest, ManyRandomCrashes) {
+  // Each boundary crashes with probability 1/4; deliveries are retried until
+  // one gets through.
+  for (TestApp &t : allApps()) {
+    for (unsigned seed = 1; seed <= 5; ++seed) {
+      std::mutex mu;
+      std::mt19937 rng(seed);
+      unsigned crashes = 0;
+      runAndCheck(
+          t, *store,
+          [&](const StepPoint &) {
+            std::lock_guard<std::mutex> lock(mu);
+            bool crash = rng() % 4 == 0;
+            crashes += crash;
+            return crash;
+          },
+          "seed " + std::to_string(seed), /*maxDeliveries=*/64);
+      if (HasFatalFailure())
+        return;
+    }
+  }
+}
+
+TEST_P(FaultInjectionTest, CrashingEveryDeliveryFailsLoudly) {
+  TestApp t = chainApp();
+  LocalRunner::Options opts;
+  opts.maxDeliveries = 3;
+  // B dies after its user code, before its checkpoint, on every delivery.
+  opts.runtime.fault = [](const StepPoint &p) {
+    return p.instance == "B" && p.step == Step::AfterUserCode;
+  };
+  LocalRunner runner(t.app, *store, opts);
+  RunResult r = runner.run(t.input);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.errors[0].find("function 'B' (instance B): crashed on every "
+                             "delivery"),
+            std::string::npos)
+      << r.errors[0];
+  // B's user code ran three times, but none of its effects was committed.
+  auto fx = store->effects(r.session);
+  std::map<std::string, int> count;
+  for (const Effect &e : *fx)
+    ++count[e.instance];
+  EXPECT_EQ(count["A"], 1);
+  EXPECT_EQ(count["B"], 0);
+  EXPECT_EQ(count["C"], 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, FaultInjectionTest,
+                         ::testing::Values("memory", "sqlite", "redis"),
+                         [](const auto &info) { return info.param; });
