@@ -1,0 +1,219 @@
+//===- EvaluatorTest.cpp - Conditionals, fan-in values, modifiers ---------===//
+
+#include "unum/Runtime/Evaluator.h"
+
+#include "gtest/gtest.h"
+
+using namespace unum::runtime;
+namespace config = unum::config;
+
+namespace {
+std::vector<FanOutLevel> levels(std::vector<std::pair<int64_t, int64_t>> l) {
+  std::vector<FanOutLevel> out;
+  for (auto [i, n] : l)
+    out.push_back({"Map", i, n});
+  return out;
+}
+
+Result<Value> eval(const std::string &text, const Value *out,
+                   const std::vector<FanOutLevel> &fanout) {
+  config::ParseError error;
+  auto e = config::parseConditional(text, error);
+  if (!e)
+    return Status::error("parse: " + error.message);
+  return evaluate(*e->root, EvalEnv{out, &fanout});
+}
+
+Value val(const std::string &json) { return *parseJsonValue(json); }
+
+config::NamePattern pattern(const std::string &text) {
+  config::ParseError error;
+  auto p = config::parseNamePattern(text, error);
+  EXPECT_TRUE(p.has_value()) << text << ": " << error.message;
+  return *p;
+}
+
+config::Modifier modifier(const std::string &text) {
+  config::ParseError error;
+  auto m = config::parseModifier(text, error);
+  EXPECT_TRUE(m.has_value()) << text << ": " << error.message;
+  return *m;
+}
+} // namespace
+
+TEST(Evaluator, Arithmetic) {
+  auto f = levels({{3, 10}, {1, 2}});
+  EXPECT_EQ(*eval("$0 + 1", nullptr, f), Value(4));
+  EXPECT_EQ(*eval("$size - 1 - $0", nullptr, f), Value(6));
+  EXPECT_EQ(*eval("$1 * 7 % 4", nullptr, f), Value(3));
+  EXPECT_EQ(*eval("-7 % 3", nullptr, f), Value(2)); // sign of the divisor
+  EXPECT_EQ(*eval("6 / 3", nullptr, f), Value(2));
+  EXPECT_EQ(*eval("7 / 2", nullptr, f), Value(3.5));
+  EXPECT_EQ(*eval("0.5 + 1", nullptr, f), Value(1.5));
+  EXPECT_EQ(*eval("-(2 * 3)", nullptr, f), Value(-6));
+}
+
+TEST(Evaluator, ComparisonsAndLogic) {
+  auto f = levels({{0, 2}});
+  Value out = val(R"({"items": [10, 60], "name": "bye", "ok": true,
+                     "failed": 2, "nested": {"a": null}})");
+  EXPECT_EQ(*eval("$0 < $size-1", &out, f), Value(true));
+  EXPECT_EQ(*eval("$out.items[1] > 50 and $0 == 0", &out, f), Value(true));
+  EXPECT_EQ(*eval("$ret.name == 'bye'", &out, f), Value(true));
+  EXPECT_EQ(*eval("$out.name < \"c\"", &out, f), Value(true));
+  EXPECT_EQ(*eval("not $out.ok or $out.failed > 0", &out, f), Value(true));
+  EXPECT_EQ(*eval("$out.nested.a == null", &out, f), Value(true));
+  EXPECT_EQ(*eval("$out['name'] != 'x'", &out, f), Value(true));
+  EXPECT_EQ(*eval("$out.items == $out.items", &out, f), Value(true));
+  EXPECT_EQ(*eval("1 == 1.0", &out, f), Value(true));
+  // Short circuit: the right side would fail.
+  EXPECT_EQ(*eval("false and $out.missing", &out, f), Value(false));
+  EXPECT_EQ(*eval("true or $out.missing", &out, f), Value(true));
+}
+
+TEST(Evaluator, ErrorsAreValuesNotCrashes) {
+  auto f = levels({{0, 2}});
+  Value out = val(R"({"items": [1], "s": "x"})");
+  struct Case {
+    const char *text, *expect;
+  } cases[] = {
+      {"$out.missing", "no member 'missing'"},
+      {"$out.items[5]", "out of range"},
+      {"$out.items['a']", "must be an integer"},
+      {"$out.s.x", "on a string"},
+      {"$out.s + 1", "needs numbers"},
+      {"$out.s < 1", "cannot compare"},
+      {"1 / 0", "division by zero"},
+      {"1 % 0", "modulo by zero"},
+      {"1.5 % 2", "needs integers"},
+      {"9223372036854775807 + 1", "overflow"},
+      {"1 and true", "needs booleans"},
+      {"not 1", "needs a boolean"},
+      {"$2", "$2 needs a fan-out 3 level(s) deep"},
+      {"-'a'", "needs a number"},
+  };
+  for (const Case &c : cases) {
+    auto r = eval(c.text, &out, f);
+    ASSERT_FALSE(r.isOk()) << c.text;
+    EXPECT_NE(r.getStatus().message().find(c.expect), std::string::npos)
+        << c.text << " -> " << r.getStatus().message();
+  }
+  std::vector<FanOutLevel> none;
+  EXPECT_FALSE(eval("$size", &out, none).isOk());
+  EXPECT_FALSE(eval("$out", nullptr, none).isOk());
+}
+
+TEST(Evaluator, ConditionMustBeBoolean) {
+  config::ParseError error;
+  auto e = config::parseConditional("$0 + 1", error);
+  auto f = levels({{0, 1}});
+  auto r = evaluateCondition(*e, EvalEnv{nullptr, &f});
+  ASSERT_FALSE(r.isOk());
+  EXPECT_NE(r.getStatus().message().find("not a boolean"), std::string::npos);
+}
+
+TEST(Evaluator, DeepExpressionsAreBounded) {
+  // The parser bounds nesting; the evaluator checks again on its own.
+  config::Expr leaf;
+  leaf.kind = config::Expr::Kind::Int;
+  auto node = std::make_shared<const config::Expr>(leaf);
+  for (int i = 0; i < 1000; ++i) {
+    config::Expr neg;
+    neg.kind = config::Expr::Kind::Unary;
+    neg.op = config::Expr::Op::Neg;
+    neg.lhs = node;
+    node = std::make_shared<const config::Expr>(neg);
+  }
+  auto r = evaluate(*node, EvalEnv{});
+  ASSERT_FALSE(r.isOk());
+  EXPECT_NE(r.getStatus().message().find("nested too deeply"),
+            std::string::npos);
+}
+
+TEST(Evaluator, FanInValuesWildcard) {
+  auto f = levels({{2, 4}});
+  auto v = resolveFanIn({pattern("B-unumIndex-*")}, EvalEnv{nullptr, &f});
+  ASSERT_TRUE(v.isOk()) << v.getStatus().message();
+  EXPECT_EQ(v->count, 4u);
+  EXPECT_EQ(v->key, "B-unumIndex-*[4]");
+  EXPECT_EQ(v->expand(), (std::vector<std::string>{
+                             "B-unumIndex-0", "B-unumIndex-1", "B-unumIndex-2",
+                             "B-unumIndex-3"}));
+  EXPECT_TRUE(v->contains("B-unumIndex-3"));
+  EXPECT_FALSE(v->contains("B-unumIndex-4"));
+  EXPECT_FALSE(v->contains("B"));
+  EXPECT_FALSE(v->contains("C-unumIndex-0"));
+}
+
+TEST(Evaluator, FanInValuesNested) {
+  // W-unumIndex-*.$1 from W at (i, branch 1): all W of branch 1.
+  auto f = levels({{0, 3}, {1, 2}});
+  auto v = resolveFanIn({pattern("W-unumIndex-*.$1"), pattern("Z-unumIndex-0")},
+                        EvalEnv{nullptr, &f});
+  ASSERT_TRUE(v.isOk());
+  EXPECT_EQ(v->key, "W-unumIndex-*[3].1,Z-unumIndex-0");
+  EXPECT_EQ(v->expand(),
+            (std::vector<std::string>{"W-unumIndex-0.1", "W-unumIndex-1.1",
+                                      "W-unumIndex-2.1", "Z-unumIndex-0"}));
+  EXPECT_TRUE(v->contains("W-unumIndex-2.1"));
+  EXPECT_FALSE(v->contains("W-unumIndex-2.0"));
+}
+
+TEST(Evaluator, FanInValuesShiftedAgree) {
+  // ExCamera: vpxenc at i and xcdec at i-1 name the same instances.
+  auto atI = levels({{5, 16}});
+  auto atPrev = levels({{4, 16}});
+  auto a = resolveFanIn({pattern("vpxenc-unumIndex-$0"),
+                         pattern("xcdec-unumIndex-($0-1)")},
+                        EvalEnv{nullptr, &atI});
+  auto b = resolveFanIn({pattern("vpxenc-unumIndex-($0+1)"),
+                         pattern("xcdec-unumIndex-$0")},
+                        EvalEnv{nullptr, &atPrev});
+  ASSERT_TRUE(a.isOk() && b.isOk());
+  EXPECT_EQ(a->key, b->key);
+  EXPECT_EQ(a->expand(), b->expand());
+  EXPECT_EQ(a->key, "vpxenc-unumIndex-5,xcdec-unumIndex-4");
+}
+
+TEST(Evaluator, FanInValuesErrors) {
+  auto f = levels({{0, 2}});
+  auto neg = resolveFanIn({pattern("X-unumIndex-($0-1)")}, EvalEnv{nullptr, &f});
+  ASSERT_FALSE(neg.isOk());
+  EXPECT_NE(neg.getStatus().message().find("negative index"),
+            std::string::npos);
+  auto deep = resolveFanIn({pattern("X-unumIndex-$3")}, EvalEnv{nullptr, &f});
+  EXPECT_FALSE(deep.isOk());
+  auto star = resolveFanIn({pattern("X-unumIndex-0.*")}, EvalEnv{nullptr, &f});
+  EXPECT_FALSE(star.isOk());
+  // Bounded size.
+  auto huge = levels({{0, 1 << 20}, {0, 4}});
+  auto big = resolveFanIn({pattern("X-unumIndex-*.*")},
+                          EvalEnv{nullptr, &huge});
+  ASSERT_FALSE(big.isOk());
+  EXPECT_NE(big.getStatus().message().find("more than"), std::string::npos);
+}
+
+TEST(Evaluator, Modifiers) {
+  auto f = levels({{1, 3}, {2, 5}});
+  auto popped = applyModifiers({modifier("Pop")}, f, nullptr);
+  ASSERT_TRUE(popped.isOk());
+  EXPECT_EQ(*popped, levels({{2, 5}}));
+  auto shifted = applyModifiers({modifier("$0=$0+1")}, f, nullptr);
+  EXPECT_EQ(*shifted, levels({{2, 3}, {2, 5}}));
+  // Sequential: each sees the result of the one before.
+  auto seq = applyModifiers(
+      {modifier("$size = $size * 2"), modifier("$0 = $size - 1"),
+       modifier("$1 = $1 + $0")},
+      f, nullptr);
+  ASSERT_TRUE(seq.isOk()) << seq.getStatus().message();
+  EXPECT_EQ(*seq, levels({{5, 6}, {7, 5}}));
+  // Pop on nothing is a no-op, as in the original runtime.
+  std::vector<FanOutLevel> none;
+  EXPECT_TRUE(applyModifiers({modifier("Pop")}, none, nullptr)->empty());
+  auto bad = applyModifiers({modifier("$1 = 0")}, levels({{0, 1}}), nullptr);
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.getStatus().message().find("needs 2 fan-out level"),
+            std::string::npos);
+  auto negative = applyModifiers({modifier("$0 = $0 - 5")}, f, nullptr);
+  EXPECT_FALSE(negative.isOk());
+}

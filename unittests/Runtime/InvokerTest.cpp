@@ -1,0 +1,339 @@
+//===- InvokerTest.cpp - Subprocess handlers and the HTTP invoker ---------===//
+
+#include "Apps.h"
+#include "TestUtil.h"
+
+#include "unum/Runtime/Runtime.h"
+
+#include "gtest/gtest.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace unum::runtime;
+using namespace unum::runtime::test;
+namespace fs = std::filesystem;
+
+namespace {
+std::string writeScript(const std::string &dir, const std::string &name,
+                        const std::string &body) {
+  fs::create_directories(dir);
+  std::string path = dir + "/" + name;
+  std::ofstream(path) << body;
+  chmod(path.c_str(), 0755);
+  return path;
+}
+} // namespace
+
+TEST(Subprocess, JsonInJsonOut) {
+  TempDir tmp;
+  std::string exe = writeScript(
+      tmp.path(), "handler",
+      "#!/bin/sh\n"
+      "read -r input\n"
+      "echo \"{\\\"got\\\": $input, \\\"fn\\\": \\\"$UNUM_FUNCTION\\\", "
+      "\\\"inst\\\": \\\"$UNUM_INSTANCE\\\", \\\"pwd\\\": \\\"$(pwd)\\\"}\"\n");
+  auto h = makeSubprocessHandler(exe, tmp.path());
+  Context ctx;
+  ctx.function = "F";
+  ctx.instance = "F-unumIndex-2";
+  HandlerResult r = h->call(*parseJsonValue(R"({"x": [1, 2]})"), ctx);
+  ASSERT_TRUE(r.ok) << r.cause;
+  EXPECT_EQ(*r.output.find("got"), *parseJsonValue(R"({"x": [1, 2]})"));
+  EXPECT_EQ(*r.output.find("fn"), Value("F"));
+  EXPECT_EQ(*r.output.find("inst"), Value("F-unumIndex-2"));
+  EXPECT_EQ(fs::canonical(r.output.find("pwd")->getString()),
+            fs::canonical(tmp.path()));
+}
+
+TEST(Subprocess, LargePayloadsDoNotDeadlock) {
+  TempDir tmp;
+  std::string exe = writeScript(tmp.path(), "handler", "#!/bin/sh\nexec cat\n");
+  auto h = makeSubprocessHandler(exe, tmp.path());
+  Value big = Value::array();
+  for (int i = 0; i < 200000; ++i)
+    big.push(Value("item-" + std::to_string(i)));
+  Context ctx;
+  HandlerResult r = h->call(big, ctx);
+  ASSERT_TRUE(r.ok) << r.cause;
+  EXPECT_EQ(r.output, big);
+}
+
+TEST(Subprocess, FailuresQuoteStderr) {
+  TempDir tmp;
+  Context ctx;
+  auto exit3 = makeSubprocessHandler(
+      writeScript(tmp.path(), "a", "#!/bin/sh\necho 'bad thing' >&2\nexit 3\n"),
+      tmp.path());
+  HandlerResult r = exit3->call(Value(1), ctx);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.error, "States.TaskFailed");
+  EXPECT_NE(r.cause.find("exited with status 3: bad thing"), std::string::npos)
+      << r.cause;
+  auto garbage = makeSubprocessHandler(
+      writeScript(tmp.path(), "b", "#!/bin/sh\necho 'not json'\n"), tmp.path());
+  r = garbage->call(Value(1), ctx);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.cause.find("output"), std::string::npos) << r.cause;
+  // A handler that ignores its stdin is fine.
+  auto noRead = makeSubprocessHandler(
+      writeScript(tmp.path(), "c", "#!/bin/sh\necho 42\n"), tmp.path());
+  Value big = Value(std::string(1 << 20, 'x'));
+  r = noRead->call(big, ctx);
+  ASSERT_TRUE(r.ok) << r.cause;
+  EXPECT_EQ(r.output, Value(42));
+  auto missing = makeSubprocessHandler(tmp.path() + "/nope", tmp.path());
+  r = missing->call(Value(1), ctx);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.cause.find("cannot start"), std::string::npos) << r.cause;
+}
+
+TEST(Subprocess, AppDirectoryWithHandlers) {
+  // An app as the compiler writes it, with handlers in any language (here
+  // sh), including a shared handler ("Handler": "A") and a helper builtin.
+  TempDir tmp;
+  std::string d = tmp.path();
+  auto config = [&](const std::string &fn, const std::string &json) {
+    fs::create_directories(d + "/" + fn);
+    std::ofstream(d + "/" + fn + "/unum_config.json") << json;
+  };
+  config("UnumMap0", R"({"Name": "UnumMap0", "Next": {"Name": "A",
+      "InputType": "Map"}, "Checkpoint": true, "Start": true})");
+  config("A", R"({"Name": "A", "Next": {"Name": "UnumSinkMap0", "InputType":
+      {"Fan-in": {"Values": ["A-unumIndex-*"]}}}, "Next Payload Modifiers":
+      ["Pop"], "Checkpoint": true})");
+  config("UnumSinkMap0", R"({"Name": "UnumSinkMap0", "Next": {"Name": "B",
+      "InputType": "Scalar"}, "Checkpoint": true})");
+  config("B", R"({"Name": "B", "Handler": "A", "Checkpoint": true})");
+  writeScript(d + "/A", "handler",
+              "#!/bin/sh\nread -r x\necho \"[$x]\"\n");
+  auto app = App::load(d);
+  ASSERT_TRUE(app.isOk()) << app.getStatus().message();
+  ASSERT_TRUE(app->validate().isOk()) << app->validate().message();
+  auto store = createMemoryStore();
+  LocalRunner runner(*app, *store, {});
+  RunResult r = runner.run(*parseJsonValue(
+      R"({"Data": {"Source": "http", "Value": [1, 2, 3]}})"));
+  ASSERT_TRUE(r.ok()) << r.errors[0];
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_EQ(r.outputs["B"], *parseJsonValue("[[[1],[2],[3]]]"));
+}
+
+TEST(Subprocess, MissingHandlerIsReported) {
+  TempDir tmp;
+  fs::create_directories(tmp.path() + "/F");
+  std::ofstream(tmp.path() + "/F/unum_config.json")
+      << R"({"Name": "F", "Start": true})";
+  auto app = App::load(tmp.path());
+  ASSERT_TRUE(app.isOk());
+  Status s = app->validate();
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("function 'F' has no handler"), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("F/handler"), std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// HTTP: every function behind its own URL on a small local server
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Accepts POST /fn/<Name>, answers 202 (404 for unknown functions), then
+/// hands the payload to `handle` on a worker thread.
+class LocalServer {
+public:
+  using Handle = std::function<void(const std::string &fn,
+                                    const std::string &body)>;
+  LocalServer(Handle handle, std::function<bool(const std::string &)> known)
+      : handle(std::move(handle)), known(std::move(known)) {
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof(addr));
+    getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len);
+    portNumber = ntohs(addr.sin_port);
+    listen(fd, 256);
+    acceptor = std::thread([this] { acceptLoop(); });
+    for (int i = 0; i < 4; ++i)
+      workers.emplace_back([this] { workLoop(); });
+  }
+  ~LocalServer() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stopping = true;
+    }
+    cv.notify_all();
+    shutdown(fd, SHUT_RDWR);
+    close(fd);
+    acceptor.join();
+    for (auto &w : workers)
+      w.join();
+  }
+  int port() const { return portNumber; }
+  /// Waits until every accepted request has been handled.
+  void waitIdle() {
+    std::unique_lock<std::mutex> lock(mu);
+    idle.wait(lock, [&] { return pending == 0; });
+  }
+  int requests() const { return served.load(); }
+
+private:
+  void acceptLoop() {
+    for (;;) {
+      int c = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c < 0)
+        return;
+      std::string req;
+      char buf[65536];
+      size_t headerEnd = std::string::npos, length = 0;
+      for (;;) {
+        ssize_t n = recv(c, buf, sizeof(buf), 0);
+        if (n <= 0)
+          break;
+        req.append(buf, size_t(n));
+        if (headerEnd == std::string::npos) {
+          headerEnd = req.find("\r\n\r\n");
+          if (headerEnd != std::string::npos) {
+            size_t cl = req.find("Content-Length: ");
+            length = cl < headerEnd ? std::stoul(req.substr(cl + 16)) : 0;
+          }
+        }
+        if (headerEnd != std::string::npos &&
+            req.size() >= headerEnd + 4 + length)
+          break;
+      }
+      std::string path = req.substr(5, req.find(' ', 5) - 5); // "POST /fn/X"
+      std::string fn = path.rfind("/fn/", 0) == 0 ? path.substr(4) : "";
+      bool ok = known(fn);
+      if (ok) {
+        std::lock_guard<std::mutex> lock(mu);
+        ++pending;
+        queue.push_back({fn, req.substr(headerEnd + 4)});
+        cv.notify_one();
+      }
+      std::string resp = ok ? "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n"
+                              "Connection: close\r\n\r\n"
+                            : "HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n"
+                              "Connection: close\r\n\r\nno such fn";
+      send(c, resp.data(), resp.size(), MSG_NOSIGNAL);
+      close(c);
+    }
+  }
+  void workLoop() {
+    for (;;) {
+      std::pair<std::string, std::string> job;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return stopping || !queue.empty(); });
+        if (queue.empty())
+          return;
+        job = std::move(queue.front());
+        queue.pop_front();
+      }
+      handle(job.first, job.second);
+      ++served;
+      std::lock_guard<std::mutex> lock(mu);
+      if (--pending == 0)
+        idle.notify_all();
+    }
+  }
+
+  Handle handle;
+  std::function<bool(const std::string &)> known;
+  int fd = -1, portNumber = 0;
+  std::thread acceptor;
+  std::vector<std::thread> workers;
+  std::mutex mu;
+  std::condition_variable cv, idle;
+  std::deque<std::pair<std::string, std::string>> queue;
+  int pending = 0;
+  bool stopping = false;
+  std::atomic<int> served{0};
+};
+
+struct Collect : Observer {
+  std::mutex mu;
+  std::map<std::string, Value> outputs;
+  std::vector<std::string> errors;
+  void terminal(const std::string &, const std::string &instance,
+                const Value &output) override {
+    std::lock_guard<std::mutex> lock(mu);
+    outputs[instance] = output;
+  }
+  void failed(const std::string &, const std::string &, const std::string &,
+              const std::string &m) override {
+    std::lock_guard<std::mutex> lock(mu);
+    errors.push_back(m);
+  }
+};
+} // namespace
+
+TEST(Http, WorkflowOverHttp) {
+  TestApp t = mapInParallelApp(5);
+  TempDir tmp;
+  std::string why;
+  auto store = makeStore("sqlite", tmp, &why);
+  ASSERT_TRUE(store) << why;
+  Collect collect;
+  std::unique_ptr<Runtime> rt;
+  LocalServer server(
+      [&](const std::string &fn, const std::string &body) {
+        (void)rt->handleJson(fn, body);
+      },
+      [&](const std::string &fn) { return t.app.find(fn) != nullptr; });
+  std::string base = "http://127.0.0.1:" + std::to_string(server.port());
+  HttpInvoker http([&](const std::string &fn) { return base + "/fn/" + fn; });
+  RuntimeOptions opts;
+  opts.observer = &collect;
+  opts.mapConcurrency = 4;
+  rt = std::make_unique<Runtime>(t.app, *store, http, opts);
+
+  Payload start;
+  start.session = newSessionId();
+  start.value = t.input;
+  ASSERT_TRUE(http.invoke("S", start).isOk());
+  server.waitIdle();
+  EXPECT_TRUE(collect.errors.empty()) << collect.errors[0];
+  Value outputs = Value::object();
+  for (auto &[k, v] : collect.outputs)
+    outputs.set(k, v);
+  EXPECT_EQ(outputs, t.expected) << toJson(outputs);
+  // S, M, Z, 5 W, SinkM, Join.
+  EXPECT_EQ(server.requests(), 10);
+  auto st = store->stats(start.session);
+  EXPECT_EQ(st->dataRecords, 0u);
+}
+
+TEST(Http, ErrorsAndUnreachableEndpoints) {
+  LocalServer server([](const std::string &, const std::string &) {},
+                     [](const std::string &fn) { return fn == "A"; });
+  std::string base = "http://127.0.0.1:" + std::to_string(server.port());
+  HttpInvoker http([&](const std::string &fn) { return base + "/fn/" + fn; });
+  Payload p;
+  EXPECT_TRUE(http.invoke("A", p).isOk());
+  Status notFound = http.invoke("B", p);
+  ASSERT_FALSE(notFound.isOk());
+  EXPECT_FALSE(notFound.isCrash());
+  EXPECT_NE(notFound.message().find("HTTP 404"), std::string::npos)
+      << notFound.message();
+  server.waitIdle();
+  HttpInvoker down([](const std::string &) { return "http://127.0.0.1:1/x"; });
+  Status refused = down.invoke("A", p);
+  ASSERT_FALSE(refused.isOk());
+  EXPECT_TRUE(refused.isCrash()); // the platform may try again
+  HttpInvoker https([](const std::string &) { return "https://example/x"; });
+  EXPECT_NE(https.invoke("A", p).message().find("only http://"),
+            std::string::npos);
+}

@@ -1,0 +1,94 @@
+//===- ValueTest.cpp - JSON values and payloads ---------------------------===//
+
+#include "unum/Runtime/Payload.h"
+#include "unum/Runtime/Value.h"
+
+#include "gtest/gtest.h"
+
+using namespace unum::runtime;
+
+TEST(Value, RoundTrip) {
+  const char *text = R"({"a":[1,-2,3.5,1e+300,true,false,null],)"
+                     R"("s":"q\"\\\n\u0001é","o":{}})";
+  auto v = parseJsonValue(text);
+  ASSERT_TRUE(v.isOk()) << v.getStatus().message();
+  EXPECT_EQ(toJson(*v), text);
+  EXPECT_TRUE(v->find("a")->getArray()[0].isInt());
+  EXPECT_TRUE(v->find("a")->getArray()[2].isDouble());
+  auto again = parseJsonValue(toJson(*v, /*pretty=*/true));
+  ASSERT_TRUE(again.isOk());
+  EXPECT_EQ(*again, *v);
+}
+
+TEST(Value, NumbersStayExact) {
+  auto big = parseJsonValue("9007199254740993");
+  EXPECT_EQ(big->getInt(), 9007199254740993);
+  auto huge = parseJsonValue("123456789012345678901234567890");
+  EXPECT_TRUE(huge->isDouble());
+  EXPECT_EQ(toJson(Value(2.0)), "2.0");
+  EXPECT_EQ(toJson(Value(0.1)), "0.1");
+}
+
+TEST(Value, EqualityIgnoresKeyOrder) {
+  EXPECT_EQ(*parseJsonValue(R"({"a":1,"b":[1,2]})"),
+            *parseJsonValue(R"({"b":[1,2.0],"a":1})"));
+  EXPECT_NE(*parseJsonValue("[1,2]"), *parseJsonValue("[2,1]"));
+}
+
+TEST(Value, ParseErrorsAreLocated) {
+  auto r = parseJsonValue("{\"a\": [1, }", "input.json");
+  ASSERT_FALSE(r.isOk());
+  EXPECT_NE(r.getStatus().message().find("input.json:1:"), std::string::npos)
+      << r.getStatus().message();
+  EXPECT_FALSE(parseJsonValue("1 2").isOk());
+  EXPECT_FALSE(parseJsonValue("").isOk());
+}
+
+TEST(Payload, DecodeEncode) {
+  auto v = parseJsonValue(R"({"Data": {"Source": "http", "Value": "foo"},
+      "Session": "s1",
+      "Fan-out": {"Type": "Map", "Index": 1, "Size": 3,
+                  "OuterLoop": {"Type": "Parallel", "Index": 2, "Size": 5}},
+      "GC": {"Checkpoint": "P"}})");
+  auto p = decodePayload(*v);
+  ASSERT_TRUE(p.isOk()) << p.getStatus().message();
+  EXPECT_EQ(p->session, "s1");
+  ASSERT_EQ(p->fanout.size(), 2u);
+  EXPECT_EQ(p->fanout[0].index, 1);
+  EXPECT_EQ(p->fanout[1].type, "Parallel");
+  EXPECT_EQ(p->retire, "P");
+  EXPECT_EQ(instanceName("F", p->fanout), "F-unumIndex-1.2");
+  EXPECT_EQ(instanceName("F", {}), "F");
+  EXPECT_EQ(encodePayload(*p), *v);
+}
+
+TEST(Payload, OriginalRuntimeShapes) {
+  // The original runtime's GC object and store-typed sources are accepted.
+  auto v = parseJsonValue(R"({"Data": {"Source": "dynamodb",
+      "Value": ["A-unumIndex-0"]}, "Session": "s",
+      "GC": {"A": ["B"]}})");
+  auto p = decodePayload(*v);
+  ASSERT_TRUE(p.isOk()) << p.getStatus().message();
+  EXPECT_EQ(p->source, Payload::Source::Checkpoint);
+  EXPECT_TRUE(p->retire.empty());
+}
+
+TEST(Payload, DeepFanOutIsRejected) {
+  std::string text = R"({"Data": {"Value": 0}, "Fan-out": )";
+  for (int i = 0; i < 40; ++i)
+    text += R"({"Index": 0, "Size": 1, "OuterLoop": )";
+  text += "null";
+  for (int i = 0; i < 40; ++i)
+    text += "}";
+  text += "}";
+  auto v = parseJsonValue(text);
+  ASSERT_TRUE(v.isOk());
+  auto p = decodePayload(*v);
+  ASSERT_FALSE(p.isOk());
+  EXPECT_NE(p.getStatus().message().find("deeper"), std::string::npos);
+}
+
+TEST(Payload, SessionIdsDiffer) {
+  EXPECT_NE(newSessionId(), newSessionId());
+  EXPECT_EQ(newSessionId().size(), 32u);
+}
