@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -30,5 +31,9 @@ else:
                     "(set UNUM_SHARED_DIR)" % shared)
 
 tool_dirs = [config.unum_tools_dir, config.llvm_tools_dir]
-tools = ["unum-opt", "unum-translate", "unumc", "split-file", "not", "count"]
+tools = ["unum-opt", "unum-translate", "unumc", "unum-run", "split-file", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Runtime tests against a real Redis start their own redis-server.
+if shutil.which("redis-server"):
+    config.available_features.add("redis-server")
