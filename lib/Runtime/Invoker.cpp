@@ -69,6 +69,7 @@ void ThreadPoolInvoker::work() {
       std::lock_guard<std::mutex> lock(mu);
       if (redeliver) {
         ++task.delivery;
+        task.payload.fresh = false; // it may have checkpointed before dying
         // To the back: the crashed invocation's children run meanwhile, as
         // they would while a FaaS platform waits to retry.
         queue.push_back(std::move(task));

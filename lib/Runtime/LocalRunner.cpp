@@ -94,8 +94,10 @@ Result<std::string> LocalRunner::start(const Value &input) {
     return Status::error("the application has several start functions (" +
                          names + ")");
   }
-  if (p->session.empty())
+  if (p->session.empty()) {
     p->session = newSessionId();
+    p->fresh = true; // a new session has no checkpoints
+  }
   std::string session = p->session;
   if (Status s = pool->invoke(starts[0], p.take()); !s)
     return s;

@@ -64,11 +64,11 @@ public:
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     Session &s = sessions[session];
+    retireLocked(s, retire);
     auto [it, inserted] = s.records.emplace(instance, rec);
     if (!inserted)
       return PutResult{false, it->second};
     s.effects.insert(s.effects.end(), effects.begin(), effects.end());
-    retireLocked(s, retire);
     return PutResult{true, rec};
   }
 

@@ -11,6 +11,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -18,9 +19,9 @@ using namespace unum::runtime;
 
 namespace {
 const char *const kPutScript = R"lua(
+for i = 3, #KEYS do redis.call('SET', KEYS[i], 't', 'XX') end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
   for i = 2, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
-  for i = 3, #KEYS do redis.call('SET', KEYS[i], 't', 'XX') end
   return {1}
 end
 return {0, redis.call('GET', KEYS[1])}
@@ -151,6 +152,26 @@ public:
                                 const std::vector<Effect> &effects,
                                 const std::vector<std::string> &retireList) override {
     std::string p = prefix(session);
+    if (effects.empty()) {
+      // The common case needs no script (EVAL costs about two round trips
+      // of a plain command): SET NX GET is the conditional put, and the
+      // retirement is idempotent, so winner and loser may both apply it.
+      // No MULTI either: a retirement lost with the connection only keeps
+      // data until the session is deleted.
+      std::vector<std::vector<std::string>> cmds;
+      cmds.push_back({"SET", p + "c:" + instance, rec, "NX", "GET"});
+      for (const std::string &r : retireList)
+        cmds.push_back({"SET", p + "c:" + r, "t", "XX"});
+      auto replies = pipeline(cmds);
+      if (!replies)
+        return replies.getStatus();
+      redisReply *old = replies->front().get();
+      if (old->type == REDIS_REPLY_NIL)
+        return PutResult{true, rec};
+      if (old->type != REDIS_REPLY_STRING)
+        return Status::error(where() + ": unexpected checkpoint reply");
+      return PutResult{false, std::string(old->str, old->len)};
+    }
     std::vector<std::string> args{"EVAL", kPutScript,
                                   std::to_string(2 + retireList.size()),
                                   p + "c:" + instance, p + "fx"};
@@ -309,13 +330,15 @@ private:
   std::string where() const { return describe(); }
 
   Result<Connection> acquire() {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (!pool.empty()) {
-        Connection c = std::move(pool.back());
-        pool.pop_back();
-        return c;
-      }
+    std::lock_guard<std::mutex> lock(mu);
+    return acquireLocked();
+  }
+
+  Result<Connection> acquireLocked() {
+    if (!pool.empty()) {
+      Connection c = std::move(pool.back());
+      pool.pop_back();
+      return c;
     }
     timeval timeout{5, 0};
     Connection c(redisConnectWithTimeout(host.c_str(), port, timeout));
@@ -346,7 +369,45 @@ private:
   }
 
   /// One command on a pooled connection; an error reply becomes a Status.
-  Result<Reply> run(const std::vector<std::string> &args) {
+  /// EVAL goes out as EVALSHA (the server then neither receives nor hashes
+  /// the script body), with EVAL as the fallback when the server does not
+  /// know the script yet.
+  Result<Reply> run(std::vector<std::string> args) {
+    if (args.size() > 1 && args[0] == "EVAL") {
+      std::string body = args[1];
+      args[0] = "EVALSHA";
+      args[1] = sha(body);
+      auto r = runRaw(args);
+      if (r || r.getStatus().message().find("NOSCRIPT") == std::string::npos)
+        return r;
+      args[0] = "EVAL";
+      args[1] = body;
+    }
+    return runRaw(args);
+  }
+
+  std::string sha(const std::string &body) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = shas.find(body);
+    if (it != shas.end())
+      return it->second;
+    // SCRIPT LOAD gives the SHA1 the server uses; computing it once here
+    // avoids shipping a SHA1 implementation.
+    auto c = acquireLocked();
+    std::string out;
+    if (c) {
+      Reply r(command(c->get(), {"SCRIPT", "LOAD", body}));
+      if (r && r->type == REDIS_REPLY_STRING)
+        out.assign(r->str, r->len);
+      if (r)
+        pool.push_back(c.take());
+    }
+    if (!out.empty())
+      shas.emplace(body, out);
+    return out.empty() ? "0" : out;
+  }
+
+  Result<Reply> runRaw(const std::vector<std::string> &args) {
     countOp();
     auto c = acquire();
     if (!c)
@@ -358,6 +419,37 @@ private:
     if (r->type == REDIS_REPLY_ERROR)
       return Status::error(where() + ": " + std::string(r->str, r->len));
     return r;
+  }
+
+  /// Several commands in one round trip; an error reply fails the whole.
+  Result<std::vector<Reply>> pipeline(
+      const std::vector<std::vector<std::string>> &cmds) {
+    countOp();
+    auto c = acquire();
+    if (!c)
+      return c.getStatus();
+    for (const auto &args : cmds) {
+      std::vector<const char *> argv;
+      std::vector<size_t> lens;
+      for (const std::string &a : args) {
+        argv.push_back(a.data());
+        lens.push_back(a.size());
+      }
+      redisAppendCommandArgv(c->get(), int(args.size()), argv.data(),
+                             lens.data());
+    }
+    std::vector<Reply> replies;
+    for (size_t i = 0; i < cmds.size(); ++i) {
+      void *r = nullptr;
+      if (redisGetReply(c->get(), &r) != REDIS_OK || !r)
+        return Status::error(where() + ": " + (*c)->errstr);
+      replies.emplace_back(static_cast<redisReply *>(r));
+    }
+    release(c.take());
+    for (const Reply &r : replies)
+      if (r->type == REDIS_REPLY_ERROR)
+        return Status::error(where() + ": " + std::string(r->str, r->len));
+    return replies;
   }
 
   Result<std::vector<std::string>> scan(const std::string &pattern) {
@@ -382,6 +474,7 @@ private:
   int port;
   std::mutex mu;
   std::vector<Connection> pool;
+  std::map<std::string, std::string> shas; // script body -> SHA1
 };
 } // namespace
 

@@ -56,6 +56,9 @@ struct Runtime::Invocation {
   Context ctx;
   bool failed = false; // `output` is an error object
   Value output;
+  /// This execution ran the user code on a fresh payload and won its put:
+  /// the invocations it issues are fresh too.
+  bool fresh = false;
 };
 
 Runtime::Runtime(const App &app, DataStore &store, Invoker &invoker,
@@ -152,7 +155,7 @@ Status Runtime::run(Invocation &inv) {
                   [](const Edge &e) { return e.kind == EdgeKind::Error; });
 
   bool reused = false;
-  if (ckpt) {
+  if (ckpt && !payload.fresh) {
     auto rec = store.get(inv.session, inv.instance);
     if (!rec)
       return storeFailure(rec.getStatus(), "reading checkpoint");
@@ -292,6 +295,7 @@ Status Runtime::run(Invocation &inv) {
     for (const Value &e : inv.ctx.effects)
       effects.push_back({inv.instance, toJson(e)});
 
+    inv.fresh = payload.fresh;
     if (ckpt) {
       std::string rec(1, flag);
       rec += toJson(inv.output);
@@ -300,6 +304,7 @@ Status Runtime::run(Invocation &inv) {
       if (!put)
         return storeFailure(put.getStatus(), "writing checkpoint");
       if (!put->won) {
+        inv.fresh = false;
         if (!put->record.empty() && put->record[0] == record::Done) {
           trace(inv, "lost the checkpoint race to a finished instance");
           return Status::ok();
@@ -378,6 +383,7 @@ Status Runtime::continuations(Invocation &inv) {
     }
     Payload p;
     p.session = inv.session;
+    p.fresh = inv.fresh;
     switch (e.kind) {
     case EdgeKind::Scalar:
     case EdgeKind::Error:
@@ -403,6 +409,7 @@ Status Runtime::continuations(Invocation &inv) {
       for (int64_t i = 0; i < n; ++i) {
         Payload m;
         m.session = inv.session;
+        m.fresh = inv.fresh;
         m.value = std::move((*items)[i]);
         m.fanout.reserve(post->size() + 1);
         m.fanout.push_back(FanOutLevel{"Map", i, n});
@@ -496,6 +503,10 @@ Status Runtime::continuations(Invocation &inv) {
     Payload p;
     p.source = Payload::Source::Checkpoint;
     p.session = inv.session;
+    // Only the add that completed the set is fresh; a retried completer
+    // (told again) is not.
+    p.fresh = inv.fresh && added->count == f.values.count &&
+              inv.payload->fresh;
     p.value = Value::array();
     for (std::string &name : f.values.expand())
       p.value.push(std::move(name));

@@ -127,6 +127,8 @@ public:
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     return transaction<PutResult>([&]() -> Result<PutResult> {
+      if (Status st = retireLocked(session, retireList); !st)
+        return st;
       sqlite3_stmt *ins = stmt("INSERT OR IGNORE INTO unum_records"
                                "(session, instance, record) VALUES(?1,?2,?3)");
       bind(ins, 1, session);
@@ -147,8 +149,6 @@ public:
         return PutResult{false, winner};
       }
       if (Status st = appendLocked(session, effects); !st)
-        return st;
-      if (Status st = retireLocked(session, retireList); !st)
         return st;
       return PutResult{true, rec};
     });

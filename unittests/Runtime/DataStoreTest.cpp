@@ -63,16 +63,30 @@ TEST_P(DataStoreTest, BinarySafeRecords) {
   EXPECT_EQ(**store->get(session, "A-unumIndex-0.1"), rec);
 }
 
-TEST_P(DataStoreTest, PutRetiresOnlyWhenWinning) {
-  ASSERT_TRUE(store->putIfAbsent(session, "P", "c1", {}, {}).isOk());
-  ASSERT_TRUE(store->putIfAbsent(session, "C", "c2", {}, {"P", "Missing"})
-                  .isOk());
-  EXPECT_EQ(**store->get(session, "P"), "t");
-  // Retiring an absent record does not create it.
-  EXPECT_FALSE(store->get(session, "Missing")->has_value());
-  ASSERT_TRUE(store->putIfAbsent(session, "Q", "c3", {}, {}).isOk());
-  ASSERT_TRUE(store->putIfAbsent(session, "C", "c4", {}, {"Q"}).isOk());
-  EXPECT_EQ(**store->get(session, "Q"), "c3");
+TEST_P(DataStoreTest, PutRetires) {
+  for (bool withEffects : {false, true}) {
+    std::vector<Effect> fx;
+    if (withEffects)
+      fx.push_back({"C", "1"});
+    std::string suffix = withEffects ? "fx" : "";
+    ASSERT_TRUE(store->putIfAbsent(session, "P" + suffix, "c1", {}, {}).isOk());
+    auto won = store->putIfAbsent(session, "C" + suffix, "c2", fx,
+                                  {"P" + suffix, "Missing"});
+    ASSERT_TRUE(won.isOk()) << won.getStatus().message();
+    EXPECT_TRUE(won->won);
+    EXPECT_EQ(**store->get(session, "P" + suffix), "t");
+    // Retiring an absent record does not create it.
+    EXPECT_FALSE(store->get(session, "Missing")->has_value());
+    // A loser retires too (both prove the sender is done).
+    ASSERT_TRUE(store->putIfAbsent(session, "Q" + suffix, "c3", {}, {}).isOk());
+    auto lost =
+        store->putIfAbsent(session, "C" + suffix, "c4", fx, {"Q" + suffix});
+    ASSERT_TRUE(lost.isOk());
+    EXPECT_FALSE(lost->won);
+    EXPECT_EQ(lost->record, "c2");
+    EXPECT_EQ(**store->get(session, "Q" + suffix), "t");
+  }
+  EXPECT_EQ(store->effects(session)->size(), 1u);
 }
 
 TEST_P(DataStoreTest, RetireAndGetMany) {

@@ -7,8 +7,8 @@
 //
 //  * checkpoints: a conditional put (first writer wins; the loser gets the
 //    winner's record back and continues with it). The winner's staged side
-//    effects ("effects", an outbox) and the retirement of the sender's record
-//    are committed in the same step.
+//    effects ("effects", an outbox) are committed in the same step, and so
+//    is the retirement of the sender's record.
 //  * completion sets: an atomic add that tells exactly one member, the one
 //    whose add completed the set, that it is the completer (and tells it
 //    again if it retries); a consumed set ignores further adds.
@@ -69,8 +69,10 @@ public:
     bool won = false;
     std::string record; // ours if we won, else the winner's
   };
-  /// Conditional put. Only the winner's `effects` are committed and only the
-  /// winner retires `retire` (existing records only), all atomically.
+  /// Conditional put. Only the winner's `effects` are committed, atomically
+  /// with the record. `retire` (existing records only) is retired whether
+  /// or not the put wins: retirement is idempotent, and both a winner and a
+  /// loser prove that the retired instances are done.
   virtual Result<PutResult> putIfAbsent(const std::string &session,
                                         const std::string &instance,
                                         const std::string &record,

@@ -44,6 +44,11 @@ struct Payload {
   std::vector<FanOutLevel> fanout;
   std::string retire;   // GC.Checkpoint: the sender's instance
   std::string fanInSet; // GC.Set: the completion set that invoked us
+  /// In-process only (never on the wire): the first delivery of the only
+  /// invocation of this instance issued by a first execution of its sender,
+  /// so no checkpoint can exist yet and the lookup is skipped. Correctness
+  /// does not depend on it: the conditional put still decides.
+  bool fresh = false;
 };
 
 /// Maximum fan-out nesting accepted in a payload.

@@ -1,0 +1,286 @@
+//===- runtime_bench.cpp - Runtime overhead per transition and fan-in cost -===//
+//
+// Not a test: prints a table, with every ratio measured in the same run.
+//
+//  * chain: a chain of N no-op functions (checkpoints on, the compiler's
+//    default), run by the in-process invoker with one worker, on each store.
+//    The floor is what any runtime must pay per step on the same store: a
+//    bare call of the same no-op handler plus one store write. Target: at
+//    most 2x the floor.
+//  * map + fan-in: one function maps over W items, W tails fan in to one
+//    target. Reports time and store operations per item (target: O(n) in
+//    total, i.e. a constant per item).
+//
+// usage: unum-runtime-bench [--chain N] [--width W] [--repeat R]
+//                           [--redis redis://HOST:PORT]
+// Without --redis, a private redis-server is started if one is installed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "unum/Runtime/Runtime.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <netinet/in.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char **environ;
+
+using namespace unum::runtime;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+double seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+void die(const std::string &msg) {
+  std::fprintf(stderr, "unum-runtime-bench: %s\n", msg.c_str());
+  std::exit(1);
+}
+
+App chainApp(int n, bool checkpoint) {
+  std::vector<std::string> configs;
+  configs.reserve(n);
+  std::string ck = checkpoint ? "true" : "false";
+  for (int i = 0; i < n; ++i) {
+    std::string c = "{\"Name\": \"F" + std::to_string(i) + "\"";
+    if (i + 1 < n)
+      c += ", \"Next\": {\"Name\": \"F" + std::to_string(i + 1) +
+           "\", \"InputType\": \"Scalar\"}";
+    c += ", \"Checkpoint\": " + ck;
+    if (i == 0)
+      c += ", \"Start\": true";
+    configs.push_back(c + "}");
+  }
+  auto app = App::fromJson(configs);
+  if (!app)
+    die(app.getStatus().message());
+  return app.take();
+}
+
+std::shared_ptr<Handler> noop() {
+  return makeFunctionHandler(
+      [](const Value &in, Context &) { return HandlerResult::success(in); });
+}
+
+/// Seconds for one run of `app` from its start function; `ops` gets the
+/// store operations it issued.
+double runOnce(const App &app, DataStore &store, const Value &input,
+               unsigned workers, uint64_t &ops) {
+  LocalRunner::Options opts;
+  opts.workers = workers;
+  LocalRunner runner(app, store, opts);
+  uint64_t before = store.operationCount();
+  auto t0 = Clock::now();
+  auto session = runner.start(input);
+  if (!session)
+    die(session.getStatus().message());
+  runner.wait();
+  auto t1 = Clock::now();
+  ops = store.operationCount() - before;
+  RunResult r = runner.result(*session);
+  if (!r.ok())
+    die(r.errors[0]);
+  (void)store.deleteSession(*session);
+  return seconds(t0, t1);
+}
+
+/// The floor: per step, the same no-op handler called directly plus one
+/// write to the store.
+double floorOnce(DataStore &store, int n) {
+  auto handler = noop();
+  std::string session = newSessionId();
+  Value v = Value(int64_t(1));
+  Context ctx;
+  auto t0 = Clock::now();
+  for (int i = 0; i < n; ++i) {
+    HandlerResult r = handler->call(v, ctx);
+    if (Status s = store.put(session, "F" + std::to_string(i),
+                             "c" + toJson(r.output));
+        !s)
+      die(s.message());
+  }
+  auto t1 = Clock::now();
+  (void)store.deleteSession(session);
+  return seconds(t0, t1);
+}
+
+struct Redis {
+  pid_t pid = -1;
+  std::string dir;
+  ~Redis() {
+    if (pid > 0) {
+      kill(pid, SIGTERM);
+      waitpid(pid, nullptr, 0);
+    }
+    std::error_code ec;
+    if (!dir.empty())
+      fs::remove_all(dir, ec);
+  }
+};
+
+std::string startRedis(Redis &r) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof(addr));
+  getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len);
+  int port = ntohs(addr.sin_port);
+  close(fd);
+  std::string tmpl = (fs::temp_directory_path() / "unum-bench-XXXXXX").string();
+  if (!mkdtemp(tmpl.data()))
+    return "";
+  r.dir = tmpl;
+  std::vector<std::string> args = {"redis-server", "--port",
+                                   std::to_string(port), "--bind",
+                                   "127.0.0.1",    "--save",
+                                   "",             "--appendonly",
+                                   "no",           "--dir",
+                                   r.dir,          "--logfile",
+                                   r.dir + "/log"};
+  std::vector<char *> argv;
+  for (auto &a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  if (posix_spawnp(&r.pid, "redis-server", nullptr, nullptr, argv.data(),
+                   environ) != 0) {
+    r.pid = -1;
+    return "";
+  }
+  std::string uri = "redis://127.0.0.1:" + std::to_string(port);
+  for (int i = 0; i < 100; ++i) {
+    if (openDataStore(uri))
+      return uri;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return "";
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  int chain = 10000, width = 10000, repeat = 3;
+  std::string redisUri;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc)
+        die(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--chain")
+      chain = std::atoi(next().c_str());
+    else if (a == "--width")
+      width = std::atoi(next().c_str());
+    else if (a == "--repeat")
+      repeat = std::max(1, std::atoi(next().c_str()));
+    else if (a == "--redis")
+      redisUri = next();
+    else
+      die("usage: unum-runtime-bench [--chain N] [--width W] [--repeat R] "
+          "[--redis redis://HOST:PORT]");
+  }
+
+  Redis redis;
+  if (redisUri.empty())
+    redisUri = startRedis(redis);
+  std::string tmpl = (fs::temp_directory_path() / "unum-bench-XXXXXX").string();
+  if (!mkdtemp(tmpl.data()))
+    die("cannot create a temporary directory");
+  std::string sqlitePath = tmpl + "/bench.db";
+
+  std::vector<std::pair<std::string, std::string>> stores = {
+      {"memory", "memory"}, {"sqlite", "sqlite:" + sqlitePath}};
+  if (!redisUri.empty())
+    stores.push_back({"redis", redisUri});
+  else
+    std::printf("(redis: no redis-server; skipped)\n");
+
+  App ckChain = chainApp(chain, true);
+  App plainChain = chainApp(chain, false);
+  for (const char *name : {"", ""})
+    (void)name;
+  for (auto *app : {&ckChain, &plainChain})
+    for (auto &[name, spec] : app->functions())
+      (void)app->setHandler(name, noop());
+
+  App fanIn = *App::fromJson({
+      R"({"Name": "Split", "Next": {"Name": "Work", "InputType": "Map"},
+          "Checkpoint": true, "Start": true})",
+      R"({"Name": "Work", "Next": {"Name": "Join", "InputType": {"Fan-in": {
+            "Values": ["Work-unumIndex-*"]}}},
+          "Next Payload Modifiers": ["Pop"], "Checkpoint": true})",
+      R"({"Name": "Join", "Checkpoint": true})"});
+  (void)fanIn.setHandler("Split", makeFunctionHandler([](const Value &n,
+                                                         Context &) {
+                           Value items = Value::array();
+                           for (int64_t i = 0; i < n.getInt(); ++i)
+                             items.push(Value(i));
+                           return HandlerResult::success(items);
+                         }));
+  (void)fanIn.setHandler("Work", noop());
+  (void)fanIn.setHandler("Join", makeFunctionHandler([](const Value &xs,
+                                                        Context &) {
+                           return HandlerResult::success(
+                               Value(int64_t(xs.getArray().size())));
+                         }));
+
+  std::printf("Per-transition overhead: a chain of %d no-op functions, "
+              "in-process invoker, 1 worker (best of %d)\n\n",
+              chain, repeat);
+  std::printf("%-7s %-13s %12s %12s %8s %12s\n", "store", "checkpoints",
+              "us/step", "floor us", "ratio", "store ops");
+  for (auto &[label, uri] : stores) {
+    auto store = openDataStore(uri);
+    if (!store)
+      die(store.getStatus().message());
+    double floorBest = 1e30;
+    for (int r = 0; r < repeat; ++r)
+      floorBest = std::min(floorBest, floorOnce(**store, chain));
+    for (bool ck : {true, false}) {
+      double best = 1e30;
+      uint64_t ops = 0;
+      for (int r = 0; r < repeat; ++r)
+        best = std::min(best, runOnce(ck ? ckChain : plainChain, **store,
+                                      Value(int64_t(1)), 1, ops));
+      std::printf("%-7s %-13s %12.2f %12.2f %7.2fx %12.2f\n", label.c_str(),
+                  ck ? "on" : "off", best / chain * 1e6,
+                  floorBest / chain * 1e6, best / floorBest,
+                  double(ops) / chain);
+    }
+  }
+
+  std::printf("\nMap + fan-in: %d tails fanning in to one target, "
+              "in-process invoker, 2 workers (best of %d)\n\n",
+              width, repeat);
+  std::printf("%-7s %8s %10s %12s %14s %12s\n", "store", "width", "total s",
+              "us/item", "store ops", "ops/item");
+  for (auto &[label, uri] : stores) {
+    auto store = openDataStore(uri);
+    if (!store)
+      die(store.getStatus().message());
+    for (int w : {width / 10, width}) {
+      double best = 1e30;
+      uint64_t ops = 0;
+      for (int r = 0; r < repeat; ++r)
+        best = std::min(best, runOnce(fanIn, **store, Value(int64_t(w)), 2,
+                                      ops));
+      std::printf("%-7s %8d %10.3f %12.2f %14llu %12.2f\n", label.c_str(), w,
+                  best, best / w * 1e6, (unsigned long long)ops,
+                  double(ops) / w);
+    }
+  }
+  std::error_code ec;
+  fs::remove_all(tmpl, ec);
+  return 0;
+}
