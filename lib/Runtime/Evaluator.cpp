@@ -3,6 +3,7 @@
 #include "unum/Runtime/Evaluator.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace unum::runtime;
 namespace config = unum::config;
@@ -116,13 +117,138 @@ public:
       return unary(e, depth);
     case Expr::Kind::Binary:
       return binary(e, depth);
-    default:
-      break;
+    case Expr::Kind::Call:
+      return call(e, depth);
     }
     return err(e, "unsupported expression");
   }
 
 private:
+  /// A part of $out, or nullopt where the path leads nowhere (is_present).
+  Result<std::optional<Value>> access(const Expr &e, unsigned depth) {
+    if (depth > kMaxEvalDepth)
+      return err(e, "expression nested too deeply");
+    if (e.kind != Expr::Kind::Field && e.kind != Expr::Kind::Subscript) {
+      auto v = eval(e, depth + 1);
+      if (!v)
+        return v.getStatus();
+      return std::optional<Value>(v.take());
+    }
+    auto base = access(*e.lhs, depth + 1);
+    if (!base || !*base)
+      return base;
+    const Value &b = **base;
+    if (e.kind == Expr::Kind::Field) {
+      const Value *m = b.find(e.text);
+      return m ? std::optional<Value>(*m) : std::nullopt;
+    }
+    auto sub = eval(*e.rhs, depth + 1);
+    if (!sub)
+      return sub.getStatus();
+    if (b.isArray() && sub->isInt()) {
+      int64_t i = sub->getInt();
+      if (i < 0 || uint64_t(i) >= b.getArray().size())
+        return std::optional<Value>();
+      return std::optional<Value>(b.getArray()[i]);
+    }
+    if (b.isObject() && sub->isString()) {
+      const Value *m = b.find(sub->getString());
+      return m ? std::optional<Value>(*m) : std::nullopt;
+    }
+    return std::optional<Value>();
+  }
+
+  /// The Step Functions Choice type tests and StringMatches.
+  Result<Value> call(const Expr &e, unsigned depth) {
+    if (e.text == "is_present") {
+      auto v = access(*e.lhs, depth + 1);
+      if (!v)
+        return v.getStatus();
+      return Value(v->has_value());
+    }
+    auto v = eval(*e.lhs, depth + 1);
+    if (!v)
+      return v;
+    if (e.text == "is_null")
+      return Value(v->isNull());
+    if (e.text == "is_numeric")
+      return Value(v->isNumber());
+    if (e.text == "is_string")
+      return Value(v->isString());
+    if (e.text == "is_boolean")
+      return Value(v->isBool());
+    if (e.text == "is_timestamp")
+      return Value(v->isString() && isTimestamp(v->getString()));
+    if (e.text == "matches") {
+      if (!e.rhs || e.rhs->kind != Expr::Kind::String)
+        return err(e, "matches needs a pattern string");
+      if (!v->isString())
+        return err(e, std::string("matches needs a string, got a ") +
+                          Value::kindName(v->kind()));
+      return Value(globMatch(v->getString(), e.rhs->text));
+    }
+    return err(e, "unknown function '" + e.text + "'");
+  }
+
+  /// RFC 3339: 2016-03-14T01:59:00Z, with optional fraction and offset.
+  static bool isTimestamp(const std::string &s) {
+    auto digits = [&](size_t at, size_t n) {
+      if (at + n > s.size())
+        return false;
+      for (size_t i = at; i < at + n; ++i)
+        if (s[i] < '0' || s[i] > '9')
+          return false;
+      return true;
+    };
+    if (!digits(0, 4) || s.size() < 20 || s[4] != '-' || !digits(5, 2) ||
+        s[7] != '-' || !digits(8, 2) || (s[10] != 'T' && s[10] != 't') ||
+        !digits(11, 2) || s[13] != ':' || !digits(14, 2) || s[16] != ':' ||
+        !digits(17, 2))
+      return false;
+    size_t i = 19;
+    if (i < s.size() && s[i] == '.') {
+      size_t start = ++i;
+      while (i < s.size() && s[i] >= '0' && s[i] <= '9')
+        ++i;
+      if (i == start)
+        return false;
+    }
+    if (i < s.size() && (s[i] == 'Z' || s[i] == 'z'))
+      return i + 1 == s.size();
+    return i + 6 == s.size() && (s[i] == '+' || s[i] == '-') &&
+           digits(i + 1, 2) && s[i + 3] == ':' && digits(i + 4, 2);
+  }
+
+  /// `*` matches any run of characters, `\*` a star, `\\` a backslash.
+  /// Linear backtracking on the last star: O(|s| * |p|) at worst.
+  static bool globMatch(const std::string &s, const std::string &p) {
+    std::vector<std::pair<char, bool>> pat; // (char, isStar)
+    for (size_t i = 0; i < p.size(); ++i) {
+      if (p[i] == '\\' && i + 1 < p.size())
+        pat.push_back({p[++i], false});
+      else
+        pat.push_back({p[i], p[i] == '*'});
+    }
+    size_t si = 0, pi = 0, starP = std::string::npos, starS = 0;
+    while (si < s.size()) {
+      if (pi < pat.size() && pat[pi].second) {
+        starP = pi++;
+        starS = si;
+      } else if (pi < pat.size() && pat[pi].first == s[si]) {
+        ++pi;
+        ++si;
+      } else if (starP != std::string::npos) {
+        pi = starP + 1;
+        si = ++starS;
+      } else {
+        return false;
+      }
+    }
+    while (pi < pat.size() && pat[pi].second)
+      ++pi;
+    return pi == pat.size();
+  }
+
   Result<Value> unary(const Expr &e, unsigned depth) {
     auto v = eval(*e.lhs, depth + 1);
     if (!v)

@@ -217,3 +217,28 @@ TEST(Evaluator, Modifiers) {
   auto negative = applyModifiers({modifier("$0 = $0 - 5")}, f, nullptr);
   EXPECT_FALSE(negative.isOk());
 }
+
+TEST(Evaluator, ChoiceTypeTestsAndMatches) {
+  std::vector<FanOutLevel> none;
+  Value out = val(R"({"a": {"b": [1, null]}, "n": 1.5, "s": "photo.jpg",
+                     "t": "2016-03-14T01:59:00.123+01:00", "f": false})");
+  EXPECT_EQ(*eval("is_present($out.a.b[1])", &out, none), Value(true));
+  EXPECT_EQ(*eval("is_present($out.a.b[2])", &out, none), Value(false));
+  EXPECT_EQ(*eval("is_present($out.a.x.y)", &out, none), Value(false));
+  EXPECT_EQ(*eval("is_present($out.s.x)", &out, none), Value(false));
+  EXPECT_EQ(*eval("is_null($out.a.b[1])", &out, none), Value(true));
+  EXPECT_EQ(*eval("is_numeric($out.n) and not is_numeric($out.s)", &out, none),
+            Value(true));
+  EXPECT_EQ(*eval("is_string($out.s)", &out, none), Value(true));
+  EXPECT_EQ(*eval("is_boolean($out.f)", &out, none), Value(true));
+  EXPECT_EQ(*eval("is_timestamp($out.t)", &out, none), Value(true));
+  EXPECT_EQ(*eval("is_timestamp($out.s)", &out, none), Value(false));
+  EXPECT_EQ(*eval("matches($out.s, '*.jpg')", &out, none), Value(true));
+  EXPECT_EQ(*eval("matches($out.s, 'photo*')", &out, none), Value(true));
+  EXPECT_EQ(*eval("matches($out.s, '*.png')", &out, none), Value(false));
+  EXPECT_EQ(*eval("matches('a*b', 'a\\\\*b')", &out, none), Value(true));
+  EXPECT_EQ(*eval("matches('axb', 'a\\\\*b')", &out, none), Value(false));
+  // A missing member is an error for the other tests, as in Step Functions.
+  EXPECT_FALSE(eval("is_null($out.missing)", &out, none).isOk());
+  EXPECT_FALSE(eval("matches($out.n, '*')", &out, none).isOk());
+}
