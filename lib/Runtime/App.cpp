@@ -46,6 +46,20 @@ std::vector<std::string> App::startFunctions() const {
 Status App::validate() const {
   if (fns.empty())
     return Status::error("the application has no functions");
+  // The graph first: a dangling name is the more fundamental mistake.
+  for (const auto &[name, spec] : fns) {
+    for (const config::Edge &e : spec.config.next) {
+      if (!fns.count(e.target))
+        return Status::error("function '" + name +
+                             "' continues to unknown function '" + e.target +
+                             "'");
+      for (const config::NamePattern &p : e.values)
+        if (!fns.count(p.function))
+          return Status::error("function '" + name + "': fan-in value '" +
+                               p.text + "' names unknown function '" +
+                               p.function + "'");
+    }
+  }
   for (const auto &[name, spec] : fns) {
     if (!spec.handler && spec.config.builtin)
       return Status::error("function '" + name + "' is the built-in '" +
@@ -58,17 +72,6 @@ Status App::validate() const {
                             : " (expected an executable " +
                                   (fs::path(spec.dir) / "handler").string() +
                                   ")"));
-    for (const config::Edge &e : spec.config.next) {
-      if (!fns.count(e.target))
-        return Status::error("function '" + name +
-                             "' continues to unknown function '" + e.target +
-                             "'");
-      for (const config::NamePattern &p : e.values)
-        if (!fns.count(p.function))
-          return Status::error("function '" + name + "': fan-in value '" +
-                               p.text + "' names unknown function '" +
-                               p.function + "'");
-    }
   }
   return Status::ok();
 }

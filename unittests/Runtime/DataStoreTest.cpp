@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <set>
+#include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 
 using namespace unum::runtime;
 using namespace unum::runtime::test;
@@ -271,4 +273,64 @@ TEST(DataStoreOpen, SqliteIsSharedAcrossConnections) {
   EXPECT_TRUE(w1->won);
   EXPECT_FALSE(w2->won);
   EXPECT_EQ(w2->record, "c1");
+}
+
+TEST(DataStoreOpen, SqliteIsSafeAcrossProcesses) {
+  // Four processes race on the same file: one winner per checkpoint name,
+  // one completer for the set they fill together.
+  TempDir tmp;
+  std::string path = tmp.path() + "/procs.db";
+  constexpr int kProcs = 4, kNames = 150;
+  ASSERT_TRUE(openSqliteStore(path).isOk()); // create the schema first
+  std::vector<std::pair<pid_t, int>> children;
+  for (int p = 0; p < kProcs; ++p) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      close(fds[0]);
+      int wins = 0, completers = 0, errors = 0;
+      auto store = openSqliteStore(path);
+      if (!store)
+        _exit(2);
+      for (int i = 0; i < kNames; ++i) {
+        std::string name = "X-unumIndex-" + std::to_string(i);
+        auto r = (*store)->putIfAbsent("s", name, "c" + std::to_string(p),
+                                       {{name, std::to_string(p)}}, {});
+        if (!r)
+          ++errors;
+        else
+          wins += r->won;
+        auto a = (*store)->addToSet("s", "T|all", name + "/" + std::to_string(p),
+                                    kProcs * kNames);
+        if (!a)
+          ++errors;
+        else
+          completers += a->state == DataStore::AddResult::Completer;
+      }
+      int out[3] = {wins, completers, errors};
+      (void)!write(fds[1], out, sizeof(out));
+      _exit(0);
+    }
+    close(fds[1]);
+    children.push_back({pid, fds[0]});
+  }
+  int wins = 0, completers = 0, errors = 0;
+  for (auto [pid, fd] : children) {
+    int out[3] = {0, 0, 1};
+    ASSERT_EQ(read(fd, out, sizeof(out)), ssize_t(sizeof(out)));
+    close(fd);
+    int status;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    wins += out[0];
+    completers += out[1];
+    errors += out[2];
+  }
+  EXPECT_EQ(errors, 0);
+  EXPECT_EQ(wins, kNames);
+  EXPECT_EQ(completers, 1);
+  auto store = openSqliteStore(path);
+  EXPECT_EQ((*store)->effects("s")->size(), size_t(kNames));
 }

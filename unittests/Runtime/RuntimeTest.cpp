@@ -446,3 +446,65 @@ TEST(Runtime, DuplicateOfAFinishedInstanceDoesNothing) {
   EXPECT_EQ(bRuns.load(), 1);
   EXPECT_EQ(store->effects(r.session)->size(), 3u);
 }
+
+TEST(Runtime, BadConfigsFailLoudly) {
+  auto unknownTarget = App::fromJson(
+      {R"({"Name": "A", "Next": {"Name": "Nope", "InputType": "Scalar"},
+           "Start": true})"});
+  ASSERT_TRUE(unknownTarget.isOk());
+  Status s = unknownTarget->validate();
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("continues to unknown function 'Nope'"),
+            std::string::npos)
+      << s.message();
+
+  auto unknownValue = App::fromJson(
+      {R"({"Name": "A", "Next": {"Name": "A", "InputType": {"Fan-in":
+           {"Values": ["Ghost-unumIndex-*"]}}}, "Start": true})"});
+  ASSERT_TRUE(unknownValue.isOk());
+  s = unknownValue->validate();
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("names unknown function 'Ghost'"),
+            std::string::npos)
+      << s.message();
+
+  // Obsolete formats and bad expressions are rejected with a location.
+  auto obsolete = App::fromJson(
+      {R"({"Name": "A", "Next": [{"Name": "B"}], "NextInput": "Scalar"})"});
+  ASSERT_FALSE(obsolete.isOk());
+  EXPECT_NE(obsolete.getStatus().message().find("NextInput"),
+            std::string::npos)
+      << obsolete.getStatus().message();
+  auto badCond = App::fromJson(
+      {R"({"Name": "A", "Next": {"Name": "A", "InputType": "Scalar",
+           "Conditional": "$0 <"}})"});
+  ASSERT_FALSE(badCond.isOk());
+  EXPECT_NE(badCond.getStatus().message().find("config0.json:"),
+            std::string::npos)
+      << badCond.getStatus().message();
+
+  auto twice = App::fromJson({R"({"Name": "A"})", R"({"Name": "A"})"});
+  ASSERT_FALSE(twice.isOk());
+  EXPECT_NE(twice.getStatus().message().find("defined twice"),
+            std::string::npos);
+
+  auto builtin = App::fromJson(
+      {R"({"Name": "W", "Builtin": "Wait", "Start": true})"});
+  ASSERT_TRUE(builtin.isOk()) << builtin.getStatus().message();
+  s = builtin->validate();
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("built-in 'Wait'"), std::string::npos)
+      << s.message();
+}
+
+TEST(Runtime, SeveralStartFunctionsAreAnError) {
+  App app = appFromJson({R"({"Name": "A", "Start": true})",
+                         R"({"Name": "B", "Start": true})"});
+  auto store = createMemoryStore();
+  LocalRunner runner(app, *store, {});
+  RunResult r = runner.run(Value());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.errors[0].find("several start functions (A, B)"),
+            std::string::npos)
+      << r.errors[0];
+}
