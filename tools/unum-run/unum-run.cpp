@@ -1,7 +1,7 @@
 //===- unum-run.cpp - Run a compiled Unum application locally -------------===//
 //
 //   unum-run APPDIR --input FILE|- [--store memory|sqlite:PATH|redis://H:P]
-//            [--workers N] [--trace] [--no-gc]
+//            [--workers N] [--trace] [--no-gc] [--crash-rate P [--seed N]]
 //
 // Loads APPDIR/<Function>/{unum_config.json, handler}, starts the workflow at
 // the start function with the input (a payload {"Data": ...} or a bare JSON
@@ -18,6 +18,8 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <mutex>
+#include <random>
 #include <sstream>
 
 using namespace unum::runtime;
@@ -25,7 +27,8 @@ using namespace unum::runtime;
 static const char *const kUsage =
     "usage: unum-run APPDIR --input FILE|- [--store memory|sqlite:PATH|"
     "redis://HOST:PORT]\n"
-    "                [--workers N] [--trace] [--no-gc]\n"
+    "                [--workers N] [--trace] [--no-gc] [--crash-rate P "
+    "[--seed N]]\n"
     "\n"
     "Runs the application in APPDIR (one directory per function, each with its\n"
     "unum_config.json and an executable `handler` that reads its input as JSON\n"
@@ -37,7 +40,10 @@ static const char *const kUsage =
     "  --store URI      memory (default), sqlite:PATH or redis://HOST:PORT\n"
     "  --workers N      worker threads (default 4)\n"
     "  --trace          print each step to stderr\n"
-    "  --no-gc          keep checkpoints and completion sets\n";
+    "  --no-gc          keep checkpoints and completion sets\n"
+    "  --crash-rate P   fault injection: crash each step boundary with\n"
+    "                   probability P (0..0.9); crashed invocations are\n"
+    "                   delivered again; --seed N makes it repeatable\n";
 
 static int fail(const std::string &msg) {
   std::cerr << "unum-run: error: " << msg << "\n";
@@ -48,6 +54,8 @@ int main(int argc, char **argv) {
   std::string appDir, inputPath, storeUri = "memory";
   unsigned workers = 4;
   bool trace = false, gc = true;
+  double crashRate = 0;
+  unsigned long seed = 1;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](const char *name) -> const char * {
@@ -76,6 +84,19 @@ int main(int argc, char **argv) {
       trace = true;
     } else if (arg == "--no-gc") {
       gc = false;
+    } else if (arg == "--crash-rate") {
+      const char *v = value("--crash-rate");
+      char *end = nullptr;
+      crashRate = std::strtod(v, &end);
+      if (*end || crashRate < 0 || crashRate > 0.9)
+        return fail(std::string("--crash-rate: expected 0..0.9, got '") + v +
+                    "'");
+    } else if (arg == "--seed") {
+      const char *v = value("--seed");
+      char *end = nullptr;
+      seed = std::strtoul(v, &end, 10);
+      if (*end)
+        return fail(std::string("--seed: expected a number, got '") + v + "'");
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
       std::cerr << "unum-run: error: unknown option '" << arg << "'\n"
                 << kUsage;
@@ -124,6 +145,21 @@ int main(int argc, char **argv) {
   opts.workers = workers;
   opts.trace = trace;
   opts.runtime.gc = gc;
+  std::mutex rngMutex;
+  std::mt19937_64 rng(seed);
+  if (crashRate > 0) {
+    // Enough deliveries that a run practically always gets through.
+    opts.maxDeliveries = 200;
+    opts.runtime.fault = [&](const StepPoint &p) {
+      std::lock_guard<std::mutex> lock(rngMutex);
+      bool crash = std::uniform_real_distribution<double>(0, 1)(rng) <
+                   crashRate;
+      if (crash && trace)
+        std::cerr << "[unum] " << p.instance << ": injected crash at "
+                  << stepName(p.step) << "\n";
+      return crash;
+    };
+  }
   RunResult result;
   {
     LocalRunner runner(*app, **store, opts);
