@@ -20,6 +20,7 @@ public:
     std::lock_guard<std::mutex> lock(mu);
     results[session].errors.push_back(message);
   }
+  bool tracing() const override { return traceOn; }
   void trace(const std::string &line) override {
     if (!traceOn)
       return;

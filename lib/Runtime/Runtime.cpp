@@ -70,9 +70,12 @@ bool Runtime::crashAt(Step step, const std::string &instance,
   return opts.fault && opts.fault(StepPoint{step, instance, k});
 }
 
+bool Runtime::tracing() const {
+  return opts.observer && opts.observer->tracing();
+}
+
 void Runtime::trace(const Invocation &inv, const std::string &msg) const {
-  if (opts.observer)
-    opts.observer->trace(inv.instance + ": " + msg);
+  opts.observer->trace(inv.instance + ": " + msg);
 }
 
 static Status crash(const void *, Step step) {
@@ -162,7 +165,8 @@ Status Runtime::run(Invocation &inv) {
     if (*rec) {
       const std::string &r = **rec;
       if (!r.empty() && r[0] == record::Done) {
-        trace(inv, "duplicate of a finished instance; nothing to do");
+        if (tracing())
+          trace(inv, "duplicate of a finished instance; nothing to do");
         return Status::ok();
       }
       auto decoded = decodeRecord(r, inv.instance);
@@ -171,7 +175,8 @@ Status Runtime::run(Invocation &inv) {
       inv.failed = decoded->first;
       inv.output = std::move(decoded->second);
       reused = true;
-      trace(inv, "reusing its checkpoint; user code skipped");
+      if (tracing())
+        trace(inv, "reusing its checkpoint; user code skipped");
     }
   }
   if (crashAt(Step::BeforeUserCode, inv.instance))
@@ -211,7 +216,8 @@ Status Runtime::run(Invocation &inv) {
               inv.failed = decoded->first;
               inv.output = std::move(decoded->second);
               reused = true;
-              trace(inv, "a duplicate checkpointed first; continuing with "
+              if (tracing())
+                trace(inv, "a duplicate checkpointed first; continuing with "
                          "its output");
               break;
             }
@@ -245,7 +251,8 @@ Status Runtime::run(Invocation &inv) {
       hr = inv.fn->handler->call(*input, inv.ctx);
       if (hr.ok || attempt >= retries)
         break;
-      trace(inv, "attempt " + std::to_string(attempt + 1) + " failed (" +
+      if (tracing())
+        trace(inv, "attempt " + std::to_string(attempt + 1) + " failed (" +
                      hr.error + ": " + hr.cause + "); retrying");
     }
     if (hr.ok) {
@@ -306,7 +313,8 @@ Status Runtime::run(Invocation &inv) {
       if (!put->won) {
         inv.fresh = false;
         if (!put->record.empty() && put->record[0] == record::Done) {
-          trace(inv, "lost the checkpoint race to a finished instance");
+          if (tracing())
+            trace(inv, "lost the checkpoint race to a finished instance");
           return Status::ok();
         }
         auto decoded = decodeRecord(put->record, inv.instance);
@@ -314,7 +322,8 @@ Status Runtime::run(Invocation &inv) {
           return decoded.getStatus();
         inv.failed = decoded->first;
         inv.output = std::move(decoded->second);
-        trace(inv, "lost the checkpoint race; continuing with the winner's "
+        if (tracing())
+          trace(inv, "lost the checkpoint race; continuing with the winner's "
                    "output");
       }
     } else {
@@ -480,7 +489,8 @@ Status Runtime::continuations(Invocation &inv) {
       return crash(&inv, Step::AfterInvoke);
   }
   if (!sends.empty())
-    trace(inv, "invoked " + std::to_string(sends.size()) + " continuation(s)");
+    if (tracing())
+      trace(inv, "invoked " + std::to_string(sends.size()) + " continuation(s)");
 
   // Fan-ins last: once every tail has reported, a tail has nothing left to
   // do, which is what lets the target retire the tails' checkpoints.
@@ -495,7 +505,8 @@ Status Runtime::continuations(Invocation &inv) {
     if (crashAt(Step::AfterFanInAdd, inv.instance, unsigned(k)))
       return crash(&inv, Step::AfterFanInAdd);
     if (added->state != DataStore::AddResult::Completer) {
-      trace(inv, "reported to " + f.target + " (" +
+      if (tracing())
+        trace(inv, "reported to " + f.target + " (" +
                      std::to_string(added->count) + "/" +
                      std::to_string(f.values.count) + ")");
       continue;
@@ -512,7 +523,8 @@ Status Runtime::continuations(Invocation &inv) {
       p.value.push(std::move(name));
     p.fanout = *post;
     p.fanInSet = f.set;
-    trace(inv, "completed the fan-in; invoking " + f.target);
+    if (tracing())
+      trace(inv, "completed the fan-in; invoking " + f.target);
     if (Status s = invoker.invoke(f.target, std::move(p)); !s)
       return s.withContext("invoking '" + f.target + "'");
   }

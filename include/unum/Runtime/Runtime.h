@@ -69,6 +69,8 @@ public:
                       const std::string &instance, const std::string &message) {
   }
   virtual void trace(const std::string &line) {}
+  /// trace() is called (and its lines built) only when this is true.
+  virtual bool tracing() const { return false; }
 };
 
 /// The data-flow hook. The frontend issue's path fields (InputPath,
@@ -123,6 +125,7 @@ private:
   Status run(Invocation &inv);
   Status continuations(Invocation &inv);
   bool crashAt(Step step, const std::string &instance, unsigned k = 0) const;
+  bool tracing() const;
   void trace(const Invocation &inv, const std::string &msg) const;
 
   const App &app;
