@@ -68,10 +68,10 @@ Status App::validate() const {
     if (!spec.handler)
       return Status::error(
           "function '" + name + "' has no handler" +
-          (spec.dir.empty() ? std::string()
-                            : " (expected an executable " +
-                                  (fs::path(spec.dir) / "handler").string() +
-                                  ")"));
+          (spec.dir.empty()
+               ? std::string()
+               : " (expected an executable " +
+                     (fs::path(spec.dir) / "handler").string() + ")"));
   }
   return Status::ok();
 }

@@ -12,28 +12,50 @@ using unum::config::Expr;
 namespace {
 using Op = Expr::Op;
 
+/// "a number", "an array", ...
+std::string aKind(Value::Kind kind) {
+  std::string name = Value::kindName(kind);
+  return (name[0] == 'a' || name[0] == 'o' ? "an " : "a ") + name;
+}
+
 Status err(const Expr &e, const std::string &msg) {
   return Status::error("at offset " + std::to_string(e.offset) + ": " + msg);
 }
 
 const char *opName(Op op) {
   switch (op) {
-  case Op::Add: return "+";
-  case Op::Sub: return "-";
-  case Op::Mul: return "*";
-  case Op::Div: return "/";
-  case Op::Mod: return "%";
-  case Op::Eq: return "==";
-  case Op::Ne: return "!=";
-  case Op::Lt: return "<";
-  case Op::Le: return "<=";
-  case Op::Gt: return ">";
-  case Op::Ge: return ">=";
-  case Op::And: return "and";
-  case Op::Or: return "or";
-  case Op::Not: return "not";
-  case Op::Neg: return "-";
-  default: return "?";
+  case Op::Add:
+    return "+";
+  case Op::Sub:
+    return "-";
+  case Op::Mul:
+    return "*";
+  case Op::Div:
+    return "/";
+  case Op::Mod:
+    return "%";
+  case Op::Eq:
+    return "==";
+  case Op::Ne:
+    return "!=";
+  case Op::Lt:
+    return "<";
+  case Op::Le:
+    return "<=";
+  case Op::Gt:
+    return ">";
+  case Op::Ge:
+    return ">=";
+  case Op::And:
+    return "and";
+  case Op::Or:
+    return "or";
+  case Op::Not:
+    return "not";
+  case Op::Neg:
+    return "-";
+  default:
+    return "?";
   }
 }
 
@@ -62,8 +84,8 @@ public:
     case Expr::Kind::Index: {
       const auto *levels = env.fanout;
       if (!levels || e.index >= levels->size())
-        return err(e, "$" + std::to_string(e.index) +
-                          " needs a fan-out " + std::to_string(e.index + 1) +
+        return err(e, "$" + std::to_string(e.index) + " needs a fan-out " +
+                          std::to_string(e.index + 1) +
                           " level(s) deep; this instance has " +
                           std::to_string(levels ? levels->size() : 0));
       return Value((*levels)[e.index].index);
@@ -77,8 +99,7 @@ public:
       if (!base)
         return base;
       if (!base->isObject())
-        return err(e, "'." + e.text + "' on a " +
-                          Value::kindName(base->kind()));
+        return err(e, "'." + e.text + "' on " + aKind(base->kind()));
       const Value *member = base->find(e.text);
       if (!member)
         return err(e, "no member '" + e.text + "'");
@@ -97,9 +118,8 @@ public:
         int64_t i = sub->getInt();
         const Value::Array &a = base->getArray();
         if (i < 0 || uint64_t(i) >= a.size())
-          return err(e, "index " + std::to_string(i) +
-                            " out of range (size " + std::to_string(a.size()) +
-                            ")");
+          return err(e, "index " + std::to_string(i) + " out of range (size " +
+                            std::to_string(a.size()) + ")");
         return a[i];
       }
       if (base->isObject()) {
@@ -110,8 +130,7 @@ public:
           return err(e, "no member '" + sub->getString() + "'");
         return *member;
       }
-      return err(e, std::string("subscript on a ") +
-                        Value::kindName(base->kind()));
+      return err(e, std::string("subscript on ") + aKind(base->kind()));
     }
     case Expr::Kind::Unary:
       return unary(e, depth);
@@ -183,8 +202,8 @@ private:
       if (!e.rhs || e.rhs->kind != Expr::Kind::String)
         return err(e, "matches needs a pattern string");
       if (!v->isString())
-        return err(e, std::string("matches needs a string, got a ") +
-                          Value::kindName(v->kind()));
+        return err(e, std::string("matches needs a string, got ") +
+                          aKind(v->kind()));
       return Value(globMatch(v->getString(), e.rhs->text));
     }
     return err(e, "unknown function '" + e.text + "'");
@@ -255,8 +274,8 @@ private:
       return v;
     if (e.op == Op::Not) {
       if (!v->isBool())
-        return err(e, std::string("'not' needs a boolean, got a ") +
-                          Value::kindName(v->kind()));
+        return err(e, std::string("'not' needs a boolean, got ") +
+                          aKind(v->kind()));
       return Value(!v->getBool());
     }
     if (v->isInt()) {
@@ -266,8 +285,7 @@ private:
     }
     if (v->isDouble())
       return Value(-v->getDouble());
-    return err(e, std::string("'-' needs a number, got a ") +
-                      Value::kindName(v->kind()));
+    return err(e, std::string("'-' needs a number, got ") + aKind(v->kind()));
   }
 
   Result<Value> binary(const Expr &e, unsigned depth) {
@@ -277,8 +295,7 @@ private:
         return l;
       if (!l->isBool())
         return err(e, std::string("'") + opName(e.op) +
-                          "' needs booleans, got a " +
-                          Value::kindName(l->kind()));
+                          "' needs booleans, got " + aKind(l->kind()));
       if (l->getBool() == (e.op == Op::Or))
         return *l;
       auto r = eval(*e.rhs, depth + 1);
@@ -286,8 +303,7 @@ private:
         return r;
       if (!r->isBool())
         return err(e, std::string("'") + opName(e.op) +
-                          "' needs booleans, got a " +
-                          Value::kindName(r->kind()));
+                          "' needs booleans, got " + aKind(r->kind()));
       return *r;
     }
     auto l = eval(*e.lhs, depth + 1);
@@ -321,16 +337,19 @@ private:
     } else if (l.isString() && r.isString()) {
       c = l.getString().compare(r.getString());
     } else {
-      return err(e, std::string("cannot compare a ") +
-                        Value::kindName(l.kind()) + " with a " +
-                        Value::kindName(r.kind()) + " using '" +
-                        opName(e.op) + "'");
+      return err(e, std::string("cannot compare ") + aKind(l.kind()) +
+                        " with " + aKind(r.kind()) + " using '" + opName(e.op) +
+                        "'");
     }
     switch (e.op) {
-    case Op::Lt: return Value(c < 0);
-    case Op::Le: return Value(c <= 0);
-    case Op::Gt: return Value(c > 0);
-    default: return Value(c >= 0);
+    case Op::Lt:
+      return Value(c < 0);
+    case Op::Le:
+      return Value(c <= 0);
+    case Op::Gt:
+      return Value(c > 0);
+    default:
+      return Value(c >= 0);
     }
   }
 
@@ -379,9 +398,12 @@ private:
     }
     double a = l.getNumber(), b = r.getNumber();
     switch (e.op) {
-    case Op::Add: return Value(a + b);
-    case Op::Sub: return Value(a - b);
-    case Op::Mul: return Value(a * b);
+    case Op::Add:
+      return Value(a + b);
+    case Op::Sub:
+      return Value(a - b);
+    case Op::Mul:
+      return Value(a * b);
     case Op::Div:
       if (b == 0)
         return err(e, "division by zero");
@@ -410,9 +432,8 @@ Result<bool> unum::runtime::evaluateCondition(const config::Expression &cond,
   if (!v)
     return v.getStatus().withContext("conditional '" + cond.text + "'");
   if (!v->isBool())
-    return Status::error("conditional '" + cond.text +
-                         "' gave a " + Value::kindName(v->kind()) +
-                         ", not a boolean");
+    return Status::error("conditional '" + cond.text + "' gave " +
+                         aKind(v->kind()) + ", not a boolean");
   return v->getBool();
 }
 
@@ -446,11 +467,10 @@ unum::runtime::resolveFanIn(const std::vector<config::NamePattern> &values,
       case config::IndexPart::Kind::Wildcard:
         // '*' at position p ranges over the instance's own level p.
         if (p >= levels.size())
-          return Status::error("fan-in value '" + pattern.text +
-                               "': '*' at level " + std::to_string(p) +
-                               " but this instance has " +
-                               std::to_string(levels.size()) +
-                               " fan-out level(s)");
+          return Status::error(
+              "fan-in value '" + pattern.text + "': '*' at level " +
+              std::to_string(p) + " but this instance has " +
+              std::to_string(levels.size()) + " fan-out level(s)");
         r.wildcard = true;
         r.value = levels[p].size;
         if (r.value == 0 || count > kMaxFanInInstances / size_t(r.value))
@@ -582,10 +602,9 @@ unum::runtime::applyModifiers(const std::vector<config::Modifier> &modifiers,
       size_t level =
           m.kind == config::Modifier::Kind::AssignSize ? 0 : size_t(m.var);
       if (level >= fanout.size())
-        return Status::error("modifier '" + m.text + "' needs " +
-                             std::to_string(level + 1) +
-                             " fan-out level(s); there are " +
-                             std::to_string(fanout.size()));
+        return Status::error(
+            "modifier '" + m.text + "' needs " + std::to_string(level + 1) +
+            " fan-out level(s); there are " + std::to_string(fanout.size()));
       if (m.kind == config::Modifier::Kind::AssignSize)
         fanout[0].size = v->getInt();
       else

@@ -31,8 +31,7 @@ ThreadPoolInvoker::~ThreadPoolInvoker() {
     t.join();
 }
 
-Status ThreadPoolInvoker::invoke(const std::string &function,
-                                 Payload payload) {
+Status ThreadPoolInvoker::invoke(const std::string &function, Payload payload) {
   {
     std::lock_guard<std::mutex> lock(mu);
     if (stopping)
@@ -137,7 +136,8 @@ Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
   Socket sock;
   std::string lastError = "no address";
   for (addrinfo *a = addrs; a; a = a->ai_next) {
-    int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    int fd =
+        socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
     if (fd < 0)
       continue;
     if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
@@ -159,8 +159,8 @@ Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
   while (sent < req.size()) {
     if (!waitFor(sock.fd, POLLOUT, timeoutMs))
       return Status::error("'" + url + "': timed out sending");
-    ssize_t n = send(sock.fd, req.data() + sent, req.size() - sent,
-                     MSG_NOSIGNAL);
+    ssize_t n =
+        send(sock.fd, req.data() + sent, req.size() - sent, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)

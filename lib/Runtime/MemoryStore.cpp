@@ -56,11 +56,10 @@ public:
     return out;
   }
 
-  Result<PutResult> putIfAbsent(const std::string &session,
-                                const std::string &instance,
-                                const std::string &rec,
-                                const std::vector<Effect> &effects,
-                                const std::vector<std::string> &retire) override {
+  Result<PutResult>
+  putIfAbsent(const std::string &session, const std::string &instance,
+              const std::string &rec, const std::vector<Effect> &effects,
+              const std::vector<std::string> &retire) override {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     Session &s = sessions[session];
@@ -198,7 +197,8 @@ unum::runtime::openDataStore(const std::string &uri) {
     while (!rest.empty() && rest.back() == '/')
       rest.pop_back();
     size_t colon = rest.rfind(':');
-    std::string host = colon == std::string::npos ? rest : rest.substr(0, colon);
+    std::string host =
+        colon == std::string::npos ? rest : rest.substr(0, colon);
     int port = 6379;
     if (colon != std::string::npos) {
       char *end = nullptr;

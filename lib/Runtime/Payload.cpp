@@ -98,8 +98,7 @@ Result<Payload> unum::runtime::decodePayload(const Value &json) {
 
 Value unum::runtime::encodePayload(const Payload &p) {
   Value data = Value::object();
-  data.set("Source",
-           p.source == Payload::Source::Http ? "http" : "checkpoint");
+  data.set("Source", p.source == Payload::Source::Http ? "http" : "checkpoint");
   data.set("Value", p.value);
   Value out = Value::object();
   out.set("Data", std::move(data));
@@ -146,10 +145,9 @@ unum::runtime::instanceName(const std::string &function,
 std::string unum::runtime::newSessionId() {
   static thread_local std::mt19937_64 rng([] {
     std::random_device rd;
-    uint64_t seed = (uint64_t(rd()) << 32) ^ rd() ^
-                    uint64_t(std::chrono::steady_clock::now()
-                                 .time_since_epoch()
-                                 .count());
+    uint64_t seed =
+        (uint64_t(rd()) << 32) ^ rd() ^
+        uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
     return seed;
   }());
   static const char hex[] = "0123456789abcdef";

@@ -146,11 +146,10 @@ public:
     return out;
   }
 
-  Result<PutResult> putIfAbsent(const std::string &session,
-                                const std::string &instance,
-                                const std::string &rec,
-                                const std::vector<Effect> &effects,
-                                const std::vector<std::string> &retireList) override {
+  Result<PutResult>
+  putIfAbsent(const std::string &session, const std::string &instance,
+              const std::string &rec, const std::vector<Effect> &effects,
+              const std::vector<std::string> &retireList) override {
     std::string p = prefix(session);
     if (effects.empty()) {
       // The common case needs no script (EVAL costs about two round trips
@@ -422,8 +421,8 @@ private:
   }
 
   /// Several commands in one round trip; an error reply fails the whole.
-  Result<std::vector<Reply>> pipeline(
-      const std::vector<std::vector<std::string>> &cmds) {
+  Result<std::vector<Reply>>
+  pipeline(const std::vector<std::vector<std::string>> &cmds) {
     countOp();
     auto c = acquire();
     if (!c)

@@ -29,21 +29,30 @@ Result<Value> DataFlow::output(const FunctionSpec &, const Value &,
 Result<Value::Array> DataFlow::items(const FunctionSpec &fn, const Edge &edge,
                                      const Value &output) {
   if (!output.isArray())
-    return Status::error("Map edge to '" + edge.target + "' needs '" +
-                         fn.config.name + "' to return a list, not a " +
-                         Value::kindName(output.kind()));
+    return Status::error(
+        "Map edge to '" + edge.target + "' needs '" + fn.config.name +
+        "' to return a list, not " +
+        std::string(output.isArray() || output.isObject() ? "an " : "a ") +
+        Value::kindName(output.kind()));
   return output.getArray();
 }
 
 const char *unum::runtime::stepName(Step step) {
   switch (step) {
-  case Step::BeforeUserCode: return "before-user-code";
-  case Step::AfterUserCode: return "after-user-code";
-  case Step::AfterCheckpoint: return "after-checkpoint";
-  case Step::AfterInvoke: return "after-invoke";
-  case Step::BeforeFanInAdd: return "before-fan-in-add";
-  case Step::AfterFanInAdd: return "after-fan-in-add";
-  case Step::BeforeRetire: return "before-retire";
+  case Step::BeforeUserCode:
+    return "before-user-code";
+  case Step::AfterUserCode:
+    return "after-user-code";
+  case Step::AfterCheckpoint:
+    return "after-checkpoint";
+  case Step::AfterInvoke:
+    return "after-invoke";
+  case Step::BeforeFanInAdd:
+    return "before-fan-in-add";
+  case Step::AfterFanInAdd:
+    return "after-fan-in-add";
+  case Step::BeforeRetire:
+    return "before-retire";
   }
   return "?";
 }
@@ -218,7 +227,7 @@ Status Runtime::run(Invocation &inv) {
               reused = true;
               if (tracing())
                 trace(inv, "a duplicate checkpointed first; continuing with "
-                         "its output");
+                           "its output");
               break;
             }
           }
@@ -253,7 +262,7 @@ Status Runtime::run(Invocation &inv) {
         break;
       if (tracing())
         trace(inv, "attempt " + std::to_string(attempt + 1) + " failed (" +
-                     hr.error + ": " + hr.cause + "); retrying");
+                       hr.error + ": " + hr.cause + "); retrying");
     }
     if (hr.ok) {
       auto out = flow.output(*inv.fn, effective, hr.output, inv.ctx);
@@ -306,8 +315,8 @@ Status Runtime::run(Invocation &inv) {
     if (ckpt) {
       std::string rec(1, flag);
       rec += toJson(inv.output);
-      auto put = store.putIfAbsent(inv.session, inv.instance, rec, effects,
-                                   retire);
+      auto put =
+          store.putIfAbsent(inv.session, inv.instance, rec, effects, retire);
       if (!put)
         return storeFailure(put.getStatus(), "writing checkpoint");
       if (!put->won) {
@@ -324,7 +333,7 @@ Status Runtime::run(Invocation &inv) {
         inv.output = std::move(decoded->second);
         if (tracing())
           trace(inv, "lost the checkpoint race; continuing with the winner's "
-                   "output");
+                     "output");
       }
     } else {
       if (!effects.empty())
@@ -376,8 +385,7 @@ Status Runtime::continuations(Invocation &inv) {
   // when there are several of them, or when the list is a one-edge fan-out
   // (a one-branch Parallel). A lone Scalar entry beside fan-in or error
   // edges is a chain, as in the original runtime (ExCamera's vpxenc).
-  const bool parallel =
-      nScalar > 1 || (cfg.nextIsList && cfg.next.size() == 1);
+  const bool parallel = nScalar > 1 || (cfg.nextIsList && cfg.next.size() == 1);
   int64_t scalarPos = 0;
   for (const Edge &e : cfg.next) {
     int64_t branch = e.kind == EdgeKind::Scalar ? scalarPos++ : 0;
@@ -456,8 +464,7 @@ Status Runtime::continuations(Invocation &inv) {
 
   if (!invoker.blocking() || sends.size() <= 1) {
     for (size_t k = 0; k < sends.size(); ++k) {
-      if (Status s = invoker.invoke(sends[k].target, std::move(sends[k].p));
-          !s)
+      if (Status s = invoker.invoke(sends[k].target, std::move(sends[k].p)); !s)
         return s.withContext("invoking '" + sends[k].target + "'");
       if (crashAt(Step::AfterInvoke, inv.instance, unsigned(k)))
         return crash(&inv, Step::AfterInvoke);
@@ -467,8 +474,8 @@ Status Runtime::continuations(Invocation &inv) {
     std::atomic<size_t> next{0};
     std::mutex mu;
     Status first;
-    unsigned width = std::max(1u, std::min<unsigned>(opts.mapConcurrency,
-                                                     unsigned(sends.size())));
+    unsigned width = std::max(
+        1u, std::min<unsigned>(opts.mapConcurrency, unsigned(sends.size())));
     std::vector<std::thread> threads;
     for (unsigned t = 0; t < width; ++t)
       threads.emplace_back([&] {
@@ -490,7 +497,8 @@ Status Runtime::continuations(Invocation &inv) {
   }
   if (!sends.empty())
     if (tracing())
-      trace(inv, "invoked " + std::to_string(sends.size()) + " continuation(s)");
+      trace(inv,
+            "invoked " + std::to_string(sends.size()) + " continuation(s)");
 
   // Fan-ins last: once every tail has reported, a tail has nothing left to
   // do, which is what lets the target retire the tails' checkpoints.
@@ -507,8 +515,8 @@ Status Runtime::continuations(Invocation &inv) {
     if (added->state != DataStore::AddResult::Completer) {
       if (tracing())
         trace(inv, "reported to " + f.target + " (" +
-                     std::to_string(added->count) + "/" +
-                     std::to_string(f.values.count) + ")");
+                       std::to_string(added->count) + "/" +
+                       std::to_string(f.values.count) + ")");
       continue;
     }
     Payload p;
@@ -516,8 +524,7 @@ Status Runtime::continuations(Invocation &inv) {
     p.session = inv.session;
     // Only the add that completed the set is fresh; a retried completer
     // (told again) is not.
-    p.fresh = inv.fresh && added->count == f.values.count &&
-              inv.payload->fresh;
+    p.fresh = inv.fresh && added->count == f.values.count && inv.payload->fresh;
     p.value = Value::array();
     for (std::string &name : f.values.expand())
       p.value.push(std::move(name));

@@ -119,11 +119,10 @@ public:
     return out;
   }
 
-  Result<PutResult> putIfAbsent(const std::string &session,
-                                const std::string &instance,
-                                const std::string &rec,
-                                const std::vector<Effect> &effects,
-                                const std::vector<std::string> &retireList) override {
+  Result<PutResult>
+  putIfAbsent(const std::string &session, const std::string &instance,
+              const std::string &rec, const std::vector<Effect> &effects,
+              const std::vector<std::string> &retireList) override {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     return transaction<PutResult>([&]() -> Result<PutResult> {
@@ -306,8 +305,9 @@ public:
   Result<Stats> stats(const std::string &session) override {
     std::lock_guard<std::mutex> lock(mu);
     Stats st;
-    sqlite3_stmt *r = stmt("SELECT count(*), coalesce(sum(hex(substr(record,1,1))"
-                           " != '74'), 0) FROM unum_records WHERE session=?1");
+    sqlite3_stmt *r =
+        stmt("SELECT count(*), coalesce(sum(hex(substr(record,1,1))"
+             " != '74'), 0) FROM unum_records WHERE session=?1");
     bind(r, 1, session);
     if (sqlite3_step(r) == SQLITE_ROW) {
       st.records = size_t(sqlite3_column_int64(r, 0));

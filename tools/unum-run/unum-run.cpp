@@ -30,12 +30,15 @@ static const char *const kUsage =
     "                [--workers N] [--trace] [--no-gc] [--crash-rate P "
     "[--seed N]]\n"
     "\n"
-    "Runs the application in APPDIR (one directory per function, each with its\n"
-    "unum_config.json and an executable `handler` that reads its input as JSON\n"
+    "Runs the application in APPDIR (one directory per function, each with "
+    "its\n"
+    "unum_config.json and an executable `handler` that reads its input as "
+    "JSON\n"
     "on stdin and writes its output as JSON on stdout) and prints the outputs\n"
     "of the terminal instances as one JSON object keyed by instance name.\n"
     "\n"
-    "  --input FILE|-   the workflow input: a payload {\"Data\": {\"Value\": ...}}\n"
+    "  --input FILE|-   the workflow input: a payload {\"Data\": {\"Value\": "
+    "...}}\n"
     "                   or any other JSON value (used as the input itself)\n"
     "  --store URI      memory (default), sqlite:PATH or redis://HOST:PORT\n"
     "  --workers N      worker threads (default 4)\n"
@@ -152,8 +155,8 @@ int main(int argc, char **argv) {
     opts.maxDeliveries = 200;
     opts.runtime.fault = [&](const StepPoint &p) {
       std::lock_guard<std::mutex> lock(rngMutex);
-      bool crash = std::uniform_real_distribution<double>(0, 1)(rng) <
-                   crashRate;
+      bool crash =
+          std::uniform_real_distribution<double>(0, 1)(rng) < crashRate;
       if (crash && trace)
         std::cerr << "[unum] " << p.instance << ": injected crash at "
                   << stepName(p.step) << "\n";

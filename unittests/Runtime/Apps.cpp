@@ -75,8 +75,8 @@ TestApp unum::runtime::test::parallelApp() {
   Value inputs = Value::array();
   inputs.push(Value(int64_t(70)));
   inputs.push(Value(int64_t(107)));
-  t.expected = obj({{"D", obj({{"sum", Value(int64_t(177))},
-                               {"inputs", inputs}})}});
+  t.expected =
+      obj({{"D", obj({{"sum", Value(int64_t(177))}, {"inputs", inputs}})}});
   t.checkpointed = {"A", "B-unumIndex-0", "C-unumIndex-1", "D"};
   return t;
 }
@@ -96,7 +96,8 @@ TestApp unum::runtime::test::mapApp(int n) {
           "Checkpoint": true, "Start": true})",
       R"({"Name": "B", "Checkpoint": true})"});
   set(t.app, "A", [](const Value &x) { return range(int(x.getInt())); });
-  set(t.app, "B", [](const Value &x) { return Value(x.getInt() * x.getInt()); });
+  set(t.app, "B",
+      [](const Value &x) { return Value(x.getInt() * x.getInt()); });
   t.input = Value(int64_t(n));
   t.expected = Value::object();
   t.checkpointed = {"A"};
@@ -119,7 +120,8 @@ TestApp unum::runtime::test::fanInApp(int n) {
           "Next Payload Modifiers": ["Pop"], "Checkpoint": true})",
       R"({"Name": "C", "Checkpoint": true})"});
   set(t.app, "A", [](const Value &x) { return range(int(x.getInt())); });
-  set(t.app, "B", [](const Value &x) { return Value(x.getInt() * x.getInt()); });
+  set(t.app, "B",
+      [](const Value &x) { return Value(x.getInt() * x.getInt()); });
   set(t.app, "C", [](const Value &x) {
     return obj({{"sum", Value(sum(x))}, {"inputs", x}});
   });

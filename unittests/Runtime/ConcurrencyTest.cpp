@@ -49,19 +49,19 @@ TEST_P(ConcurrencyTest, WideMapFanInTargetRunsOnce) {
       R"({"Name": "Join", "Checkpoint": true})"});
   std::mutex mu;
   std::map<std::string, int> joinRuns; // session -> user-code runs
-  (void)app.setHandler("Split", makeFunctionHandler([](const Value &n,
-                                                       Context &) {
+  (void)app.setHandler("Split",
+                       makeFunctionHandler([](const Value &n, Context &) {
                          Value items = Value::array();
                          for (int64_t i = 0; i < n.getInt(); ++i)
                            items.push(Value(i));
                          return HandlerResult::success(items);
                        }));
-  (void)app.setHandler("Work", makeFunctionHandler([](const Value &x,
-                                                      Context &) {
+  (void)app.setHandler("Work",
+                       makeFunctionHandler([](const Value &x, Context &) {
                          return HandlerResult::success(Value(x.getInt() * 2));
                        }));
-  (void)app.setHandler("Join", makeFunctionHandler([&](const Value &xs,
-                                                       Context &ctx) {
+  (void)app.setHandler("Join",
+                       makeFunctionHandler([&](const Value &xs, Context &ctx) {
                          {
                            std::lock_guard<std::mutex> lock(mu);
                            ++joinRuns[ctx.session];
@@ -106,22 +106,21 @@ TEST_P(ConcurrencyTest, FanInCostsLinearStoreOperations) {
             "Values": ["Work-unumIndex-*"]}}},
           "Next Payload Modifiers": ["Pop"], "Checkpoint": true})",
       R"({"Name": "Join", "Checkpoint": true})"});
-  (void)app.setHandler("Split", makeFunctionHandler([](const Value &n,
-                                                       Context &) {
+  (void)app.setHandler("Split",
+                       makeFunctionHandler([](const Value &n, Context &) {
                          Value items = Value::array();
                          for (int64_t i = 0; i < n.getInt(); ++i)
                            items.push(Value(i));
                          return HandlerResult::success(items);
                        }));
-  (void)app.setHandler("Work", makeFunctionHandler([](const Value &x,
-                                                      Context &) {
+  (void)app.setHandler("Work",
+                       makeFunctionHandler([](const Value &x, Context &) {
                          return HandlerResult::success(x);
                        }));
-  (void)app.setHandler("Join", makeFunctionHandler([](const Value &xs,
-                                                      Context &) {
-                         return HandlerResult::success(
-                             Value(int64_t(xs.getArray().size())));
-                       }));
+  (void)app.setHandler(
+      "Join", makeFunctionHandler([](const Value &xs, Context &) {
+        return HandlerResult::success(Value(int64_t(xs.getArray().size())));
+      }));
   LocalRunner::Options opts;
   opts.workers = 2;
   LocalRunner runner(app, *store, opts);

@@ -52,8 +52,8 @@ App loadWithPassThrough(const fs::path &dir) {
   for (auto &[name, spec] : app->functions())
     names.push_back(name);
   for (const std::string &n : names)
-    (void)app->setHandler(n, makeFunctionHandler([](const Value &in,
-                                                     Context &) {
+    (void)app->setHandler(n,
+                          makeFunctionHandler([](const Value &in, Context &) {
                             return HandlerResult::success(in);
                           }));
   return app.take();
@@ -84,9 +84,8 @@ TEST(ConformanceRun, CompiledAppsRunTheirEvents) {
     App a = loadWithPassThrough(app);
     auto store = createMemoryStore();
     LocalRunner runner(a, *store, {});
-    RunResult r =
-        runner.run(readJson(fs::path(dir) / "compile" / c.name / "events" /
-                            c.event));
+    RunResult r = runner.run(
+        readJson(fs::path(dir) / "compile" / c.name / "events" / c.event));
     ASSERT_TRUE(r.ok()) << c.name << ": " << r.errors[0];
     EXPECT_EQ(r.outputs.size(), 1u) << c.name;
     for (const std::string &t : c.terminals)
@@ -125,8 +124,8 @@ TEST(ConformanceRun, CatchRetryError) {
   fs::path base = fs::path(dir) / "handwritten" / "catch-retry-error";
   App a = loadWithPassThrough(base);
   int firstRuns = 0;
-  (void)a.setHandler("First", makeFunctionHandler([&](const Value &,
-                                                      Context &) {
+  (void)a.setHandler("First",
+                     makeFunctionHandler([&](const Value &, Context &) {
                        ++firstRuns;
                        return HandlerResult::failure("user crash");
                      }));
@@ -157,8 +156,8 @@ TEST(ConformanceRun, ExCamera) {
       return HandlerResult::success(v);
     });
   };
-  (void)a.setHandler("UnumMap0", makeFunctionHandler([](const Value &in,
-                                                        Context &) {
+  (void)a.setHandler("UnumMap0",
+                     makeFunctionHandler([](const Value &in, Context &) {
                        return HandlerResult::success(*in.find("chunks"));
                      }));
   for (const char *fn : {"vpxenc", "xcdec", "reencode", "rebase"})

@@ -60,8 +60,8 @@ TEST_P(DataStoreTest, FirstWriterWins) {
 
 TEST_P(DataStoreTest, BinarySafeRecords) {
   std::string rec = std::string("c{\"a\":\"\\u0000\n\xc3\xa9\"}");
-  ASSERT_TRUE(store->putIfAbsent(session, "A-unumIndex-0.1", rec, {}, {})
-                  .isOk());
+  ASSERT_TRUE(
+      store->putIfAbsent(session, "A-unumIndex-0.1", rec, {}, {}).isOk());
   EXPECT_EQ(**store->get(session, "A-unumIndex-0.1"), rec);
 }
 
@@ -222,8 +222,8 @@ TEST_P(DataStoreTest, ConcurrentAddsHaveOneCompleter) {
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&] {
       for (int i; (i = next++) < kMembers;) {
-        auto r = store->addToSet(session, "T|c", "M" + std::to_string(i),
-                                 kMembers);
+        auto r =
+            store->addToSet(session, "T|c", "M" + std::to_string(i), kMembers);
         ASSERT_TRUE(r.isOk()) << r.getStatus().message();
         completers += r->state == DataStore::AddResult::Completer;
       }
@@ -248,8 +248,7 @@ TEST(DataStoreOpen, Uris) {
   EXPECT_TRUE(openDataStore("memory").isOk());
   auto bad = openDataStore("postgres://x");
   ASSERT_FALSE(bad.isOk());
-  EXPECT_NE(bad.getStatus().message().find("unknown store"),
-            std::string::npos);
+  EXPECT_NE(bad.getStatus().message().find("unknown store"), std::string::npos);
   EXPECT_FALSE(openDataStore("sqlite:").isOk());
   EXPECT_FALSE(openDataStore("redis://127.0.0.1:notaport").isOk());
   auto dir = openDataStore("sqlite:/nonexistent-dir/x.db");
@@ -302,8 +301,8 @@ TEST(DataStoreOpen, SqliteIsSafeAcrossProcesses) {
           ++errors;
         else
           wins += r->won;
-        auto a = (*store)->addToSet("s", "T|all", name + "/" + std::to_string(p),
-                                    kProcs * kNames);
+        auto a = (*store)->addToSet(
+            "s", "T|all", name + "/" + std::to_string(p), kProcs * kNames);
         if (!a)
           ++errors;
         else

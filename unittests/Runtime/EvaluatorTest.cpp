@@ -136,9 +136,9 @@ TEST(Evaluator, FanInValuesWildcard) {
   ASSERT_TRUE(v.isOk()) << v.getStatus().message();
   EXPECT_EQ(v->count, 4u);
   EXPECT_EQ(v->key, "B-unumIndex-*[4]");
-  EXPECT_EQ(v->expand(), (std::vector<std::string>{
-                             "B-unumIndex-0", "B-unumIndex-1", "B-unumIndex-2",
-                             "B-unumIndex-3"}));
+  EXPECT_EQ(v->expand(),
+            (std::vector<std::string>{"B-unumIndex-0", "B-unumIndex-1",
+                                      "B-unumIndex-2", "B-unumIndex-3"}));
   EXPECT_TRUE(v->contains("B-unumIndex-3"));
   EXPECT_FALSE(v->contains("B-unumIndex-4"));
   EXPECT_FALSE(v->contains("B"));
@@ -163,12 +163,12 @@ TEST(Evaluator, FanInValuesShiftedAgree) {
   // ExCamera: vpxenc at i and xcdec at i-1 name the same instances.
   auto atI = levels({{5, 16}});
   auto atPrev = levels({{4, 16}});
-  auto a = resolveFanIn({pattern("vpxenc-unumIndex-$0"),
-                         pattern("xcdec-unumIndex-($0-1)")},
-                        EvalEnv{nullptr, &atI});
-  auto b = resolveFanIn({pattern("vpxenc-unumIndex-($0+1)"),
-                         pattern("xcdec-unumIndex-$0")},
-                        EvalEnv{nullptr, &atPrev});
+  auto a = resolveFanIn(
+      {pattern("vpxenc-unumIndex-$0"), pattern("xcdec-unumIndex-($0-1)")},
+      EvalEnv{nullptr, &atI});
+  auto b = resolveFanIn(
+      {pattern("vpxenc-unumIndex-($0+1)"), pattern("xcdec-unumIndex-$0")},
+      EvalEnv{nullptr, &atPrev});
   ASSERT_TRUE(a.isOk() && b.isOk());
   EXPECT_EQ(a->key, b->key);
   EXPECT_EQ(a->expand(), b->expand());
@@ -177,7 +177,8 @@ TEST(Evaluator, FanInValuesShiftedAgree) {
 
 TEST(Evaluator, FanInValuesErrors) {
   auto f = levels({{0, 2}});
-  auto neg = resolveFanIn({pattern("X-unumIndex-($0-1)")}, EvalEnv{nullptr, &f});
+  auto neg =
+      resolveFanIn({pattern("X-unumIndex-($0-1)")}, EvalEnv{nullptr, &f});
   ASSERT_FALSE(neg.isOk());
   EXPECT_NE(neg.getStatus().message().find("negative index"),
             std::string::npos);
@@ -187,8 +188,8 @@ TEST(Evaluator, FanInValuesErrors) {
   EXPECT_FALSE(star.isOk());
   // Bounded size.
   auto huge = levels({{0, 1 << 20}, {0, 4}});
-  auto big = resolveFanIn({pattern("X-unumIndex-*.*")},
-                          EvalEnv{nullptr, &huge});
+  auto big =
+      resolveFanIn({pattern("X-unumIndex-*.*")}, EvalEnv{nullptr, &huge});
   ASSERT_FALSE(big.isOk());
   EXPECT_NE(big.getStatus().message().find("more than"), std::string::npos);
 }
@@ -201,10 +202,10 @@ TEST(Evaluator, Modifiers) {
   auto shifted = applyModifiers({modifier("$0=$0+1")}, f, nullptr);
   EXPECT_EQ(*shifted, levels({{2, 3}, {2, 5}}));
   // Sequential: each sees the result of the one before.
-  auto seq = applyModifiers(
-      {modifier("$size = $size * 2"), modifier("$0 = $size - 1"),
-       modifier("$1 = $1 + $0")},
-      f, nullptr);
+  auto seq =
+      applyModifiers({modifier("$size = $size * 2"), modifier("$0 = $size - 1"),
+                      modifier("$1 = $1 + $0")},
+                     f, nullptr);
   ASSERT_TRUE(seq.isOk()) << seq.getStatus().message();
   EXPECT_EQ(*seq, levels({{5, 6}, {7, 5}}));
   // Pop on nothing is a no-op, as in the original runtime.

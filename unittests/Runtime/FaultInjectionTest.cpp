@@ -112,17 +112,16 @@ TEST_P(FaultInjectionTest, CrashAtEveryStepBoundary) {
             return !crashed.exchange(true);
           },
           "crash " + describe(b));
-      EXPECT_TRUE(crashed.load()) << t.name << ": never reached "
-                                  << describe(b);
+      EXPECT_TRUE(crashed.load())
+          << t.name << ": never reached " << describe(b);
       ++perStep[std::get<0>(b)];
       ++total;
     }
   }
   // Every kind of boundary was exercised.
   for (Step s : {Step::BeforeUserCode, Step::AfterUserCode,
-                 Step::AfterCheckpoint, Step::AfterInvoke,
-                 Step::BeforeFanInAdd, Step::AfterFanInAdd,
-                 Step::BeforeRetire})
+                 Step::AfterCheckpoint, Step::AfterInvoke, Step::BeforeFanInAdd,
+                 Step::AfterFanInAdd, Step::BeforeRetire})
     EXPECT_GT(perStep[s], 0u) << stepName(s);
   EXPECT_GT(total, 100u);
 }

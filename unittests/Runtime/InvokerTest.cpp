@@ -113,15 +113,14 @@ TEST(Subprocess, AppDirectoryWithHandlers) {
   config("UnumSinkMap0", R"({"Name": "UnumSinkMap0", "Next": {"Name": "B",
       "InputType": "Scalar"}, "Checkpoint": true})");
   config("B", R"({"Name": "B", "Handler": "A", "Checkpoint": true})");
-  writeScript(d + "/A", "handler",
-              "#!/bin/sh\nread -r x\necho \"[$x]\"\n");
+  writeScript(d + "/A", "handler", "#!/bin/sh\nread -r x\necho \"[$x]\"\n");
   auto app = App::load(d);
   ASSERT_TRUE(app.isOk()) << app.getStatus().message();
   ASSERT_TRUE(app->validate().isOk()) << app->validate().message();
   auto store = createMemoryStore();
   LocalRunner runner(*app, *store, {});
-  RunResult r = runner.run(*parseJsonValue(
-      R"({"Data": {"Source": "http", "Value": [1, 2, 3]}})"));
+  RunResult r = runner.run(
+      *parseJsonValue(R"({"Data": {"Source": "http", "Value": [1, 2, 3]}})"));
   ASSERT_TRUE(r.ok()) << r.errors[0];
   ASSERT_EQ(r.outputs.size(), 1u);
   EXPECT_EQ(r.outputs["B"], *parseJsonValue("[[[1],[2],[3]]]"));
@@ -150,8 +149,8 @@ namespace {
 /// hands the payload to `handle` on a worker thread.
 class LocalServer {
 public:
-  using Handle = std::function<void(const std::string &fn,
-                                    const std::string &body)>;
+  using Handle =
+      std::function<void(const std::string &fn, const std::string &body)>;
   LocalServer(Handle handle, std::function<bool(const std::string &)> known)
       : handle(std::move(handle)), known(std::move(known)) {
     fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -150,8 +150,10 @@ TEST(Runtime, ConditionalsOnTheOutput) {
       R"({"Name": "Hello", "Checkpoint": true})",
       R"({"Name": "Bye", "Checkpoint": true})"});
   (void)app.setHandler("Start", pure([](const Value &x) { return x; }));
-  (void)app.setHandler("Hello", pure([](const Value &) { return Value("hi"); }));
-  (void)app.setHandler("Bye", pure([](const Value &) { return Value("ciao"); }));
+  (void)app.setHandler("Hello",
+                       pure([](const Value &) { return Value("hi"); }));
+  (void)app.setHandler("Bye",
+                       pure([](const Value &) { return Value("ciao"); }));
   auto store = createMemoryStore();
   RunResult r = runApp(app, Value("hello"), *store);
   ASSERT_TRUE(r.ok()) << errorsOf(r);
@@ -212,9 +214,8 @@ TEST(Runtime, ShiftedFanInValues) {
                          return v;
                        }));
   (void)app.setHandler("E", pure([](const Value &x) { return x; }));
-  (void)app.setHandler("X", pure([](const Value &x) {
-                         return Value(x.getInt() * 100);
-                       }));
+  (void)app.setHandler(
+      "X", pure([](const Value &x) { return Value(x.getInt() * 100); }));
   (void)app.setHandler("J", pure([](const Value &x) { return x; }));
   for (const char *kind : {"memory", "sqlite"}) {
     TempDir tmp;
@@ -235,8 +236,8 @@ TEST(Runtime, RetriesThenSuccess) {
           "Checkpoint": true, "Start": true, "Retry": 2})",
       R"({"Name": "B", "Checkpoint": true})"});
   std::atomic<int> calls{0};
-  (void)app.setHandler("A", makeFunctionHandler([&](const Value &x,
-                                                    Context &ctx) {
+  (void)app.setHandler("A",
+                       makeFunctionHandler([&](const Value &x, Context &ctx) {
                          ++calls;
                          if (ctx.attempt < 2)
                            return HandlerResult::failure("flaky");
@@ -260,12 +261,11 @@ TEST(Runtime, ErrorEdgeAfterRetries) {
       R"({"Name": "Second", "Checkpoint": true})",
       R"({"Name": "FirstError", "Checkpoint": true})"});
   std::atomic<int> calls{0};
-  (void)app.setHandler("First", makeFunctionHandler([&](const Value &,
-                                                        Context &) {
-                         ++calls;
-                         return HandlerResult::failure("disk on fire",
-                                                       "Custom.Error");
-                       }));
+  (void)app.setHandler(
+      "First", makeFunctionHandler([&](const Value &, Context &) {
+        ++calls;
+        return HandlerResult::failure("disk on fire", "Custom.Error");
+      }));
   (void)app.setHandler("Second", pure([](const Value &x) { return x; }));
   (void)app.setHandler("FirstError", pure([](const Value &x) { return x; }));
   auto store = createMemoryStore();
@@ -273,8 +273,8 @@ TEST(Runtime, ErrorEdgeAfterRetries) {
   ASSERT_TRUE(r.ok()) << errorsOf(r);
   EXPECT_EQ(calls.load(), 4);
   ASSERT_EQ(r.outputs.size(), 1u);
-  auto expected = parseJsonValue(
-      R"({"Error": "Custom.Error", "Cause": "disk on fire"})");
+  auto expected =
+      parseJsonValue(R"({"Error": "Custom.Error", "Cause": "disk on fire"})");
   EXPECT_EQ(r.outputs["FirstError"], *expected);
 }
 
@@ -427,12 +427,11 @@ TEST(Runtime, DuplicateOfAFinishedInstanceDoesNothing) {
   TestApp t = chainApp();
   auto store = createMemoryStore();
   std::atomic<int> bRuns{0};
-  (void)t.app.setHandler("B", makeFunctionHandler([&](const Value &x,
-                                                      Context &ctx) {
+  (void)t.app.setHandler("B",
+                         makeFunctionHandler([&](const Value &x, Context &ctx) {
                            ++bRuns;
                            ctx.effect(ctx.instance);
-                           return HandlerResult::success(
-                               Value(x.getInt() * 2));
+                           return HandlerResult::success(Value(x.getInt() * 2));
                          }));
   LocalRunner runner(t.app, *store, {});
   RunResult r = runner.run(t.input, /*keepSession=*/true);
@@ -472,8 +471,7 @@ TEST(Runtime, BadConfigsFailLoudly) {
   auto obsolete = App::fromJson(
       {R"({"Name": "A", "Next": [{"Name": "B"}], "NextInput": "Scalar"})"});
   ASSERT_FALSE(obsolete.isOk());
-  EXPECT_NE(obsolete.getStatus().message().find("NextInput"),
-            std::string::npos)
+  EXPECT_NE(obsolete.getStatus().message().find("NextInput"), std::string::npos)
       << obsolete.getStatus().message();
   auto badCond = App::fromJson(
       {R"({"Name": "A", "Next": {"Name": "A", "InputType": "Scalar",
@@ -488,8 +486,8 @@ TEST(Runtime, BadConfigsFailLoudly) {
   EXPECT_NE(twice.getStatus().message().find("defined twice"),
             std::string::npos);
 
-  auto builtin = App::fromJson(
-      {R"({"Name": "W", "Builtin": "Wait", "Start": true})"});
+  auto builtin =
+      App::fromJson({R"({"Name": "W", "Builtin": "Wait", "Start": true})"});
   ASSERT_TRUE(builtin.isOk()) << builtin.getStatus().message();
   s = builtin->validate();
   ASSERT_FALSE(s.isOk());
@@ -498,8 +496,8 @@ TEST(Runtime, BadConfigsFailLoudly) {
 }
 
 TEST(Runtime, SeveralStartFunctionsAreAnError) {
-  App app = appFromJson({R"({"Name": "A", "Start": true})",
-                         R"({"Name": "B", "Start": true})"});
+  App app = appFromJson(
+      {R"({"Name": "A", "Start": true})", R"({"Name": "B", "Start": true})"});
   auto store = createMemoryStore();
   LocalRunner runner(app, *store, {});
   RunResult r = runner.run(Value());

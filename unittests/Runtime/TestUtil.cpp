@@ -70,10 +70,18 @@ RedisServer *RedisServer::shared(std::string *whyNot) {
     for (int attempt = 0; attempt < 5; ++attempt) {
       s->portNumber = freePort();
       std::string port = std::to_string(s->portNumber);
-      std::vector<std::string> args = {exe,      "--port",       port,
-                                       "--bind", "127.0.0.1",    "--save",
-                                       "",       "--appendonly", "no",
-                                       "--dir",  s->dir,         "--logfile",
+      std::vector<std::string> args = {exe,
+                                       "--port",
+                                       port,
+                                       "--bind",
+                                       "127.0.0.1",
+                                       "--save",
+                                       "",
+                                       "--appendonly",
+                                       "no",
+                                       "--dir",
+                                       s->dir,
+                                       "--logfile",
                                        s->dir + "/redis.log"};
       std::vector<char *> argv;
       for (std::string &a : args)
@@ -142,8 +150,8 @@ unum::runtime::test::makeStore(const std::string &kind, const TempDir &tmp,
     return createMemoryStore();
   if (kind == "sqlite") {
     static int counter = 0;
-    auto s = openSqliteStore(tmp.path() + "/store" +
-                             std::to_string(counter++) + ".db");
+    auto s = openSqliteStore(tmp.path() + "/store" + std::to_string(counter++) +
+                             ".db");
     if (!s) {
       *whyNot = s.getStatus().message();
       return nullptr;

@@ -1,7 +1,7 @@
 //===- ValueTest.cpp - JSON values and payloads ---------------------------===//
 
-#include "unum/Runtime/Payload.h"
 #include "unum/Runtime/Value.h"
+#include "unum/Runtime/Payload.h"
 
 #include "gtest/gtest.h"
 

@@ -1,4 +1,5 @@
-//===- runtime_bench.cpp - Runtime overhead per transition and fan-in cost -===//
+//===- runtime_bench.cpp - Runtime overhead per transition and fan-in cost
+//-===//
 //
 // Not a test: prints a table, with every ratio measured in the same run.
 //
@@ -104,8 +105,8 @@ double floorOnce(DataStore &store, int n) {
   auto t0 = Clock::now();
   for (int i = 0; i < n; ++i) {
     HandlerResult r = handler->call(v, ctx);
-    if (Status s = store.put(session, "F" + std::to_string(i),
-                             "c" + toJson(r.output));
+    if (Status s =
+            store.put(session, "F" + std::to_string(i), "c" + toJson(r.output));
         !s)
       die(s.message());
   }
@@ -142,13 +143,10 @@ std::string startRedis(Redis &r) {
   if (!mkdtemp(tmpl.data()))
     return "";
   r.dir = tmpl;
-  std::vector<std::string> args = {"redis-server", "--port",
-                                   std::to_string(port), "--bind",
-                                   "127.0.0.1",    "--save",
-                                   "",             "--appendonly",
-                                   "no",           "--dir",
-                                   r.dir,          "--logfile",
-                                   r.dir + "/log"};
+  std::vector<std::string> args = {
+      "redis-server", "--port",    std::to_string(port), "--bind", "127.0.0.1",
+      "--save",       "",          "--appendonly",       "no",     "--dir",
+      r.dir,          "--logfile", r.dir + "/log"};
   std::vector<char *> argv;
   for (auto &a : args)
     argv.push_back(a.data());
@@ -221,19 +219,18 @@ int main(int argc, char **argv) {
             "Values": ["Work-unumIndex-*"]}}},
           "Next Payload Modifiers": ["Pop"], "Checkpoint": true})",
       R"({"Name": "Join", "Checkpoint": true})"});
-  (void)fanIn.setHandler("Split", makeFunctionHandler([](const Value &n,
-                                                         Context &) {
+  (void)fanIn.setHandler("Split",
+                         makeFunctionHandler([](const Value &n, Context &) {
                            Value items = Value::array();
                            for (int64_t i = 0; i < n.getInt(); ++i)
                              items.push(Value(i));
                            return HandlerResult::success(items);
                          }));
   (void)fanIn.setHandler("Work", noop());
-  (void)fanIn.setHandler("Join", makeFunctionHandler([](const Value &xs,
-                                                        Context &) {
-                           return HandlerResult::success(
-                               Value(int64_t(xs.getArray().size())));
-                         }));
+  (void)fanIn.setHandler(
+      "Join", makeFunctionHandler([](const Value &xs, Context &) {
+        return HandlerResult::success(Value(int64_t(xs.getArray().size())));
+      }));
 
   std::printf("Per-transition overhead: a chain of %d no-op functions, "
               "in-process invoker, 1 worker (best of %d)\n\n",
@@ -273,8 +270,8 @@ int main(int argc, char **argv) {
       double best = 1e30;
       uint64_t ops = 0;
       for (int r = 0; r < repeat; ++r)
-        best = std::min(best, runOnce(fanIn, **store, Value(int64_t(w)), 2,
-                                      ops));
+        best =
+            std::min(best, runOnce(fanIn, **store, Value(int64_t(w)), 2, ops));
       std::printf("%-7s %8d %10.3f %12.2f %14llu %12.2f\n", label.c_str(), w,
                   best, best / w * 1e6, (unsigned long long)ops,
                   double(ops) / w);

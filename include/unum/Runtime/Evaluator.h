@@ -32,7 +32,7 @@ constexpr unsigned kMaxEvalDepth = 128;
 
 /// What `$out`, `$0`..`$9` and `$size` refer to.
 struct EvalEnv {
-  const Value *output = nullptr;                 // nullptr: $out is an error
+  const Value *output = nullptr;                    // nullptr: $out is an error
   const std::vector<FanOutLevel> *fanout = nullptr; // innermost first
 };
 

@@ -1,4 +1,5 @@
-//===- Payload.h - The message passed between function instances -*- C++ -*-===//
+//===- Payload.h - The message passed between function instances -*- C++
+//-*-===//
 //
 // The wire format of the original Unum runtime:
 //

@@ -1,4 +1,5 @@
-//===- Runtime.h - One function's step of a decentralised workflow -*- C++ -*-===//
+//===- Runtime.h - One function's step of a decentralised workflow -*- C++
+//-*-===//
 //
 // Runtime::handle is what a deployed function runs per invocation:
 //
@@ -62,8 +63,8 @@ class Observer {
 public:
   virtual ~Observer();
   /// An instance that took no continuation finished with `output`.
-  virtual void terminal(const std::string &session,
-                        const std::string &instance, const Value &output) {}
+  virtual void terminal(const std::string &session, const std::string &instance,
+                        const Value &output) {}
   /// A user function failed for good (retries used up, no error edge taken).
   virtual void failed(const std::string &session, const std::string &function,
                       const std::string &instance, const std::string &message) {
@@ -89,9 +90,8 @@ public:
   virtual Result<Value> output(const FunctionSpec &fn, const Value &effective,
                                const Value &result, const Context &ctx);
   /// The items a Map edge fans out over (default: the output, a list).
-  virtual Result<Value::Array> items(const FunctionSpec &fn,
-                                     const config::Edge &edge,
-                                     const Value &output);
+  virtual Result<Value::Array>
+  items(const FunctionSpec &fn, const config::Edge &edge, const Value &output);
 };
 
 struct RuntimeOptions {
