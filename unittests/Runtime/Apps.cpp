@@ -178,6 +178,50 @@ TestApp unum::runtime::test::mapInParallelApp(int n) {
   return t;
 }
 
+TestApp unum::runtime::test::mapInMapApp(int outer, int inner) {
+  TestApp t;
+  t.name = "map-in-map";
+  t.app = appFromJson({
+      R"({"Name": "A", "Next": {"Name": "B", "InputType": "Map"},
+          "Checkpoint": true, "Start": true})",
+      R"({"Name": "B", "Next": {"Name": "C", "InputType": "Map"},
+          "Checkpoint": true})",
+      R"({"Name": "C", "Next": {"Name": "SinkC", "InputType": {"Fan-in": {
+            "Values": ["C-unumIndex-*.$1"]}}},
+          "Next Payload Modifiers": ["Pop"], "Checkpoint": true})",
+      R"({"Name": "SinkC", "Next": {"Name": "SinkB", "InputType": {"Fan-in": {
+            "Values": ["SinkC-unumIndex-*"]}}},
+          "Next Payload Modifiers": ["Pop"], "Checkpoint": true})",
+      R"({"Name": "SinkB", "Checkpoint": true})"});
+  set(t.app, "A", [](const Value &x) { return range(int(x.getInt())); });
+  // B-i maps over `inner` items i*10+1 ...
+  set(t.app, "B", [inner](const Value &x) {
+    Value v = Value::array();
+    for (int j = 1; j <= inner; ++j)
+      v.push(Value(x.getInt() * 10 + j));
+    return v;
+  });
+  set(t.app, "C", [](const Value &x) { return Value(x.getInt() * 2); });
+  set(t.app, "SinkC", [](const Value &x) { return Value(sum(x)); });
+  set(t.app, "SinkB", [](const Value &x) { return x; });
+  t.input = Value(int64_t(outer));
+  Value sums = Value::array();
+  t.checkpointed = {"A", "SinkB"};
+  for (int i = 1; i <= outer; ++i) {
+    int64_t s = 0;
+    for (int j = 1; j <= inner; ++j) {
+      s += (i * 10 + j) * 2;
+      t.checkpointed.push_back("C-unumIndex-" + std::to_string(j - 1) + "." +
+                               std::to_string(i - 1));
+    }
+    sums.push(Value(s));
+    t.checkpointed.push_back("B-unumIndex-" + std::to_string(i - 1));
+    t.checkpointed.push_back("SinkC-unumIndex-" + std::to_string(i - 1));
+  }
+  t.expected = obj({{"SinkB", sums}});
+  return t;
+}
+
 std::vector<TestApp> unum::runtime::test::allApps() {
   std::vector<TestApp> apps;
   apps.push_back(chainApp());
@@ -185,5 +229,6 @@ std::vector<TestApp> unum::runtime::test::allApps() {
   apps.push_back(mapApp());
   apps.push_back(fanInApp());
   apps.push_back(mapInParallelApp());
+  apps.push_back(mapInMapApp());
   return apps;
 }

@@ -38,6 +38,9 @@ TestApp fanInApp(int n = 4);
 /// S -> [M -> map W -> fan-in SinkM, Z] -> fan-in Join.
 TestApp mapInParallelApp(int n = 3);
 
+/// A -> map B -> map C -> fan-in SinkC (per B) -> fan-in SinkB.
+TestApp mapInMapApp(int outer = 3, int inner = 2);
+
 std::vector<TestApp> allApps();
 
 } // namespace unum::runtime::test
