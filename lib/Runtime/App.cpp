@@ -64,7 +64,7 @@ Status App::validate() const {
     if (!spec.handler && spec.config.builtin)
       return Status::error("function '" + name + "' is the built-in '" +
                            *spec.config.builtin +
-                           "', which this runtime does not provide yet");
+                           "' with DataFlow fields this runtime does not apply yet");
     if (!spec.handler)
       return Status::error(
           "function '" + name + "' has no handler" +

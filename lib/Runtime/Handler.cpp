@@ -2,7 +2,10 @@
 
 #include "unum/Runtime/Handler.h"
 
+#include <algorithm>
+#include <chrono>
 #include <regex>
+#include <thread>
 
 using namespace unum::runtime;
 namespace config = unum::config;
@@ -27,6 +30,77 @@ public:
     return HandlerResult::success(input);
   }
 };
+
+/// A Pass state with a Result: its output is the Result, whatever the input.
+class Constant final : public Handler {
+public:
+  explicit Constant(Value result) : result(std::move(result)) {}
+  HandlerResult call(const Value &, Context &) override {
+    return HandlerResult::success(result);
+  }
+
+private:
+  Value result;
+};
+
+/// A Wait state with Seconds: delays, then passes the input on.
+class Delay final : public Handler {
+public:
+  explicit Delay(int64_t seconds) : seconds(seconds) {}
+  HandlerResult call(const Value &input, Context &) override {
+    std::this_thread::sleep_for(std::chrono::seconds(seconds));
+    return HandlerResult::success(input);
+  }
+
+private:
+  int64_t seconds;
+};
+
+/// A Fail state: ends the branch with its Error and Cause.
+class Fail final : public Handler {
+public:
+  Fail(std::string error, std::string cause)
+      : error(std::move(error)), cause(std::move(cause)) {}
+  HandlerResult call(const Value &, Context &) override {
+    return HandlerResult::failure(cause, error);
+  }
+
+private:
+  std::string error, cause;
+};
+
+/// The built-in behaviour of a `"Builtin"` function, or null when its
+/// DataFlow asks for more than this runtime implements (JSONPath fields).
+std::shared_ptr<Handler> builtinFor(const config::FunctionConfig &config) {
+  std::vector<std::string> fields;
+  if (config.dataFlow)
+    for (const config::Node::Member &m : config.dataFlow->members)
+      fields.push_back(m.key);
+  auto only = [&](std::initializer_list<const char *> allowed) {
+    for (const std::string &f : fields)
+      if (std::find(allowed.begin(), allowed.end(), f) == allowed.end())
+        return false;
+    return true;
+  };
+  auto field = [&](const char *key) { return config.dataFlow->find(key); };
+  const std::string &kind = *config.builtin;
+  if (kind == "Succeed" && fields.empty())
+    return std::make_shared<PassThrough>();
+  if (kind == "Pass" && fields.empty())
+    return std::make_shared<PassThrough>();
+  if (kind == "Pass" && only({"Result"}))
+    return std::make_shared<Constant>(valueOf(*field("Result")));
+  if (kind == "Wait" && only({"Seconds"}) && !fields.empty() &&
+      field("Seconds")->isInteger())
+    return std::make_shared<Delay>(std::stoll(field("Seconds")->text));
+  if (kind == "Fail" && only({"Error", "Cause"})) {
+    const config::Node *error = fields.empty() ? nullptr : field("Error");
+    const config::Node *cause = fields.empty() ? nullptr : field("Cause");
+    return std::make_shared<Fail>(error ? error->text : "States.Fail",
+                                  cause ? cause->text : "");
+  }
+  return nullptr;
+}
 } // namespace
 
 std::shared_ptr<Handler> unum::runtime::makeFunctionHandler(HandlerFn fn) {
@@ -36,7 +110,7 @@ std::shared_ptr<Handler> unum::runtime::makeFunctionHandler(HandlerFn fn) {
 std::shared_ptr<Handler>
 unum::runtime::builtinHandler(const config::FunctionConfig &config) {
   if (config.builtin)
-    return nullptr; // Pass/Wait/Succeed/Fail: not implemented yet
+    return builtinFor(config);
   static const std::regex helper("Unum(Sink)?(Map|Parallel)[0-9]+");
   if (std::regex_match(config.name, helper))
     return std::make_shared<PassThrough>();

@@ -378,17 +378,23 @@ Status Runtime::continuations(Invocation &inv) {
   };
   std::vector<Send> sends;
   std::vector<FanIn> fanIns;
+  // A list's unconditional Scalar entries are parallel branches, each with a
+  // new level, when there are several of them, or when the list is a one-edge
+  // fan-out (a one-branch Parallel). A lone Scalar entry beside fan-in or
+  // error edges is a chain, as in the original runtime (ExCamera's vpxenc),
+  // and conditional Scalar entries are alternatives (a lowered Choice), so
+  // neither adds a level.
+  auto isBranch = [](const Edge &e) {
+    return e.kind == EdgeKind::Scalar && !e.conditional;
+  };
   const int64_t nScalar =
-      std::count_if(cfg.next.begin(), cfg.next.end(),
-                    [](const Edge &e) { return e.kind == EdgeKind::Scalar; });
-  // A list's Scalar entries are parallel branches, each with a new level,
-  // when there are several of them, or when the list is a one-edge fan-out
-  // (a one-branch Parallel). A lone Scalar entry beside fan-in or error
-  // edges is a chain, as in the original runtime (ExCamera's vpxenc).
-  const bool parallel = nScalar > 1 || (cfg.nextIsList && cfg.next.size() == 1);
+      std::count_if(cfg.next.begin(), cfg.next.end(), isBranch);
+  const bool parallel =
+      nScalar > 1 || (cfg.nextIsList && cfg.next.size() == 1 && nScalar == 1);
   int64_t scalarPos = 0;
   for (const Edge &e : cfg.next) {
-    int64_t branch = e.kind == EdgeKind::Scalar ? scalarPos++ : 0;
+    bool branchEdge = isBranch(e);
+    int64_t branch = branchEdge ? scalarPos++ : 0;
     if ((e.kind == EdgeKind::Error) != inv.failed)
       continue;
     if (e.conditional) {
@@ -406,7 +412,7 @@ Status Runtime::continuations(Invocation &inv) {
     case EdgeKind::Error:
       p.value = inv.output;
       p.fanout = *post;
-      if (e.kind == EdgeKind::Scalar && parallel)
+      if (branchEdge && parallel)
         p.fanout.insert(p.fanout.begin(),
                         FanOutLevel{"Parallel", branch, nScalar});
       if (p.fanout.size() > kMaxFanOutDepth)

@@ -119,6 +119,8 @@ static Value fromNode(Node &node) {
   return Value();
 }
 
+Value unum::runtime::valueOf(Node node) { return fromNode(node); }
+
 Result<Value> unum::runtime::parseJsonValue(std::string_view text,
                                             const std::string &what) {
   config::DiagnosticSink diags(what);

@@ -157,12 +157,13 @@ TEST(Runtime, ConditionalsOnTheOutput) {
   auto store = createMemoryStore();
   RunResult r = runApp(app, Value("hello"), *store);
   ASSERT_TRUE(r.ok()) << errorsOf(r);
-  // Hello is branch 0 of the two Scalar entries.
+  // Conditional Scalar entries are alternatives (a lowered Choice), not
+  // parallel branches: no fan-out level, so the instance is plain "Hello".
   ASSERT_EQ(r.outputs.size(), 1u);
-  EXPECT_EQ(r.outputs["Hello-unumIndex-0"], Value("hi"));
+  EXPECT_EQ(r.outputs["Hello"], Value("hi"));
   r = runApp(app, Value("bye"), *store);
   ASSERT_EQ(r.outputs.size(), 1u);
-  EXPECT_EQ(r.outputs["Bye-unumIndex-1"], Value("ciao"));
+  EXPECT_EQ(r.outputs["Bye"], Value("ciao"));
   // Neither: Start is terminal.
   r = runApp(app, Value("other"), *store);
   ASSERT_EQ(r.outputs.size(), 1u);
@@ -486,13 +487,42 @@ TEST(Runtime, BadConfigsFailLoudly) {
   EXPECT_NE(twice.getStatus().message().find("defined twice"),
             std::string::npos);
 
-  auto builtin =
-      App::fromJson({R"({"Name": "W", "Builtin": "Wait", "Start": true})"});
+  // A built-in whose DataFlow needs JSONPath is refused before the run.
+  auto builtin = App::fromJson(
+      {R"({"Name": "W", "Builtin": "Wait", "Start": true,
+           "DataFlow": {"SecondsPath": "$.delay"}})"});
   ASSERT_TRUE(builtin.isOk()) << builtin.getStatus().message();
   s = builtin->validate();
   ASSERT_FALSE(s.isOk());
   EXPECT_NE(s.message().find("built-in 'Wait'"), std::string::npos)
       << s.message();
+}
+
+TEST(Runtime, BuiltinsNeedNoUserCode) {
+  // Pass with a Result, Wait, Succeed; then a Fail caught by an error edge.
+  App app = appFromJson({
+      R"({"Name": "Hello", "Builtin": "Pass", "DataFlow": {"Result": {"greeting": "hi"}},
+          "Next": {"Name": "Pause", "InputType": "Scalar"}, "Start": true})",
+      R"({"Name": "Pause", "Builtin": "Wait", "DataFlow": {"Seconds": 0},
+          "Next": {"Name": "Done", "InputType": "Scalar"}})",
+      R"({"Name": "Done", "Builtin": "Succeed",
+          "Next": {"Name": "Boom", "InputType": "Scalar"}})",
+      R"({"Name": "Boom", "Builtin": "Fail", "DataFlow": {"Error": "Bad", "Cause": "no luck"},
+          "Next": {"Name": "Catch", "InputType": "Error", "Conditional": "$out.Error == 'Bad'"}})",
+      R"({"Name": "Catch"})"});
+  Value seen;
+  (void)app.setHandler("Catch", pure([&](const Value &x) {
+                         seen = x;
+                         return x;
+                       }));
+  ASSERT_TRUE(app.validate().isOk()) << app.validate().message();
+  auto store = createMemoryStore();
+  RunResult r = runApp(app, Value("ignored"), *store);
+  ASSERT_TRUE(r.ok()) << errorsOf(r);
+  ASSERT_EQ(r.outputs.size(), 1u);
+  auto expected = parseJsonValue(R"({"Error": "Bad", "Cause": "no luck"})");
+  ASSERT_TRUE(expected.isOk());
+  EXPECT_EQ(r.outputs["Catch"], *expected) << toJson(r.outputs["Catch"]);
 }
 
 TEST(Runtime, SeveralStartFunctionsAreAnError) {

@@ -9,6 +9,7 @@
 #ifndef UNUM_RUNTIME_VALUE_H
 #define UNUM_RUNTIME_VALUE_H
 
+#include "unum/Config/Document.h"
 #include "unum/Runtime/Status.h"
 
 #include <cstdint>
@@ -84,6 +85,9 @@ private:
 };
 
 bool operator==(const Value &a, const Value &b);
+
+/// The value of a parsed JSON node (a config's DataFlow fields, say).
+Value valueOf(config::Node node);
 
 /// Parses exactly one JSON value. Errors name `what` ("payload", a file name)
 /// and the line and column.
