@@ -82,20 +82,27 @@ std::shared_ptr<Handler> builtinFor(const config::FunctionConfig &config) {
         return false;
     return true;
   };
-  auto field = [&](const char *key) { return config.dataFlow->find(key); };
+  auto field = [&](const char *key) -> const config::Node * {
+    return config.dataFlow ? config.dataFlow->find(key) : nullptr;
+  };
   const std::string &kind = *config.builtin;
-  if (kind == "Succeed" && fields.empty())
+  // InputPath, Parameters, ResultPath and OutputPath are applied around
+  // every function by the runtime's DataFlow; the built-in is the middle.
+  const std::initializer_list<const char *> paths = {
+      "InputPath", "Parameters", "ResultPath", "OutputPath"};
+  if (kind == "Succeed" && only(paths))
     return std::make_shared<PassThrough>();
-  if (kind == "Pass" && fields.empty())
+  if (kind == "Pass" && only(paths) && !field("Result"))
     return std::make_shared<PassThrough>();
-  if (kind == "Pass" && only({"Result"}))
+  if (kind == "Pass" &&
+      only({"Result", "InputPath", "Parameters", "ResultPath", "OutputPath"}))
     return std::make_shared<Constant>(valueOf(*field("Result")));
-  if (kind == "Wait" && only({"Seconds"}) && !fields.empty() &&
-      field("Seconds")->isInteger())
+  if (kind == "Wait" && only({"Seconds", "InputPath", "OutputPath"}) &&
+      field("Seconds") && field("Seconds")->isInteger())
     return std::make_shared<Delay>(std::stoll(field("Seconds")->text));
   if (kind == "Fail" && only({"Error", "Cause"})) {
-    const config::Node *error = fields.empty() ? nullptr : field("Error");
-    const config::Node *cause = fields.empty() ? nullptr : field("Cause");
+    const config::Node *error = field("Error");
+    const config::Node *cause = field("Cause");
     return std::make_shared<Fail>(error ? error->text : "States.Fail",
                                   cause ? cause->text : "");
   }

@@ -14,29 +14,6 @@ using unum::config::Edge;
 using unum::config::EdgeKind;
 
 Observer::~Observer() = default;
-DataFlow::~DataFlow() = default;
-
-Result<Value> DataFlow::input(const FunctionSpec &, const Value &effective,
-                              const Context &) {
-  return effective;
-}
-
-Result<Value> DataFlow::output(const FunctionSpec &, const Value &,
-                               const Value &result, const Context &) {
-  return result;
-}
-
-Result<Value::Array> DataFlow::items(const FunctionSpec &fn, const Edge &edge,
-                                     const Value &output) {
-  if (!output.isArray())
-    return Status::error(
-        "Map edge to '" + edge.target + "' needs '" + fn.config.name +
-        "' to return a list, not " +
-        std::string(output.isArray() || output.isObject() ? "an " : "a ") +
-        Value::kindName(output.kind()));
-  return output.getArray();
-}
-
 const char *unum::runtime::stepName(Step step) {
   switch (step) {
   case Step::BeforeUserCode:

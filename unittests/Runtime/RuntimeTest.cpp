@@ -536,3 +536,69 @@ TEST(Runtime, SeveralStartFunctionsAreAnError) {
             std::string::npos)
       << r.errors[0];
 }
+
+TEST(Runtime, StepFunctionsDataFlow) {
+  // Prepare reads part of its input, reshaped by Parameters, and merges its
+  // selected result back with ResultPath; OutputPath passes the order on;
+  // Each maps over ItemsPath with an ItemSelector reading the item context.
+  App app = appFromJson({
+      R"({"Name": "Prepare", "Start": true, "Checkpoint": true,
+          "DataFlow": {"InputPath": "$.order", "Parameters": {"n.$": "$.qty", "fixed": 1},
+                       "ResultSelector": {"total.$": "$.sum"}, "ResultPath": "$.order.priced",
+                       "OutputPath": "$.order"},
+          "Next": {"Name": "Each", "InputType": "Scalar"}})",
+      R"({"Name": "Each", "Checkpoint": true,
+          "DataFlow": {"ItemsPath": "$.lines",
+                       "ItemSelector": {"line.$": "$$.Map.Item.Value", "at.$": "$$.Map.Item.Index",
+                                        "total.$": "$.priced.total"}},
+          "Next": {"Name": "Line", "InputType": "Map"}})",
+      R"({"Name": "Line", "Checkpoint": true,
+          "Next": {"Name": "Done", "InputType": {"Fan-in": {"Values": ["Line-unumIndex-*"]}}},
+          "Next Payload Modifiers": ["Pop"]})",
+      R"({"Name": "Done", "Builtin": "Pass", "DataFlow": {"Result": "ok", "ResultPath": "$.status"}})"});
+  Value prepareInput;
+  (void)app.setHandler("Prepare", pure([&](const Value &x) {
+                         prepareInput = x;
+                         return *parseJsonValue(R"({"sum": 42, "noise": true})");
+                       }));
+  (void)app.setHandler("Each", pure([](const Value &x) { return x; }));
+  (void)app.setHandler("Line", pure([](const Value &x) { return x; }));
+  auto input = parseJsonValue(
+      R"({"order": {"qty": 3, "lines": ["a", "b"]}, "other": 0})");
+  ASSERT_TRUE(input.isOk());
+  auto store = createMemoryStore();
+  RunResult r = runApp(app, *input, *store);
+  ASSERT_TRUE(r.ok()) << errorsOf(r);
+  EXPECT_EQ(toJson(prepareInput), R"({"n":3,"fixed":1})");
+  ASSERT_EQ(r.outputs.size(), 1u);
+  // Done's input is the fan-in list; its Result lands at $.status: a list is
+  // not an object, so ResultPath makes an object around it.
+  EXPECT_EQ(toJson(r.outputs["Done"]), R"({"status":"ok"})");
+
+  // The items Each fanned out over, as Line received them.
+  App app2 = appFromJson({
+      R"({"Name": "Each", "Start": true, "Checkpoint": true,
+          "DataFlow": {"ItemsPath": "$.lines",
+                       "ItemSelector": {"line.$": "$$.Map.Item.Value", "at.$": "$$.Map.Item.Index"}},
+          "Next": {"Name": "Line", "InputType": "Map"}})",
+      R"({"Name": "Line", "Checkpoint": true})"});
+  (void)app2.setHandler("Each", pure([](const Value &x) { return x; }));
+  (void)app2.setHandler("Line", pure([](const Value &x) { return x; }));
+  r = runApp(app2, *parseJsonValue(R"({"lines": ["a", "b"]})"), *store);
+  ASSERT_TRUE(r.ok()) << errorsOf(r);
+  EXPECT_EQ(toJson(r.outputs["Line-unumIndex-0"]), R"({"line":"a","at":0})");
+  EXPECT_EQ(toJson(r.outputs["Line-unumIndex-1"]), R"({"line":"b","at":1})");
+}
+
+TEST(Runtime, DataFlowErrorsNameTheFieldAndFunction) {
+  App app = appFromJson({R"({"Name": "F", "Start": true,
+                            "DataFlow": {"InputPath": "$.missing"}})"});
+  (void)app.setHandler("F", pure([](const Value &x) { return x; }));
+  auto store = createMemoryStore();
+  RunResult r = runApp(app, Value::object(), *store);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(errorsOf(r).find("InputPath of 'F'"), std::string::npos)
+      << errorsOf(r);
+  EXPECT_NE(errorsOf(r).find("selects nothing"), std::string::npos)
+      << errorsOf(r);
+}

@@ -1,0 +1,269 @@
+//===- DataFlow.cpp - Step Functions data flow around a function ----------===//
+//
+// Applies a config's "DataFlow" fields as the Step Functions states they come
+// from would: InputPath then Parameters on the way in; ResultSelector, then
+// ResultPath (into the function's own input), then OutputPath on the way out;
+// ItemsPath and ItemSelector for Map edges. Paths are reference paths
+// (`$`, `$.a.b`, `$['a b']`, `$[0]`); ItemSelector may read
+// `$$.Map.Item.Value` and `$$.Map.Item.Index`.
+//
+//===----------------------------------------------------------------------===//
+#include "unum/Runtime/Runtime.h"
+
+using namespace unum::runtime;
+namespace config = unum::config;
+
+DataFlow::~DataFlow() = default;
+
+namespace {
+
+/// One step of a reference path: a member name or an array index.
+struct Step {
+  std::string name;
+  int64_t index = -1; // >= 0: an array index
+};
+
+Result<std::vector<Step>> parsePath(std::string_view path) {
+  if (path.empty() || path[0] != '$')
+    return Status::error("'" + std::string(path) + "' is not a path");
+  std::vector<Step> steps;
+  size_t i = 1;
+  while (i < path.size()) {
+    if (path[i] == '.') {
+      size_t start = ++i;
+      while (i < path.size() && path[i] != '.' && path[i] != '[')
+        ++i;
+      if (i == start)
+        return Status::error("empty member name in path '" +
+                             std::string(path) + "'");
+      steps.push_back({std::string(path.substr(start, i - start))});
+    } else if (path[i] == '[' && i + 1 < path.size() &&
+               (path[i + 1] == '\'' || path[i + 1] == '"')) {
+      char quote = path[i + 1];
+      size_t end = path.find(quote, i + 2);
+      if (end == std::string_view::npos || end + 1 >= path.size() ||
+          path[end + 1] != ']')
+        return Status::error("unterminated member in path '" +
+                             std::string(path) + "'");
+      steps.push_back({std::string(path.substr(i + 2, end - i - 2))});
+      i = end + 2;
+    } else if (path[i] == '[') {
+      size_t end = path.find(']', i);
+      std::string digits(path.substr(i + 1, end - i - 1));
+      if (end == std::string_view::npos || digits.empty() ||
+          digits.find_first_not_of("0123456789") != std::string::npos)
+        return Status::error("only member names and array indices are "
+                             "supported in path '" +
+                             std::string(path) + "'");
+      steps.push_back({"", std::stoll(digits)});
+      i = end + 1;
+    } else {
+      return Status::error("unexpected '" + std::string(1, path[i]) +
+                           "' in path '" + std::string(path) + "'");
+    }
+  }
+  return steps;
+}
+
+Result<Value> select(const Value &root, const std::string &path) {
+  auto steps = parsePath(path);
+  if (!steps)
+    return steps.getStatus();
+  const Value *v = &root;
+  for (const Step &s : *steps) {
+    if (s.index >= 0) {
+      if (!v->isArray() || size_t(s.index) >= v->getArray().size())
+        return Status::error("path '" + path + "' selects nothing");
+      v = &v->getArray()[s.index];
+    } else {
+      const Value *next = v->isObject() ? v->find(s.name) : nullptr;
+      if (!next)
+        return Status::error("path '" + path + "' selects nothing");
+      v = next;
+    }
+  }
+  return *v;
+}
+
+/// `target` with `value` stored at `path` (member names only), creating
+/// objects on the way, as ResultPath does.
+Result<Value> store(Value target, const std::string &path, Value value) {
+  auto steps = parsePath(path);
+  if (!steps)
+    return steps.getStatus();
+  if (steps->empty())
+    return value;
+  std::function<Status(Value &, size_t)> put = [&](Value &at,
+                                                   size_t k) -> Status {
+    const Step &s = (*steps)[k];
+    if (s.index >= 0)
+      return Status::error("ResultPath '" + path +
+                           "' cannot index into an array");
+    if (!at.isObject())
+      at = Value::object();
+    if (k + 1 == steps->size()) {
+      at.set(s.name, std::move(value));
+      return Status::ok();
+    }
+    const Value *existing = at.find(s.name);
+    Value child = existing ? *existing : Value::object();
+    if (Status st = put(child, k + 1); !st)
+      return st;
+    at.set(s.name, std::move(child));
+    return Status::ok();
+  };
+  if (Status st = put(target, 0); !st)
+    return st;
+  return target;
+}
+
+/// The Map item context of ItemSelector; null elsewhere.
+struct Item {
+  const Value *value = nullptr;
+  int64_t index = 0;
+};
+
+/// Parameters, ResultSelector and ItemSelector: keys ending in `.$` take the
+/// value their path selects; everything else is copied, nested objects and
+/// arrays recursively.
+Result<Value> instantiate(const Value &tmpl, const Value &input,
+                          const Item &item) {
+  if (tmpl.isArray()) {
+    Value out = Value::array();
+    for (const Value &v : tmpl.getArray()) {
+      auto r = instantiate(v, input, item);
+      if (!r)
+        return r;
+      out.push(std::move(*r));
+    }
+    return out;
+  }
+  if (!tmpl.isObject())
+    return tmpl;
+  Value out = Value::object();
+  for (const auto &[key, v] : tmpl.getObject()) {
+    if (key.size() < 2 || key.compare(key.size() - 2, 2, ".$") != 0) {
+      auto r = instantiate(v, input, item);
+      if (!r)
+        return r;
+      out.set(key, std::move(*r));
+      continue;
+    }
+    std::string name = key.substr(0, key.size() - 2);
+    if (!v.isString())
+      return Status::error("'" + key + "' must name a path");
+    const std::string &path = v.getString();
+    if (path.rfind("$$.Map.Item.Value", 0) == 0 && item.value) {
+      auto r = select(*item.value, "$" + path.substr(17));
+      if (!r)
+        return r;
+      out.set(name, std::move(*r));
+    } else if (path == "$$.Map.Item.Index" && item.value) {
+      out.set(name, Value(item.index));
+    } else if (path.rfind("$$", 0) == 0 || path.rfind("States.", 0) == 0) {
+      return Status::error("'" + path +
+                           "' (context objects and intrinsic functions) is "
+                           "not supported by this runtime yet");
+    } else {
+      auto r = select(input, path);
+      if (!r)
+        return r;
+      out.set(name, std::move(*r));
+    }
+  }
+  return out;
+}
+
+/// The function's DataFlow field `key`, or nullptr.
+const config::Node *field(const FunctionSpec &fn, const char *key) {
+  return fn.config.dataFlow ? fn.config.dataFlow->find(key) : nullptr;
+}
+
+Status context(Status s, const FunctionSpec &fn, const char *key) {
+  return s.withContext(std::string(key) + " of '" + fn.config.name + "'");
+}
+
+} // namespace
+
+Result<Value> DataFlow::input(const FunctionSpec &fn, const Value &effective,
+                              const Context &) {
+  Value v = effective;
+  if (const config::Node *path = field(fn, "InputPath")) {
+    if (path->kind == config::Node::Kind::Null) {
+      v = Value::object();
+    } else {
+      auto r = select(v, path->text);
+      if (!r)
+        return context(r.getStatus(), fn, "InputPath");
+      v = std::move(*r);
+    }
+  }
+  if (const config::Node *params = field(fn, "Parameters")) {
+    auto r = instantiate(valueOf(*params), v, {});
+    if (!r)
+      return context(r.getStatus(), fn, "Parameters");
+    v = std::move(*r);
+  }
+  return v;
+}
+
+Result<Value> DataFlow::output(const FunctionSpec &fn, const Value &effective,
+                               const Value &result, const Context &) {
+  Value r = result;
+  if (const config::Node *selector = field(fn, "ResultSelector")) {
+    auto s = instantiate(valueOf(*selector), r, {});
+    if (!s)
+      return context(s.getStatus(), fn, "ResultSelector");
+    r = std::move(*s);
+  }
+  if (const config::Node *path = field(fn, "ResultPath")) {
+    if (path->kind == config::Node::Kind::Null) {
+      r = effective; // the result is discarded
+    } else {
+      auto s = store(effective, path->text, std::move(r));
+      if (!s)
+        return context(s.getStatus(), fn, "ResultPath");
+      r = std::move(*s);
+    }
+  }
+  if (const config::Node *path = field(fn, "OutputPath")) {
+    if (path->kind == config::Node::Kind::Null)
+      return Value::object();
+    auto s = select(r, path->text);
+    if (!s)
+      return context(s.getStatus(), fn, "OutputPath");
+    r = std::move(*s);
+  }
+  return r;
+}
+
+Result<Value::Array> DataFlow::items(const FunctionSpec &fn,
+                                     const config::Edge &edge,
+                                     const Value &output) {
+  Value list = output;
+  if (const config::Node *path = field(fn, "ItemsPath")) {
+    auto s = select(output, path->text);
+    if (!s)
+      return context(s.getStatus(), fn, "ItemsPath");
+    list = std::move(*s);
+  }
+  if (!list.isArray())
+    return Status::error(
+        "Map edge to '" + edge.target + "' needs '" + fn.config.name +
+        "' to return a list, not " +
+        std::string(list.isArray() || list.isObject() ? "an " : "a ") +
+        Value::kindName(list.kind()));
+  const config::Node *selector = field(fn, "ItemSelector");
+  if (!selector)
+    return list.getArray();
+  Value tmpl = valueOf(*selector);
+  Value::Array items;
+  int64_t index = 0;
+  for (const Value &item : list.getArray()) {
+    auto s = instantiate(tmpl, output, {&item, index++});
+    if (!s)
+      return context(s.getStatus(), fn, "ItemSelector");
+    items.push_back(std::move(*s));
+  }
+  return items;
+}
