@@ -68,3 +68,41 @@ std::string unum::config::writeJsonValue(const Node &node) {
   }
   return "null";
 }
+
+void unum::config::appendJsonString(std::string &out, std::string_view s) {
+  out += '"';
+  for (char c : s) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\b':
+      out += "\\b";
+      break;
+    case '\f':
+      out += "\\f";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    default:
+      if ((unsigned char)c < 0x20) {
+        out += "\\u00";
+        out += detail::hexDigit((unsigned char)c >> 4);
+        out += detail::hexDigit(c);
+      } else {
+        out += c;
+      }
+    }
+  }
+  out += '"';
+}

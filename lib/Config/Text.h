@@ -6,6 +6,8 @@
 #ifndef UNUM_LIB_CONFIG_TEXT_H
 #define UNUM_LIB_CONFIG_TEXT_H
 
+#include "unum/Config/Document.h"
+
 #include <cctype>
 #include <cstdint>
 #include <string>
@@ -68,41 +70,8 @@ inline char hexDigit(unsigned v) { return "0123456789abcdef"[v & 0xF]; }
 
 /// `s` as a JSON string literal, quotes included. UTF-8 is kept as is.
 inline std::string quoteJson(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\b':
-      out += "\\b";
-      break;
-    case '\f':
-      out += "\\f";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    default:
-      if ((unsigned char)c < 0x20) {
-        out += "\\u00";
-        out += hexDigit((unsigned char)c >> 4);
-        out += hexDigit(c);
-      } else {
-        out += c;
-      }
-    }
-  }
-  out += '"';
+  std::string out;
+  appendJsonString(out, s);
   return out;
 }
 

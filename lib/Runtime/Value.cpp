@@ -141,42 +141,7 @@ Result<Value> unum::runtime::parseJsonValue(std::string_view text,
 }
 
 static void writeString(std::string &out, const std::string &s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    case '\b':
-      out += "\\b";
-      break;
-    case '\f':
-      out += "\\f";
-      break;
-    default:
-      if (c < 0x20) {
-        static const char hex[] = "0123456789abcdef";
-        out += "\\u00";
-        out += hex[c >> 4];
-        out += hex[c & 15];
-      } else {
-        out += char(c);
-      }
-    }
-  }
-  out += '"';
+  config::appendJsonString(out, s);
 }
 
 static void newline(std::string &out, bool pretty, unsigned depth) {

@@ -48,6 +48,10 @@ struct Node::Member {
   Node value;
 };
 
+/// Appends `s` as a JSON string literal, quotes included; UTF-8 is kept as
+/// is, control characters are escaped.
+void appendJsonString(std::string &out, std::string_view s);
+
 /// `node` as compact one-line JSON (numbers as written). JSON is also valid
 /// YAML flow syntax, so the YAML writer uses it for nested data.
 std::string writeJsonValue(const Node &node);
