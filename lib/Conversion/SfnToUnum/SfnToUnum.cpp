@@ -152,7 +152,7 @@ private:
   FailureOr<std::vector<Target>> choiceTargets(Scope &scope, ChoiceOp choice);
   LogicalResult connect(Scope &scope, size_t from, Operation *state);
   LogicalResult addEdges(Scope &scope);
-  FailureOr<size_t> singleEntry(Scope &scope, Operation *owner, StringRef what);
+  FailureOr<size_t> scopeEntry(Scope &scope);
   FailureOr<size_t> singleExit(Scope &scope, Operation *owner, StringRef what);
   void trim();
 
@@ -561,16 +561,26 @@ LogicalResult Lowering::connect(Scope &scope, size_t from, Operation *state) {
   return success();
 }
 
-FailureOr<size_t> Lowering::singleEntry(Scope &scope, Operation *owner,
-                                        StringRef what) {
+/// The function that enters `scope`: its start state's, or, when the start
+/// folds away (a Choice, an identity Pass, a Succeed), a built-in
+/// pass-through that evaluates the conditions and continues.
+FailureOr<size_t> Lowering::scopeEntry(Scope &scope) {
   FailureOr<std::vector<Target>> entry = entryTargets(scope, scope.start);
   if (failed(entry))
     return failure();
-  if (entry->size() != 1 || !(*entry)[0].fn || !(*entry)[0].cond.empty())
-    return owner->emitOpError()
-           << what << " must start with a state that runs a function (a "
-                      "Task, Map, Parallel or a Pass, Wait or Fail with data)";
-  return *(*entry)[0].fn;
+  if (entry->size() == 1 && (*entry)[0].fn && (*entry)[0].cond.empty())
+    return *(*entry)[0].fn;
+  Operation *start = scope.states.lookup(scope.start);
+  size_t fn =
+      addFunction(sanitize(scope.start), start->getLoc(), Function::Role::User);
+  functions[fn].builtin = "Pass";
+  for (Target &t : *entry) {
+    if (t.fn)
+      functions[fn].edges.push_back({*t.fn, EdgeKind::Scalar, {}, t.cond});
+    else
+      scope.exits.push_back({fn, t.cond});
+  }
+  return fn;
 }
 
 FailureOr<size_t> Lowering::singleExit(Scope &scope, Operation *owner,
@@ -612,7 +622,7 @@ LogicalResult Lowering::addEdges(Scope &scope) {
     std::vector<size_t> lasts;
     if (auto map = dyn_cast<sfn::MapOp>(state)) {
       Scope inner(map.getIterator(), map.getStart(), scope.depth + 1);
-      FailureOr<size_t> first = singleEntry(inner, state, "a Map iterator");
+      FailureOr<size_t> first = scopeEntry(inner);
       if (failed(first) || failed(addEdges(inner)))
         return failure();
       functions[entry].edges.push_back({*first, EdgeKind::Map, {}, ""});
@@ -629,8 +639,7 @@ LogicalResult Lowering::addEdges(Scope &scope) {
         Scope inner(branch,
                     cast<StringAttr>(parallel.getStarts()[i]).getValue(),
                     scope.depth + 1);
-        FailureOr<size_t> first =
-            singleEntry(inner, state, "a Parallel branch");
+        FailureOr<size_t> first = scopeEntry(inner);
         if (failed(first) || failed(addEdges(inner)))
           return failure();
         functions[entry].edges.push_back({*first, EdgeKind::Scalar, {}, ""});
@@ -746,24 +755,10 @@ LogicalResult Lowering::run() {
   Scope top(machine.getBody(), machine.getStart(), 0);
   if (failed(createFunctions(top)) || failed(addEdges(top)))
     return failure();
-  FailureOr<std::vector<Target>> entry = entryTargets(top, top.start);
+  FailureOr<size_t> entry = scopeEntry(top);
   if (failed(entry))
     return failure();
-  if (entry->size() == 1 && (*entry)[0].fn && (*entry)[0].cond.empty()) {
-    functions[*(*entry)[0].fn].start = true;
-  } else {
-    // Starting with a Choice (or a Pass leading to one) needs a function to
-    // evaluate the conditions: a built-in pass-through.
-    size_t fn = addFunction(sanitize(machine.getStart()), machine.getLoc(),
-                            Function::Role::User);
-    functions[fn].builtin = "Pass";
-    functions[fn].start = true;
-    for (Target &t : *entry)
-      if (t.fn)
-        functions[fn].edges.push_back({*t.fn, EdgeKind::Scalar, {}, t.cond});
-    if (functions[fn].edges.empty())
-      return machine.emitOpError() << "never runs a function";
-  }
+  functions[*entry].start = true;
   trim();
   return success();
 }

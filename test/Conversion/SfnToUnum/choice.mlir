@@ -56,3 +56,23 @@ sfn.state_machine "predicates" start "T" {
   sfn.choice "C" {choices = [{And = [{Variable = "$.msg", IsPresent = true}, {And = [{Variable = "$.msg", IsNumeric = false}, {Variable = "$.msg", StringMatches = "log-*"}]}], Next = "Log"}], default_state = "T"}
   sfn.task "Log" end {resource = "Log"}
 }
+
+// -----
+
+// A Map iterator that starts with a Choice gets a built-in pass-through that
+// evaluates it per item (a condition on the Map edge would see the whole
+// list).
+// CHECK-LABEL: unum.app @iterchoice
+// CHECK-DAG: unum.function @Pick checkpoint builtin("Pass") {
+// CHECK-DAG:   unum.chain @Work if "$out.skip == false"
+// CHECK-DAG:   unum.chain @Record if "not ($out.skip == false)"
+// CHECK-DAG: unum.map @Pick
+// CHECK-DAG: unum.fanin @UnumSinkMap0 values ["Record-unumIndex-*"] modifiers ["Pop"]
+sfn.state_machine "iterchoice" start "Each" {
+  sfn.map "Each" end attributes {start = "Pick"} {
+    sfn.choice "Pick" {choices = [{Variable = "$.skip", BooleanEquals = false, Next = "Work"}], default_state = "Skip"}
+    sfn.task "Work" next "Record" {resource = "Work"}
+    sfn.pass "Skip" next "Record"
+    sfn.task "Record" end {resource = "Record"}
+  }
+}
