@@ -206,8 +206,6 @@ int main(int argc, char **argv) {
 
   App ckChain = chainApp(chain, true);
   App plainChain = chainApp(chain, false);
-  for (const char *name : {"", ""})
-    (void)name;
   for (auto *app : {&ckChain, &plainChain})
     for (auto &[name, spec] : app->functions())
       (void)app->setHandler(name, noop());
