@@ -21,17 +21,7 @@ using namespace unum::runtime;
 using namespace unum::runtime::test;
 
 namespace {
-class ConcurrencyTest : public ::testing::TestWithParam<std::string> {
-protected:
-  void SetUp() override {
-    std::string why;
-    store = makeStore(GetParam(), tmp, &why);
-    if (!store)
-      GTEST_SKIP() << why;
-  }
-  TempDir tmp;
-  std::unique_ptr<DataStore> store;
-};
+class ConcurrencyTest : public StoreTest {};
 } // namespace
 
 TEST_P(ConcurrencyTest, WideMapFanInTargetRunsOnce) {

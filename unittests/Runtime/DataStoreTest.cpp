@@ -14,13 +14,10 @@ using namespace unum::runtime;
 using namespace unum::runtime::test;
 
 namespace {
-class DataStoreTest : public ::testing::TestWithParam<std::string> {
+class DataStoreTest : public StoreTest {
 protected:
   void SetUp() override {
-    std::string why;
-    store = makeStore(GetParam(), tmp, &why);
-    if (!store)
-      GTEST_SKIP() << why;
+    StoreTest::SetUp();
     session = newSessionId();
   }
   void TearDown() override {
@@ -29,8 +26,6 @@ protected:
     }
   }
 
-  TempDir tmp;
-  std::unique_ptr<DataStore> store;
   std::string session;
 };
 } // namespace

@@ -72,17 +72,7 @@ void runAndCheck(TestApp &t, DataStore &store, FaultHook hook,
   ASSERT_TRUE(store.deleteSession(r.session).isOk());
 }
 
-class FaultInjectionTest : public ::testing::TestWithParam<std::string> {
-protected:
-  void SetUp() override {
-    std::string why;
-    store = makeStore(GetParam(), tmp, &why);
-    if (!store)
-      GTEST_SKIP() << why;
-  }
-  TempDir tmp;
-  std::unique_ptr<DataStore> store;
-};
+class FaultInjectionTest : public StoreTest {};
 } // namespace
 
 TEST_P(FaultInjectionTest, CrashAtEveryStepBoundary) {

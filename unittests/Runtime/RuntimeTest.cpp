@@ -41,17 +41,7 @@ void expectEffectsOnce(DataStore &store, const std::string &session,
   EXPECT_EQ(fx->size(), t.checkpointed.size()) << t.name;
 }
 
-class StoreRuntimeTest : public ::testing::TestWithParam<std::string> {
-protected:
-  void SetUp() override {
-    std::string why;
-    store = makeStore(GetParam(), tmp, &why);
-    if (!store)
-      GTEST_SKIP() << why;
-  }
-  TempDir tmp;
-  std::unique_ptr<DataStore> store;
-};
+class StoreRuntimeTest : public StoreTest {};
 } // namespace
 
 TEST_P(StoreRuntimeTest, EveryAppGivesItsOutputs) {

@@ -5,6 +5,8 @@
 #include "unum/Runtime/App.h"
 #include "unum/Runtime/DataStore.h"
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
 
@@ -41,6 +43,20 @@ private:
 /// nullptr with `whyNot` when it cannot be had (redis not installed).
 std::unique_ptr<DataStore> makeStore(const std::string &kind,
                                      const TempDir &tmp, std::string *whyNot);
+
+/// A test run once per store kind (the parameter): `store` is a fresh store
+/// of that kind; the test is skipped, saying why, when it cannot be had.
+class StoreTest : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    std::string why;
+    store = makeStore(GetParam(), tmp, &why);
+    if (!store)
+      GTEST_SKIP() << why;
+  }
+  TempDir tmp;
+  std::unique_ptr<DataStore> store;
+};
 
 /// Decodes configs (JSON texts) into an App; fails the test on error.
 App appFromJson(const std::vector<std::string> &configs);
