@@ -86,6 +86,18 @@ static Result<std::pair<bool, Value>> decodeRecord(const std::string &rec,
   return std::make_pair(rec[0] == record::Failed, v.take());
 }
 
+/// Continues with a checkpoint found in the store (a retry's own, or that of
+/// a duplicate that won the race) in place of running the user code.
+static Status adopt(const std::string &rec, const std::string &name,
+                    bool &failed, Value &output) {
+  auto decoded = decodeRecord(rec, name);
+  if (!decoded)
+    return decoded.getStatus();
+  failed = decoded->first;
+  output = std::move(decoded->second);
+  return Status::ok();
+}
+
 Status Runtime::handleJson(const std::string &function,
                            const std::string &json) {
   auto fail = [&](const Status &s) {
@@ -155,11 +167,8 @@ Status Runtime::run(Invocation &inv) {
           trace(inv, "duplicate of a finished instance; nothing to do");
         return Status::ok();
       }
-      auto decoded = decodeRecord(r, inv.instance);
-      if (!decoded)
-        return decoded.getStatus();
-      inv.failed = decoded->first;
-      inv.output = std::move(decoded->second);
+      if (Status s = adopt(r, inv.instance, inv.failed, inv.output); !s)
+        return s;
       reused = true;
       if (tracing())
         trace(inv, "reusing its checkpoint; user code skipped");
@@ -196,11 +205,10 @@ Status Runtime::run(Invocation &inv) {
             if (*own && !(*own)->empty() && (**own)[0] == record::Done)
               return Status::ok();
             if (*own) {
-              auto decoded = decodeRecord(**own, inv.instance);
-              if (!decoded)
-                return decoded.getStatus();
-              inv.failed = decoded->first;
-              inv.output = std::move(decoded->second);
+              if (Status s =
+                      adopt(**own, inv.instance, inv.failed, inv.output);
+                  !s)
+                return s;
               reused = true;
               if (tracing())
                 trace(inv, "a duplicate checkpointed first; continuing with "
@@ -303,11 +311,10 @@ Status Runtime::run(Invocation &inv) {
             trace(inv, "lost the checkpoint race to a finished instance");
           return Status::ok();
         }
-        auto decoded = decodeRecord(put->record, inv.instance);
-        if (!decoded)
-          return decoded.getStatus();
-        inv.failed = decoded->first;
-        inv.output = std::move(decoded->second);
+        if (Status s =
+                adopt(put->record, inv.instance, inv.failed, inv.output);
+            !s)
+          return s;
         if (tracing())
           trace(inv, "lost the checkpoint race; continuing with the winner's "
                      "output");
