@@ -12,6 +12,10 @@ PACKAGES=(
   libsqlite3-dev libhiredis-dev redis-server
   # Unit tests
   libgtest-dev libgmock-dev
+  # Hardware path: VHDL analysis, synthesis check and simulation (test/Target/VHDL)
+  ghdl
+  # Array benchmarks (utils/bench): numpy for /usr/bin/python3, oneDNN for conv1d
+  python3-numpy libdnnl-dev
   # Graph rendering is optional (dot output is tested as text); python3 runs lit.
   python3
 )
