@@ -261,34 +261,50 @@ public:
     leaves.clear();
     collect(input, id);
     Type t = in.getElementType();
-    Value empty = emptyLike(outType, outMap);
-    Value identity = arith::ConstantOp::create(b, loc, reductionIdentity(b, op, t));
+    // f32 sums accumulate in f64: a long f32 sum, vectorised or not, loses
+    // digits once the total dwarfs the terms (2^25 terms: ~1e-3 relative).
+    bool widen = t.isF32() && isa<SumOp, MeanOp>(op);
+    Type accType = widen ? b.getF64Type() : t;
+    auto accTensor = outType.clone(accType);
+    Value empty = emptyLike(accTensor, outMap);
+    Value identity =
+        arith::ConstantOp::create(b, loc, reductionIdentity(b, op, accType));
     Value init = linalg::FillOp::create(b, loc, identity, empty).getResult(0);
-    Value sum = generic(init, outMap, iters,
-                        [&](OpBuilder &nb, Location l, Value acc) {
-                          return combine(nb, l, op, acc,
-                                         compute(nb, l, input, id));
+    Value acc = generic(init, outMap, iters,
+                        [&](OpBuilder &nb, Location l, Value a) {
+                          Value x = compute(nb, l, input, id);
+                          if (widen)
+                            x = arith::ExtFOp::create(nb, l, accType, x);
+                          return combine(nb, l, op, a, x);
                         });
-    if (!isa<MeanOp>(op))
-      return sum;
-    // mean = sum / (number of reduced elements)
-    Value count = arith::ConstantOp::create(b, loc, b.getIndexAttr(1));
-    for (int64_t d = 0; d < rank; ++d)
-      if (reduced[d])
-        count = arith::MulIOp::create(b, loc, count,
-                                      dimOf(leafFor(d), d));
-    Value countF = arith::SIToFPOp::create(
-        b, loc, t, arith::IndexCastOp::create(b, loc, b.getI64Type(), count));
+    if (!isa<MeanOp>(op) && !widen)
+      return acc;
+    // Finish: mean divides by the number of reduced elements; a widened
+    // accumulator rounds once to the result's dtype.
+    Value countF;
+    if (isa<MeanOp>(op)) {
+      Value count = arith::ConstantOp::create(b, loc, b.getIndexAttr(1));
+      for (int64_t d = 0; d < rank; ++d)
+        if (reduced[d])
+          count = arith::MulIOp::create(b, loc, count, dimOf(leafFor(d), d));
+      countF = arith::SIToFPOp::create(
+          b, loc, accType,
+          arith::IndexCastOp::create(b, loc, b.getI64Type(), count));
+    }
     AffineMap outId = b.getMultiDimIdentityMap(outType.getRank());
     SmallVector<utils::IteratorType> par(outType.getRank(),
                                          utils::IteratorType::parallel);
-    Value dest = emptyFromValue(outType, sum);
+    Value dest = emptyFromValue(outType, acc);
     return linalg::GenericOp::create(
-               b, loc, TypeRange{outType}, ValueRange{sum}, ValueRange{dest},
+               b, loc, TypeRange{outType}, ValueRange{acc}, ValueRange{dest},
                SmallVector<AffineMap>{outId, outId}, par,
                [&](OpBuilder &nb, Location l, ValueRange args) {
-                 linalg::YieldOp::create(
-                     nb, l, Value(arith::DivFOp::create(nb, l, args[0], countF)));
+                 Value r = args[0];
+                 if (countF)
+                   r = arith::DivFOp::create(nb, l, r, countF);
+                 if (widen)
+                   r = arith::TruncFOp::create(nb, l, t, r);
+                 linalg::YieldOp::create(nb, l, r);
                })
         .getResult(0);
   }

@@ -1,7 +1,8 @@
 // RUN: unum-opt %s --convert-air-to-linalg | FileCheck %s
 
 // A reduction accumulates into a filled output with reassociation allowed,
-// its prologue computed inside the loop; mean divides afterwards.
+// its prologue computed inside the loop. f32 sums accumulate in f64 and
+// round once; mean divides afterwards.
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[ROWS:.*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-DAG: #[[MA:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
@@ -11,13 +12,15 @@
 // CHECK-DAG: #[[CW:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>
 // CHECK-DAG: #[[CY:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
 // CHECK-LABEL: func.func @sumsq
-// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32)
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f64)
 // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[ROWS]]], iterator_types = ["parallel", "reduction"]}
-// CHECK-SAME: outs(%[[INIT]] : tensor<16xf32>)
+// CHECK-SAME: outs(%[[INIT]] : tensor<16xf64>)
 // CHECK: arith.subf
 // CHECK: arith.mulf
-// CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<reassoc> : f32
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<reassoc> : f64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
 // CHECK: math.sqrt
 func.func @sumsq(%a: tensor<16x8xf32>, %b: tensor<16x8xf32>) -> tensor<16xf32> {
   %0 = air.fused(%a, %b) : (tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16xf32> {
@@ -34,8 +37,9 @@ func.func @sumsq(%a: tensor<16x8xf32>, %b: tensor<16x8xf32>) -> tensor<16xf32> {
 // CHECK-LABEL: func.func @mean_and_max
 // CHECK: arith.constant 0xFF800000 : f32
 // CHECK: arith.maximumf %{{.*}}, %{{.*}} fastmath<reassoc> : f32
-// CHECK: %[[COUNT:.*]] = arith.sitofp %{{.*}} : i64 to f32
-// CHECK: arith.divf %{{.*}}, %[[COUNT]] : f32
+// CHECK: %[[COUNT:.*]] = arith.sitofp %{{.*}} : i64 to f64
+// CHECK: arith.divf %{{.*}}, %[[COUNT]] : f64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
 func.func @mean_and_max(%a: tensor<?xf32>) -> (tensor<f32>, tensor<f32>) {
   %0 = air.reduce_max %a : tensor<?xf32> -> tensor<f32>
   %1 = air.mean %a : tensor<?xf32> -> tensor<f32>
