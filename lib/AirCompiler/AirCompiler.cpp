@@ -153,6 +153,19 @@ struct AirCompiler::Impl {
         continue;
       (void)table.rename(body, "__unum_body_" + k.name);
       body.setLinkage(LLVM::Linkage::Internal);
+      // The ABI promises outputs alias nothing: mark each output's data
+      // pointer noalias, so LLVM keeps accumulators in registers and
+      // vectorises across the stores. A rank-r memref expands to
+      // (allocated, aligned, offset, sizes[r], strides[r]).
+      unsigned arg = 0;
+      for (const ArrayParam &p : k.inputs)
+        arg += 3 + 2 * p.shape.size();
+      for (const ArrayParam &p : k.outputs) {
+        if (arg + 1 < body.getNumArguments())
+          body.setArgAttr(arg + 1, LLVM::LLVMDialect::getNoAliasAttrName(),
+                          UnitAttr::get(context.get()));
+        arg += 3 + 2 * p.shape.size();
+      }
       (void)table.rename(wrapper, k.name);
     }
   }
