@@ -391,8 +391,8 @@ const Expr kExprs[] = {
 
 void benchExprs(const Options &opt, int lg) {
   const int64_t n = int64_t(1) << lg;
-  std::printf("\n== n = 2^%d = %lld f32 (%lld MiB per array) ==\n", lg,
-              (long long)n, (long long)(n * 4 >> 20));
+  std::printf("\n== n = 2^%d = %lld f32 (%g MiB per array) ==\n", lg,
+              (long long)n, n * 4.0 / (1 << 20));
   std::fflush(stdout);
 
   Array a = allocArray(n), b = allocArray(n), c = allocArray(n),
