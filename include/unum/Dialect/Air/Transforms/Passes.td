@@ -1,0 +1,82 @@
+//===- Passes.td - air passes ------------------------------*- tablegen -*-===//
+#ifndef UNUM_DIALECT_AIR_TRANSFORMS_PASSES_TD
+#define UNUM_DIALECT_AIR_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def AirInfer : Pass<"air-infer", "mlir::ModuleOp"> {
+  let summary = "Infer dtypes and shapes (numpy broadcasting)";
+  let description = [{
+    Walks every function whose parameters are all typed and gives each value
+    its type: each kernel's `inferResultType`, weak literals take the dtype of
+    the kernel they feed, a call takes its callee's result types when the
+    callee is typed. Functions' result types are updated to what they return.
+    A mismatch (dtypes differ, shapes do not broadcast, a reduction axis out
+    of range) is an error at the kernel. Functions with generic parameters
+    are left alone; `air-monomorphize` specialises them.
+  }];
+  let dependentDialects = ["::unum::air::AirDialect"];
+}
+
+def AirMonomorphize : Pass<"air-monomorphize", "mlir::ModuleOp"> {
+  let summary = "One specialised function per call signature";
+  let description = [{
+    For every call to a generic function (one with `!air.generic`
+    parameters) with typed arguments, clones the callee once per distinct
+    argument type list (`<name>_<signature>`), infers the clone, and
+    retargets the call; repeats until no call changes. `entry` and
+    `signature` specialise a public entry point in place (what a JIT caller
+    asks for): `signature` lists the parameter types in the AIR notation,
+    e.g. `f32[?],f32[?],f32[]`. Generic functions left without callers are
+    removed when private.
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "Public function to specialise in place">,
+    Option<"signature", "signature", "std::string", /*default=*/"\"\"",
+           "Parameter types for `entry`, comma separated (AIR notation)">,
+  ];
+  let dependentDialects = ["::unum::air::AirDialect"];
+}
+
+def AirExplicitBroadcast : Pass<"air-explicit-broadcast", "mlir::func::FuncOp"> {
+  let summary = "Make numpy broadcasting explicit with air.broadcast";
+  let description = [{
+    Inserts an `air.broadcast` before every operand of an elementwise kernel
+    whose shape differs from the result's, so later passes see only
+    same-shape elementwise kernels.
+  }];
+}
+
+def AirSimplify : Pass<"air-simplify", "mlir::ModuleOp"> {
+  let summary = "Algebraic simplification, folding, CSE, DCE and inlining";
+  let description = [{
+    Inlines calls to small or single-use functions (`inline-threshold`
+    kernels or fewer), then to a fixed point: folds `x*1`, `x+0`, `x-0`,
+    `x/1`, `-(-x)`, `get(make_tuple(...))`, broadcasts to the same type and
+    kernels whose operands are all constants; eliminates common
+    subexpressions and dead kernels; removes private functions nobody calls.
+  }];
+  let options = [
+    Option<"inlineThreshold", "inline-threshold", "unsigned", /*default=*/"8",
+           "Inline callees with at most this many kernels (single-use callees "
+           "are always inlined)">,
+  ];
+  let dependentDialects = ["::unum::air::AirDialect"];
+}
+
+def AirFuse : Pass<"air-fuse", "mlir::func::FuncOp"> {
+  let summary = "Contract elementwise subgraphs into air.fused";
+  let description = [{
+    Groups kernels into `air.fused` ops, each lowered later as one loop nest:
+    a maximal connected set of elementwise kernels and broadcasts in which
+    every value used outside the group is a result of it; a reduction with
+    its elementwise producers used only by the group (their work happens
+    inside the reduction loop); a reduction, matmul or conv1d with the
+    elementwise consumers of its result (the epilogue). A kernel whose value
+    has other users stays outside, so nothing is computed twice.
+  }];
+  let dependentDialects = ["::unum::air::AirDialect"];
+}
+
+#endif // UNUM_DIALECT_AIR_TRANSFORMS_PASSES_TD

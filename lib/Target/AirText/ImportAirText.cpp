@@ -1,0 +1,722 @@
+//===- ImportAirText.cpp - The AIR notation to the air dialect ------------===//
+//
+//   function expr(%a: f32[N], %b, %c: f32[]) {   # untyped %b: generic
+//       %0 = kernel(mul, %b, %c)
+//       %1 = kernel(sum, %0, axes=[0])
+//       %2 = call helper(%1, 2.5)
+//       ret %2
+//   }
+//
+// The file is read into a small AST first so that calls may name functions
+// defined later; functions are then built callees first, so a typed caller
+// sees its callees' result types and every type error is found here, at the
+// kernel that causes it.
+//
+//===----------------------------------------------------------------------===//
+#include "unum/Target/AirText/AirText.h"
+#include "unum/Dialect/Air/IR/AirOps.h"
+#include "unum/Dialect/Air/IR/AirTypeText.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace unum;
+using namespace unum::air;
+
+namespace {
+//===----------------------------------------------------------------------===//
+// AST
+//===----------------------------------------------------------------------===//
+
+struct Arg {
+  enum class Kind { Value, Number, Name, List, Named } kind;
+  size_t pos = 0;
+  std::string text;               // value or attribute name, number text
+  std::vector<int64_t> list;      // List, or a Named list
+  std::unique_ptr<Arg> named;     // Named: the value after '='
+  bool isFloat = false;           // Number written with '.', 'e' or inf/nan
+};
+
+struct Stmt {
+  size_t pos = 0;
+  std::vector<std::string> defs; // names defined (empty for ret)
+  bool isRet = false, isCall = false;
+  std::string callee;            // kernel name or function name
+  size_t calleePos = 0;
+  std::vector<Arg> args;
+};
+
+struct Param {
+  std::string name;
+  size_t pos = 0;
+  Type type; // GenericType when omitted
+};
+
+struct Function {
+  std::string name;
+  size_t pos = 0;
+  std::vector<Param> params;
+  std::vector<Stmt> body;
+  size_t closePos = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// Lexing and parsing into the AST
+//===----------------------------------------------------------------------===//
+
+class Parser {
+public:
+  Parser(StringRef text, StringRef file, MLIRContext *ctx)
+      : text(text), file(file), ctx(ctx) {}
+
+  bool parseFile(std::vector<Function> &out) {
+    while (true) {
+      skip();
+      if (pos >= text.size())
+        return true;
+      Function f;
+      if (!parseFunction(f))
+        return false;
+      out.push_back(std::move(f));
+    }
+  }
+
+  Location loc(size_t at) const {
+    unsigned line = 1, col = 1;
+    for (size_t i = 0; i < at && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    return FileLineColLoc::get(ctx, file, line, col);
+  }
+
+  bool error(size_t at, const Twine &message) {
+    emitError(loc(at)) << message;
+    return false;
+  }
+
+private:
+  /// Skips blanks and comments (`#` or `//` to the end of the line).
+  void skip() {
+    while (pos < text.size()) {
+      char c = text[pos];
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+        ++pos;
+      } else if (c == '#' || text.substr(pos).starts_with("//")) {
+        while (pos < text.size() && text[pos] != '\n')
+          ++pos;
+      } else {
+        break;
+      }
+    }
+  }
+
+  bool consume(StringRef token) {
+    skip();
+    if (!text.substr(pos).starts_with(token))
+      return false;
+    pos += token.size();
+    return true;
+  }
+
+  bool expect(StringRef token, StringRef what) {
+    if (consume(token))
+      return true;
+    return error(pos, "expected '" + token + "' " + what + found());
+  }
+
+  std::string found() {
+    skip();
+    if (pos >= text.size())
+      return ", found the end of the file";
+    size_t end = pos;
+    while (end < text.size() && !llvm::isSpace(text[end]) && end - pos < 12)
+      ++end;
+    return ", found '" + text.slice(pos, end).str() + "'";
+  }
+
+  static bool isIdentChar(char c) { return llvm::isAlnum(c) || c == '_'; }
+
+  bool identifier(std::string &out) {
+    skip();
+    size_t start = pos;
+    if (pos < text.size() && (llvm::isAlpha(text[pos]) || text[pos] == '_'))
+      while (pos < text.size() && isIdentChar(text[pos]))
+        ++pos;
+    out = text.slice(start, pos).str();
+    return !out.empty();
+  }
+
+  bool valueName(std::string &out) {
+    skip();
+    if (pos >= text.size() || text[pos] != '%')
+      return false;
+    size_t start = ++pos;
+    while (pos < text.size() && isIdentChar(text[pos]))
+      ++pos;
+    out = text.slice(start, pos).str();
+    if (out.empty())
+      return error(start, "expected a value name after '%'");
+    return true;
+  }
+
+  bool number(Arg &arg) {
+    skip();
+    size_t start = pos;
+    if (pos < text.size() && (text[pos] == '-' || text[pos] == '+'))
+      ++pos;
+    if (text.substr(pos).starts_with("inf") ||
+        text.substr(pos).starts_with("nan")) {
+      pos += 3;
+      arg.isFloat = true;
+    } else {
+      size_t digits = pos;
+      while (pos < text.size() &&
+             (llvm::isDigit(text[pos]) || text[pos] == '.' ||
+              text[pos] == 'e' || text[pos] == 'E' ||
+              ((text[pos] == '-' || text[pos] == '+') &&
+               (text[pos - 1] == 'e' || text[pos - 1] == 'E')))) {
+        if (!llvm::isDigit(text[pos]))
+          arg.isFloat = true;
+        ++pos;
+      }
+      if (pos == digits) {
+        pos = start;
+        return false;
+      }
+    }
+    arg.kind = Arg::Kind::Number;
+    arg.pos = start;
+    arg.text = text.slice(start, pos).str();
+    double ignored;
+    if (StringRef(arg.text).getAsDouble(ignored))
+      return error(start, "malformed number '" + arg.text + "'");
+    return true;
+  }
+
+  bool intList(std::vector<int64_t> &out) {
+    // '[' already consumed.
+    if (consume("]"))
+      return true;
+    while (true) {
+      Arg n;
+      if (!number(n) || n.isFloat)
+        return error(pos, "expected an integer in the list" + found());
+      int64_t v;
+      if (StringRef(n.text).getAsInteger(10, v))
+        return error(n.pos, "integer '" + n.text + "' is out of range");
+      out.push_back(v);
+      if (consume("]"))
+        return true;
+      if (!expect(",", "between list entries"))
+        return false;
+    }
+  }
+
+  bool parseArg(Arg &arg) {
+    skip();
+    arg.pos = pos;
+    if (pos < text.size() && text[pos] == '%') {
+      arg.kind = Arg::Kind::Value;
+      return valueName(arg.text);
+    }
+    if (consume("[")) {
+      arg.kind = Arg::Kind::List;
+      return intList(arg.list);
+    }
+    if (number(arg))
+      return true;
+    if (identifier(arg.text)) {
+      if (consume("=")) {
+        arg.kind = Arg::Kind::Named;
+        arg.named = std::make_unique<Arg>();
+        if (!parseArg(*arg.named))
+          return false;
+        if (arg.named->kind == Arg::Kind::Value ||
+            arg.named->kind == Arg::Kind::Named)
+          return error(arg.named->pos,
+                       "'" + arg.text + "=' takes a number, a list or a dtype");
+        return true;
+      }
+      arg.kind = Arg::Kind::Name;
+      return true;
+    }
+    return error(pos, "expected an operand (%name or a number), a list or "
+                      "name=value" + found());
+  }
+
+  bool parseArgs(std::vector<Arg> &args) {
+    // '(' already consumed.
+    if (consume(")"))
+      return true;
+    while (true) {
+      Arg a;
+      if (!parseArg(a))
+        return false;
+      args.push_back(std::move(a));
+      if (consume(")"))
+        return true;
+      if (!expect(",", "between arguments"))
+        return false;
+    }
+  }
+
+  bool parseStmt(Stmt &s) {
+    skip();
+    s.pos = pos;
+    std::string word;
+    size_t wordPos = pos;
+    if (identifier(word)) {
+      if (word != "ret" && word != "return")
+        return error(wordPos, "expected '%name = ...' or 'ret', found '" +
+                                  word + "'");
+      s.isRet = true;
+      while (true) {
+        Arg a;
+        if (!parseArg(a))
+          return false;
+        if (a.kind != Arg::Kind::Value && a.kind != Arg::Kind::Number)
+          return error(a.pos, "'ret' returns values");
+        s.args.push_back(std::move(a));
+        if (!consume(","))
+          return true;
+      }
+    }
+    while (true) {
+      std::string name;
+      if (!valueName(name))
+        return error(pos, "expected a statement" + found());
+      s.defs.push_back(name);
+      if (!consume(","))
+        break;
+    }
+    if (!expect("=", "after the defined value"))
+      return false;
+    skip();
+    size_t opPos = pos;
+    if (!identifier(word))
+      return error(pos, "expected 'kernel(...)' or 'call f(...)'" + found());
+    if (word == "kernel") {
+      if (!expect("(", "after 'kernel'"))
+        return false;
+      skip();
+      s.calleePos = pos;
+      if (!identifier(s.callee))
+        return error(pos, "expected the kernel's name" + found());
+      if (consume(")"))
+        return true;
+      if (!expect(",", "after the kernel's name"))
+        return false;
+      return parseArgs(s.args);
+    }
+    if (word == "call") {
+      skip();
+      s.calleePos = pos;
+      if (!identifier(s.callee))
+        return error(pos, "expected the called function's name" + found());
+    } else {
+      s.callee = word; // `%x = f(%a)` also calls f
+      s.calleePos = opPos;
+    }
+    s.isCall = true;
+    if (!expect("(", "after the function name"))
+      return false;
+    return parseArgs(s.args);
+  }
+
+  bool parseFunction(Function &f) {
+    skip();
+    f.pos = pos;
+    std::string word;
+    if (!identifier(word) || (word != "function" && word != "def"))
+      return error(f.pos, "expected 'function'" + found());
+    skip();
+    size_t namePos = pos;
+    if (!identifier(f.name))
+      return error(namePos, "expected the function's name" + found());
+    f.pos = namePos;
+    if (!expect("(", "after the function name"))
+      return false;
+    if (!consume(")")) {
+      while (true) {
+        Param p;
+        skip();
+        p.pos = pos;
+        if (!valueName(p.name))
+          return error(pos, "expected a parameter (%name)" + found());
+        p.type = GenericType::get(ctx);
+        if (consume(":")) {
+          skip();
+          size_t consumed = 0;
+          std::string message;
+          p.type = parseAirType(text.substr(pos), ctx, consumed, message);
+          if (!p.type)
+            return error(pos + consumed, message);
+          pos += consumed;
+        }
+        f.params.push_back(std::move(p));
+        if (consume(")"))
+          break;
+        if (!expect(",", "between parameters"))
+          return false;
+      }
+    }
+    if (!expect("{", "to open the function body"))
+      return false;
+    while (true) {
+      skip();
+      if (pos >= text.size())
+        return error(f.pos, "function '" + f.name + "' has no closing '}'");
+      if (text[pos] == '}') {
+        f.closePos = pos++;
+        break;
+      }
+      Stmt s;
+      if (!parseStmt(s))
+        return false;
+      f.body.push_back(std::move(s));
+    }
+    if (f.body.empty() || !f.body.back().isRet)
+      return error(f.closePos, "function '" + f.name + "' must end with 'ret'");
+    return true;
+  }
+
+  StringRef text, file;
+  MLIRContext *ctx;
+  size_t pos = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// Building the air dialect
+//===----------------------------------------------------------------------===//
+
+class IRGen {
+public:
+  IRGen(Parser &parser, MLIRContext *ctx, ModuleOp module)
+      : parser(parser), ctx(ctx), module(module), b(ctx) {}
+
+  bool build(std::vector<Function> &functions) {
+    for (Function &f : functions) {
+      if (byName.count(f.name))
+        return parser.error(f.pos, "function '" + f.name +
+                                       "' is defined twice");
+      byName[f.name] = &f;
+    }
+    for (Function &f : functions)
+      if (!buildFunction(f))
+        return false;
+    // Keep the file's order in the module.
+    for (Function &f : functions)
+      built[f.name]->moveBefore(module.getBody(), module.getBody()->end());
+    return true;
+  }
+
+private:
+  /// Builds `f` after the functions it calls (so their result types are
+  /// known); a call cycle is an error.
+  bool buildFunction(Function &f) {
+    if (built.count(f.name))
+      return true;
+    if (!inProgress.insert(f.name).second)
+      return parser.error(f.pos, "function '" + f.name +
+                                     "' is recursive; recursion is not "
+                                     "supported");
+    for (Stmt &s : f.body)
+      if (s.isCall) {
+        auto it = byName.find(s.callee);
+        if (it == byName.end())
+          return parser.error(s.calleePos,
+                              "call to undefined function '" + s.callee + "'");
+        if (!buildFunction(*it->second))
+          return false;
+      }
+    inProgress.erase(f.name);
+
+    SmallVector<Type> paramTypes;
+    for (Param &p : f.params)
+      paramTypes.push_back(p.type);
+    b.setInsertionPointToEnd(module.getBody());
+    auto func = func::FuncOp::create(b, parser.loc(f.pos), f.name,
+                                     b.getFunctionType(paramTypes, {}));
+    Block *entry = func.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    values.clear();
+    for (auto [p, arg] : llvm::zip(f.params, entry->getArguments())) {
+      if (!values.try_emplace(p.name, arg).second)
+        return parser.error(p.pos, "parameter '%" + p.name +
+                                       "' is declared twice");
+      arg.setLoc(parser.loc(p.pos));
+    }
+    for (Stmt &s : f.body) {
+      bool ok = s.isRet ? buildReturn(s, func)
+                        : (s.isCall ? buildCall(s) : buildKernel(s));
+      if (!ok)
+        return false;
+    }
+    built[f.name] = func;
+    return true;
+  }
+
+  Value lookup(const Arg &a, Type peer) {
+    if (a.kind == Arg::Kind::Value) {
+      auto it = values.find(a.text);
+      if (it == values.end()) {
+        parser.error(a.pos, "use of undefined value '%" + a.text + "'");
+        return {};
+      }
+      return it->second;
+    }
+    return literal(a, peer);
+  }
+
+  /// A number operand: a constant in `peer`'s dtype when that is known,
+  /// otherwise a weak literal that air-infer types later.
+  Value literal(const Arg &a, Type peer) {
+    Location loc = parser.loc(a.pos);
+    double value;
+    StringRef(a.text).getAsDouble(value);
+    auto peerTensor = dyn_cast_if_present<RankedTensorType>(peer);
+    if (!peerTensor)
+      return LiteralOp::create(b, loc, GenericType::get(ctx), b.getF64FloatAttr(value));
+    Type dtype = peerTensor.getElementType();
+    auto type = RankedTensorType::get({}, dtype);
+    Attribute element;
+    if (isa<FloatType>(dtype)) {
+      element = b.getFloatAttr(dtype, value);
+    } else {
+      if (a.isFloat || value != (double)(int64_t)value) {
+        parser.error(a.pos, "number " + a.text + " is not an integer, but "
+                            "it meets an " + formatAirType(peer) + " operand");
+        return {};
+      }
+      element = b.getIntegerAttr(dtype, (int64_t)value);
+    }
+    return ConstantOp::create(b, loc, type,
+                              DenseElementsAttr::get(type, element));
+  }
+
+  /// Resolves positional operands: values first, then numbers typed after
+  /// the first value operand.
+  bool operands(const std::vector<const Arg *> &args,
+                SmallVectorImpl<Value> &out) {
+    Type peer;
+    for (const Arg *a : args)
+      if (a->kind == Arg::Kind::Value) {
+        Value v = lookup(*a, {});
+        if (!v)
+          return false;
+        if (!peer && isa<RankedTensorType>(v.getType()))
+          peer = v.getType();
+      }
+    for (const Arg *a : args) {
+      Value v = lookup(*a, peer);
+      if (!v)
+        return false;
+      out.push_back(v);
+    }
+    return true;
+  }
+
+  bool define(const Stmt &s, ValueRange results) {
+    if (s.defs.size() != results.size())
+      return parser.error(s.pos, "statement defines " +
+                                     Twine(s.defs.size()) + " values but '" +
+                                     s.callee + "' gives " +
+                                     Twine(results.size()));
+    for (auto [name, v] : llvm::zip(s.defs, results))
+      if (!values.try_emplace(name, v).second)
+        return parser.error(s.pos, "value '%" + name + "' is defined twice");
+    return true;
+  }
+
+  bool buildCall(const Stmt &s) {
+    func::FuncOp callee = built[s.callee];
+    std::vector<const Arg *> args;
+    for (const Arg &a : s.args) {
+      if (a.kind != Arg::Kind::Value && a.kind != Arg::Kind::Number)
+        return parser.error(a.pos, "a call takes values");
+      args.push_back(&a);
+    }
+    SmallVector<Value> ins;
+    if (!operands(args, ins))
+      return false;
+    FunctionType type = callee.getFunctionType();
+    if (ins.size() != type.getNumInputs())
+      return parser.error(s.pos, "'" + s.callee + "' takes " +
+                                     Twine(type.getNumInputs()) +
+                                     " arguments, " + Twine(ins.size()) +
+                                     " given");
+    // A typed callee fixes the argument types; a generic one is specialised
+    // later by air-monomorphize, so its results stay generic.
+    bool generic = llvm::any_of(type.getInputs(), llvm::IsaPred<GenericType>);
+    for (auto [i, v, expected] : llvm::enumerate(ins, type.getInputs())) {
+      if (isa<GenericType>(expected) || isa<GenericType>(v.getType()) ||
+          isa<LiteralOp>(v.getDefiningOp()))
+        continue;
+      if (v.getType() != expected)
+        return parser.error(args[i]->pos,
+                            "argument " + Twine(i + 1) + " of '" + s.callee +
+                                "' has type " + formatAirType(v.getType()) +
+                                ", expected " + formatAirType(expected));
+    }
+    SmallVector<Type> results;
+    for (Type t : type.getResults())
+      results.push_back(generic ? GenericType::get(ctx) : t);
+    auto call = CallOp::create(b, parser.loc(s.pos), results, s.callee, ins,
+                               ArrayAttr(), ArrayAttr());
+    return define(s, call.getResults());
+  }
+
+  bool buildReturn(const Stmt &s, func::FuncOp func) {
+    std::vector<const Arg *> args;
+    for (const Arg &a : s.args)
+      args.push_back(&a);
+    SmallVector<Value> results;
+    if (!operands(args, results))
+      return false;
+    func::ReturnOp::create(b, parser.loc(s.pos), results);
+    func.setFunctionType(b.getFunctionType(
+        func.getArgumentTypes(), ValueRange(results).getTypes()));
+    return true;
+  }
+
+  /// Maps a `name=value` argument (or a bare dtype for cast) to the op's
+  /// attribute.
+  bool attribute(const Stmt &s, const Arg &a, OperationName opName,
+                 NamedAttrList &attrs) {
+    std::string name = a.text;
+    const Arg *value = a.named.get();
+    if (a.kind == Arg::Kind::Name) { // `kernel(cast, %x, f64)`
+      name = "dtype";
+      value = &a;
+    }
+    if (name == "axis")
+      name = "axes";
+    ArrayRef<StringAttr> known = opName.getRegisteredInfo()->getAttributeNames();
+    if (!llvm::any_of(known, [&](StringAttr k) { return k == name; }))
+      return parser.error(a.pos, "kernel '" + s.callee + "' takes no '" +
+                                     name + "'");
+    if (name == "dtype") {
+      Type dtype = value->kind == Arg::Kind::Name
+                       ? parseAirDType(value->text, ctx)
+                       : Type();
+      if (!dtype)
+        return parser.error(value->pos, "expected a dtype (f32, f64, i32, "
+                                        "i64 or i1)");
+      attrs.set(name, TypeAttr::get(dtype));
+      return true;
+    }
+    if (name == "axes" || name == "shape" || name == "perm") {
+      std::vector<int64_t> list = value->list;
+      if (value->kind == Arg::Kind::Number) {
+        int64_t v;
+        if (value->isFloat || StringRef(value->text).getAsInteger(10, v))
+          return parser.error(value->pos, "'" + name + "' takes integers");
+        list = {v};
+      } else if (value->kind != Arg::Kind::List) {
+        return parser.error(value->pos, "'" + name + "' takes a list");
+      }
+      attrs.set(name, b.getDenseI64ArrayAttr(list));
+      return true;
+    }
+    int64_t v; // stride, index
+    if (value->kind != Arg::Kind::Number || value->isFloat ||
+        StringRef(value->text).getAsInteger(10, v))
+      return parser.error(value->pos, "'" + name + "' takes an integer");
+    attrs.set(name, b.getI64IntegerAttr(v));
+    return true;
+  }
+
+  bool buildKernel(const Stmt &s) {
+    std::vector<const Arg *> positional;
+    std::vector<const Arg *> named;
+    for (const Arg &a : s.args) {
+      if (a.kind == Arg::Kind::Value || a.kind == Arg::Kind::Number)
+        positional.push_back(&a);
+      else
+        named.push_back(&a);
+    }
+    std::string mnemonic = s.callee;
+    // `max`/`min` with one array operand reduce; with two they compare.
+    if ((mnemonic == "max" || mnemonic == "min") && positional.size() == 1)
+      mnemonic = "reduce_" + mnemonic;
+    // `get` and `broadcast` spell their attribute positionally.
+    if (s.callee == "get" && positional.size() == 2 &&
+        positional[1]->kind == Arg::Kind::Number) {
+      Arg *index = const_cast<Arg *>(positional.back());
+      positional.pop_back();
+      Arg *wrapped = new Arg();
+      wrapped->kind = Arg::Kind::Named;
+      wrapped->text = "index";
+      wrapped->pos = index->pos;
+      wrapped->named = std::make_unique<Arg>();
+      wrapped->named->kind = Arg::Kind::Number;
+      wrapped->named->text = index->text;
+      wrapped->named->pos = index->pos;
+      owned.emplace_back(wrapped);
+      named.push_back(wrapped);
+    }
+    std::optional<RegisteredOperationName> opName =
+        RegisteredOperationName::lookup("air." + mnemonic, ctx);
+    if (!opName || !opName->hasInterface<KernelOp>() ||
+        mnemonic == "broadcast")
+      return parser.error(s.calleePos, "unknown kernel '" + s.callee + "'");
+    NamedAttrList attrs;
+    for (const Arg *a : named)
+      if (!attribute(s, *a, *opName, attrs))
+        return false;
+    SmallVector<Value> ins;
+    if (!operands(positional, ins))
+      return false;
+    Location loc = parser.loc(s.calleePos);
+    OperationState state(loc, *opName);
+    state.addOperands(ins);
+    state.addAttributes(attrs);
+    state.addTypes(GenericType::get(ctx));
+    Operation *op = b.create(state);
+    Type type = cast<KernelOp>(op).inferResultType(op->getOperandTypes(), loc);
+    if (!type)
+      return false;
+    op->getResult(0).setType(type);
+    if (failed(verify(op)))
+      return false;
+    return define(s, op->getResults());
+  }
+
+  Parser &parser;
+  MLIRContext *ctx;
+  ModuleOp module;
+  OpBuilder b;
+  llvm::StringMap<Function *> byName;
+  llvm::StringMap<func::FuncOp> built;
+  llvm::StringSet<> inProgress;
+  llvm::StringMap<Value> values;
+  std::vector<std::unique_ptr<Arg>> owned;
+};
+} // namespace
+
+OwningOpRef<ModuleOp> unum::importAirText(StringRef text, StringRef file,
+                                          MLIRContext *ctx) {
+  ctx->loadDialect<AirDialect, func::FuncDialect>();
+  Parser parser(text, file, ctx);
+  std::vector<Function> functions;
+  if (!parser.parseFile(functions))
+    return {};
+  OwningOpRef<ModuleOp> module = ModuleOp::create(FileLineColLoc::get(ctx, file, 1, 1));
+  IRGen builder(parser, ctx, *module);
+  if (!builder.build(functions))
+    return {};
+  if (failed(verify(*module)))
+    return {};
+  return module;
+}
