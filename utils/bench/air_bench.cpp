@@ -324,6 +324,14 @@ std::string fmtRatio(double r, double target, const char *suffix = "x") {
   return buf;
 }
 
+// Wall-clock best-of only helps while some samples run undisturbed.
+void warnIfPreempted(const Options &opt, int preempted, int samples) {
+  if (!opt.cpuClock && 4 * preempted > samples)
+    std::printf("  (other processes held the core in over a quarter of the "
+                "samples: these wall times are noise; rerun when the machine "
+                "is quiet, or with --clock cpu)\n");
+}
+
 //===----------------------------------------------------------------------===//
 // numpy
 //===----------------------------------------------------------------------===//
@@ -579,6 +587,7 @@ void benchExprs(const Options &opt, int lg) {
   }
   std::printf("preempted samples (cpu time < 90%% of wall): %d of %d\n",
               preempted, samples);
+  warnIfPreempted(opt, preempted, samples);
 
   // Speedups: time of the baseline / time of the kernel. %triad: the kernel's
   // bytes (each input read once, the output written once) per second over
@@ -771,6 +780,7 @@ void benchConv(const Options &opt) {
   }
   std::printf("preempted samples (cpu time < 90%% of wall): %d of %d\n",
               preempted, samples);
+  warnIfPreempted(opt, preempted, samples);
   std::printf("targets: unum/oneDNN (the faster oneDNN column) >= 0.8x, "
               "unum/naive >= 10x\n");
   for (const std::string &s : impls)
