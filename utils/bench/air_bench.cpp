@@ -306,7 +306,7 @@ std::string fmtTime(const Stat &s, bool bad) {
   if (s.empty())
     return "n/a";
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f (%.2f)%s", 1e3 * s.best(),
+  std::snprintf(buf, sizeof buf, "%.4g (%.4g)%s", 1e3 * s.best(),
                 1e3 * s.median(), bad ? "!" : "");
   return buf;
 }
@@ -549,7 +549,7 @@ void benchExprs(const Options &opt, int lg) {
   auto pick = [&](const Stat &st) { return opt.median ? st.median() : st.best(); };
   double triadT = pick(triadStat);
   double triadBW = 12.0 * n / triadT;
-  std::printf("(iv) STREAM triad a = b + 3*c, f32: %.2f ms (median %.2f), "
+  std::printf("(iv) STREAM triad a = b + 3*c, f32: %.4g ms (median %.4g), "
               "%.2f GB/s [12 bytes/element; write-allocate not counted]\n",
               1e3 * triadStat.best(), 1e3 * triadStat.median(), triadBW / 1e9);
   if (opt.numpy)
@@ -564,7 +564,7 @@ void benchExprs(const Options &opt, int lg) {
     std::string npCell = "n/a";
     if (r) {
       char buf[64];
-      std::snprintf(buf, sizeof buf, "%.2f (%.2f)%s", 1e3 * r->best,
+      std::snprintf(buf, sizeof buf, "%.4g (%.4g)%s", 1e3 * r->best,
                     1e3 * r->median, row.numpyBad ? "!" : "");
       npCell = buf;
     }
