@@ -1,6 +1,8 @@
 //===- InitAll.cpp - Register everything Unum provides --------------------===//
 #include "unum/InitAll.h"
+#include "unum/Conversion/AirToLinalg/AirToLinalg.h"
 #include "unum/Conversion/Passes.h"
+#include "unum/Dialect/Air/Transforms/Passes.h"
 #include "unum/Dialect/Air/IR/AirDialect.h"
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
 #include "unum/Dialect/Unum/IR/UnumDialect.h"
@@ -11,10 +13,13 @@
 
 void unum::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<UnumDialect, sfn::SfnDialect, air::AirDialect>();
+  air::registerAirLoweringInterfaces(registry);
 }
 
 void unum::registerAllPasses() {
   registerUnumConversionPasses();
+  air::registerAirPasses();
+  air::registerAirPipelines();
 }
 
 void unum::registerAllTranslations() {

@@ -31,8 +31,14 @@ else:
                     "(set UNUM_SHARED_DIR)" % shared)
 
 tool_dirs = [config.unum_tools_dir, config.llvm_tools_dir]
-tools = ["unum-opt", "unum-translate", "unumc", "unum-run", "split-file", "not", "count"]
+tools = ["unum-opt", "unum-translate", "unumc", "unum-run", "unum-airc", "split-file", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# The AOT tests link a C program against the objects unum-airc writes.
+cc = shutil.which("cc") or shutil.which("gcc")
+if cc:
+    config.available_features.add("c-compiler")
+    config.substitutions.append(("%cc", cc))
 
 # Runtime tests against a real Redis start their own redis-server.
 if shutil.which("redis-server"):

@@ -45,4 +45,37 @@ def ConvertSfnToUnum : Pass<"convert-sfn-to-unum", "mlir::ModuleOp"> {
   let dependentDialects = ["::unum::UnumDialect"];
 }
 
+def ConvertAirToLinalg : Pass<"convert-air-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Lower air kernels to linalg on tensors";
+  let description = [{
+    Every `air.fused` group, and every kernel outside a group, becomes one
+    `linalg.generic` whose body computes a scalar with `arith` and `math`
+    ops; broadcasting becomes indexing maps (a stretched dimension reads
+    index 0), so nothing is materialised. A reduction accumulates in its
+    output (initialised with `linalg.fill`) with reassociation allowed, and
+    its prologue is computed inside its loop; an epilogue runs as a second
+    generic over the (smaller) result. matmul and conv1d are generics whose
+    innermost loop runs along the contiguous output dimension. reshape
+    becomes `tensor.reshape`, transpose `linalg.transpose`, calls
+    `func.call`.
+
+    Generic functions (templates) are dropped: their specialised copies are
+    what runs. With `destination-passing` (the default), every public
+    function takes one `memref` out-parameter per result after its inputs
+    and returns nothing: the caller owns every buffer, and bufferization
+    writes the last loop nest straight into the out-parameter
+    (`bufferization.materialize_in_destination` + empty-tensor elimination).
+  }];
+  let options = [
+    Option<"destinationPassing", "destination-passing", "bool",
+           /*default=*/"true",
+           "Public functions write their results into memref out-parameters">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect"];
+}
+
 #endif // UNUM_CONVERSION_PASSES_TD

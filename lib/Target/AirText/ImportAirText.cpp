@@ -456,6 +456,8 @@ private:
         return parser.error(p.pos, "parameter '%" + p.name +
                                        "' is declared twice");
       arg.setLoc(parser.loc(p.pos));
+      // Kept for the generated C header's parameter names.
+      func.setArgAttr(arg.getArgNumber(), "air.name", b.getStringAttr(p.name));
     }
     for (Stmt &s : f.body) {
       bool ok = s.isRet ? buildReturn(s, func)

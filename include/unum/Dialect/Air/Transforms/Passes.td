@@ -79,4 +79,18 @@ def AirFuse : Pass<"air-fuse", "mlir::func::FuncOp"> {
   let dependentDialects = ["::unum::air::AirDialect"];
 }
 
+def AirExpandMath : Pass<"air-expand-math"> {
+  let summary = "Expand f32 exp and log into vectorizable polynomials";
+  let description = [{
+    Replaces `math.exp` and `math.log` on f32 by MLIR's polynomial
+    approximations (at most 1 ulp from the correctly rounded result over the
+    whole range, measured by the end-to-end tests), which are plain
+    arithmetic the LLVM loop vectorizer turns into vector code; a libm call
+    would stay scalar. `tanh`, `sigmoid` and f64 functions keep libm
+    accuracy.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 #endif // UNUM_DIALECT_AIR_TRANSFORMS_PASSES_TD

@@ -1,0 +1,37 @@
+//===- AirToLinalg.h - air to linalg, and the array pipelines ---*- C++ -*-===//
+#ifndef UNUM_CONVERSION_AIRTOLINALG_AIRTOLINALG_H
+#define UNUM_CONVERSION_AIRTOLINALG_AIRTOLINALG_H
+
+#include <string>
+
+namespace mlir {
+class DialectRegistry;
+class OpPassManager;
+} // namespace mlir
+
+namespace unum::air {
+struct PipelineOptions {
+  /// Public entry to specialise, with its parameter types in the AIR
+  /// notation (`f32[?],f32[]`); empty leaves functions as they are.
+  std::string entry, signature;
+};
+
+/// air-optimize: monomorphize (with inference), simplify, make broadcasts
+/// explicit, fuse.
+void buildAirOptimizePipeline(mlir::OpPassManager &pm,
+                              const PipelineOptions &options = {});
+/// air-to-llvm: air-optimize, convert-air-to-linalg, bufferize (outputs
+/// written in place into the callers' buffers), loops, vectorizable math,
+/// then the LLVM dialect, ready for translation to LLVM IR.
+void buildAirToLLVMPipeline(mlir::OpPassManager &pm,
+                            const PipelineOptions &options = {});
+/// The part of air-to-llvm after convert-air-to-linalg.
+void buildLinalgToLLVMPipeline(mlir::OpPassManager &pm);
+/// Registers the external interface models the lowering relies on
+/// (bufferization of arith/linalg/tensor/scf/func, conversion to LLVM).
+void registerAirLoweringInterfaces(mlir::DialectRegistry &registry);
+/// Registers both pipelines (unum-opt --air-optimize / --air-to-llvm).
+void registerAirPipelines();
+} // namespace unum::air
+
+#endif // UNUM_CONVERSION_AIRTOLINALG_AIRTOLINALG_H

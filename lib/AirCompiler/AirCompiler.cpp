@@ -1,0 +1,384 @@
+//===- AirCompiler.cpp - AIR text to native kernels -----------------------===//
+#include "unum/AirCompiler/AirCompiler.h"
+#include "unum/Conversion/AirToLinalg/AirToLinalg.h"
+#include "unum/Conversion/Passes.h"
+#include "unum/InitAll.h"
+#include "unum/Target/AirText/AirText.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace unum::air;
+
+namespace {
+void initializeLLVM() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+std::string dtypeName(Type t) {
+  if (t.isF32())
+    return "f32";
+  if (t.isF64())
+    return "f64";
+  return "i" + std::to_string(t.getIntOrFloatBitWidth());
+}
+
+std::string cType(const std::string &dtype) {
+  if (dtype == "f32")
+    return "float";
+  if (dtype == "f64")
+    return "double";
+  if (dtype == "i1")
+    return "_Bool";
+  return "int" + dtype.substr(1) + "_t";
+}
+
+std::string descriptorName(const ArrayParam &p) {
+  return "UnumMemRef_" + p.dtype + "_" + std::to_string(p.shape.size()) + "d";
+}
+
+/// A target machine for this host (or `cpu`), at the highest opt level.
+std::unique_ptr<llvm::TargetMachine> hostMachine(const std::string &cpu,
+                                                 std::string &error) {
+  initializeLLVM();
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  std::string cpuName = cpu.empty() ? llvm::sys::getHostCPUName().str() : cpu;
+  llvm::SubtargetFeatures features;
+  if (cpu.empty())
+    for (auto &feature : llvm::sys::getHostCPUFeatures())
+      features.AddFeature(feature.first(), feature.second);
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpuName, features.getString(), llvm::TargetOptions(),
+      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    error = "cannot create a target machine for " + triple.str();
+  return machine;
+}
+} // namespace
+
+struct AirCompiler::Impl {
+  DialectRegistry registry;
+  std::unique_ptr<MLIRContext> context;
+  OwningOpRef<ModuleOp> module;
+  std::string errors;
+  std::vector<KernelSignature> kernels;
+  CompileOptions options;
+
+  Impl() {
+    unum::registerAllDialects(registry);
+    registerBuiltinDialectTranslation(registry);
+    registerLLVMDialectTranslation(registry);
+    context = std::make_unique<MLIRContext>(registry);
+    context->loadAllAvailableDialects();
+  }
+
+  /// Runs `build`'s passes; diagnostics go to `errors`.
+  bool run(llvm::function_ref<void(OpPassManager &)> build) {
+    PassManager pm(context.get());
+    build(pm);
+    return succeeded(pm.run(*module));
+  }
+
+  void recordKernels() {
+    kernels.clear();
+    for (auto func : module->getOps<func::FuncOp>()) {
+      if (!func.isPublic() || func.isExternal())
+        continue;
+      KernelSignature k;
+      k.name = func.getName().str();
+      auto param = [&](Type t, std::string name) {
+        auto tensor = dyn_cast<RankedTensorType>(t);
+        ArrayParam p;
+        p.name = std::move(name);
+        if (!tensor)
+          return p; // rejected by the lowering with a located error
+        p.dtype = dtypeName(tensor.getElementType());
+        for (int64_t d : tensor.getShape())
+          p.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+        return p;
+      };
+      for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+        auto name = func.getArgAttrOfType<StringAttr>(i, "air.name");
+        k.inputs.push_back(param(func.getArgumentTypes()[i],
+                                 name ? name.str() : "in" + std::to_string(i)));
+      }
+      for (auto [i, t] : llvm::enumerate(func.getResultTypes()))
+        k.outputs.push_back(param(t, "result" + std::to_string(i)));
+      if (llvm::any_of(k.inputs, [](auto &p) { return p.dtype.empty(); }) ||
+          llvm::any_of(k.outputs, [](auto &p) { return p.dtype.empty(); }))
+        continue; // generic: a template, not a kernel
+      kernels.push_back(std::move(k));
+    }
+  }
+
+  /// NAME becomes the C-interface wrapper (descriptor pointers); the
+  /// expanded-argument function MLIR calls NAME becomes internal.
+  void exposeCInterface() {
+    SymbolTable table(*module);
+    for (const KernelSignature &k : kernels) {
+      auto body = table.lookup<LLVM::LLVMFuncOp>(k.name);
+      auto wrapper = table.lookup<LLVM::LLVMFuncOp>("_mlir_ciface_" + k.name);
+      if (!body || !wrapper)
+        continue;
+      (void)table.rename(body, "__unum_body_" + k.name);
+      body.setLinkage(LLVM::Linkage::Internal);
+      (void)table.rename(wrapper, k.name);
+    }
+  }
+
+  std::unique_ptr<llvm::Module> toLLVM(llvm::LLVMContext &ctx,
+                                       llvm::TargetMachine &machine) {
+    std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*module, ctx);
+    if (!llvmModule) {
+      errors += "error: translation to LLVM IR failed\n";
+      return nullptr;
+    }
+    ExecutionEngine::setupTargetTripleAndDataLayout(llvmModule.get(), &machine);
+    auto optimize = makeOptimizingTransformer(options.optLevel, 0, &machine);
+    if (llvm::Error e = optimize(llvmModule.get())) {
+      errors += "error: " + llvm::toString(std::move(e)) + "\n";
+      return nullptr;
+    }
+    return llvmModule;
+  }
+};
+
+AirCompiler::AirCompiler() : impl(std::make_unique<Impl>()) {}
+AirCompiler::~AirCompiler() = default;
+
+bool AirCompiler::compile(const std::string &text, const std::string &filename,
+                          const CompileOptions &options, Stage stage) {
+  impl->errors.clear();
+  impl->kernels.clear();
+  impl->options = options;
+  ScopedDiagnosticHandler handler(impl->context.get(), [&](Diagnostic &d) {
+    std::string line;
+    llvm::raw_string_ostream os(line);
+    if (auto loc = dyn_cast<FileLineColLoc>(d.getLocation()))
+      os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+         << loc.getColumn() << ": ";
+    os << (d.getSeverity() == DiagnosticSeverity::Error     ? "error: "
+           : d.getSeverity() == DiagnosticSeverity::Warning ? "warning: "
+                                                            : "note: ")
+       << d.str() << "\n";
+    impl->errors += line;
+    return success();
+  });
+  impl->module = unum::importAirText(text, filename, impl->context.get());
+  if (!impl->module)
+    return false;
+  PipelineOptions pipeline{options.entry, options.signature};
+  if (!impl->run([&](OpPassManager &pm) { buildAirOptimizePipeline(pm, pipeline); }))
+    return false;
+  impl->recordKernels();
+  if (stage == Stage::Air)
+    return true;
+  if (!impl->run([](OpPassManager &pm) { pm.addPass(unum::createConvertAirToLinalg()); }))
+    return false;
+  if (stage == Stage::Linalg)
+    return true;
+  if (!impl->run([](OpPassManager &pm) { buildLinalgToLLVMPipeline(pm); }))
+    return false;
+  impl->exposeCInterface();
+  return true;
+}
+
+const std::string &AirCompiler::errors() const { return impl->errors; }
+const std::vector<KernelSignature> &AirCompiler::kernels() const {
+  return impl->kernels;
+}
+
+std::string AirCompiler::printModule() const {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  if (impl->module)
+    impl->module->print(os);
+  return out;
+}
+
+bool AirCompiler::emitLLVMIR(std::string &out) {
+  std::unique_ptr<llvm::TargetMachine> machine =
+      hostMachine(impl->options.cpu, impl->errors);
+  if (!machine)
+    return false;
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> m = impl->toLLVM(ctx, *machine);
+  if (!m)
+    return false;
+  llvm::raw_string_ostream os(out);
+  m->print(os, nullptr);
+  return true;
+}
+
+bool AirCompiler::emitObject(std::string &out) {
+  std::unique_ptr<llvm::TargetMachine> machine =
+      hostMachine(impl->options.cpu, impl->errors);
+  if (!machine)
+    return false;
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> m = impl->toLLVM(ctx, *machine);
+  if (!m)
+    return false;
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile)) {
+    impl->errors += "error: the target cannot emit object files\n";
+    return false;
+  }
+  codegen.run(*m);
+  out.assign(buffer.begin(), buffer.end());
+  return true;
+}
+
+std::string AirCompiler::cHeader(const std::string &guard) const {
+  std::string h;
+  h += "/* Generated by unum-airc: one function per AIR kernel. The ABI is in\n"
+       "   docs/AirABI.md: inputs first, then one out-parameter per result,\n"
+       "   each a pointer to a ranked memref descriptor; the caller allocates\n"
+       "   every buffer. */\n";
+  h += "#ifndef " + guard + "\n#define " + guard + "\n\n#include <stdint.h>\n\n";
+  h += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  std::vector<std::string> seen;
+  auto declare = [&](const ArrayParam &p) {
+    std::string name = descriptorName(p);
+    if (std::find(seen.begin(), seen.end(), name) != seen.end())
+      return;
+    seen.push_back(name);
+    std::string macro = name;
+    for (char &c : macro)
+      c = toupper(c);
+    std::string rank = std::to_string(p.shape.size());
+    h += "#ifndef " + macro + "_DEFINED\n#define " + macro + "_DEFINED\n";
+    h += "typedef struct {\n  " + cType(p.dtype) + " *allocated;\n  " +
+         cType(p.dtype) + " *aligned;\n  int64_t offset;\n";
+    if (!p.shape.empty())
+      h += "  int64_t sizes[" + rank + "];\n  int64_t strides[" + rank + "];\n";
+    h += "} " + name + ";\n#endif\n\n";
+  };
+  for (const KernelSignature &k : impl->kernels) {
+    for (const ArrayParam &p : k.inputs)
+      declare(p);
+    for (const ArrayParam &p : k.outputs)
+      declare(p);
+  }
+  auto shape = [](const ArrayParam &p) {
+    std::string s = p.dtype + "[";
+    for (size_t i = 0; i < p.shape.size(); ++i)
+      s += (i ? ", " : "") +
+           (p.shape[i] < 0 ? std::string("?") : std::to_string(p.shape[i]));
+    return s + "]";
+  };
+  for (const KernelSignature &k : impl->kernels) {
+    h += "/* " + k.name + "(";
+    for (size_t i = 0; i < k.inputs.size(); ++i)
+      h += (i ? ", " : "") + k.inputs[i].name + ": " + shape(k.inputs[i]);
+    h += ") -> ";
+    for (size_t i = 0; i < k.outputs.size(); ++i)
+      h += (i ? ", " : "") + shape(k.outputs[i]);
+    h += " */\nvoid " + k.name + "(";
+    bool first = true;
+    for (const ArrayParam &p : k.inputs) {
+      h += (first ? "" : ", ") + std::string("const ") + descriptorName(p) +
+           " *" + p.name;
+      first = false;
+    }
+    for (const ArrayParam &p : k.outputs) {
+      h += (first ? "" : ", ") + descriptorName(p) + " *" + p.name;
+      first = false;
+    }
+    h += ");\n\n";
+  }
+  h += "#ifdef __cplusplus\n}\n#endif\n\n#endif /* " + guard + " */\n";
+  return h;
+}
+
+//===----------------------------------------------------------------------===//
+// JIT
+//===----------------------------------------------------------------------===//
+
+struct JitKernels::Impl {
+  std::unique_ptr<llvm::TargetMachine> machine; // outlives the transformer
+  std::function<llvm::Error(llvm::Module *)> optimize;
+  std::unique_ptr<ExecutionEngine> engine;
+};
+
+JitKernels::JitKernels(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+JitKernels::~JitKernels() = default;
+
+void *JitKernels::lookup(const std::string &name) const {
+  llvm::Expected<void *> fn = impl->engine->lookup(name);
+  if (!fn) {
+    llvm::consumeError(fn.takeError());
+    return nullptr;
+  }
+  return *fn;
+}
+
+std::unique_ptr<JitKernels> AirCompiler::jit() {
+  initializeLLVM();
+  auto state = std::make_unique<JitKernels::Impl>();
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder) {
+    impl->errors += "error: " + llvm::toString(builder.takeError()) + "\n";
+    return nullptr;
+  }
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto machine = builder->createTargetMachine();
+  if (!machine) {
+    impl->errors += "error: " + llvm::toString(machine.takeError()) + "\n";
+    return nullptr;
+  }
+  state->machine = std::move(*machine);
+  state->optimize =
+      makeOptimizingTransformer(impl->options.optLevel, 0, state->machine.get());
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = state->optimize;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  // The engine takes its own copy of the target machine.
+  auto engineMachine = builder->createTargetMachine();
+  if (!engineMachine) {
+    impl->errors += "error: " + llvm::toString(engineMachine.takeError()) + "\n";
+    return nullptr;
+  }
+  auto engine = ExecutionEngine::create(*impl->module, engineOptions,
+                                        std::move(*engineMachine));
+  if (!engine) {
+    impl->errors += "error: " + llvm::toString(engine.takeError()) + "\n";
+    return nullptr;
+  }
+  state->engine = std::move(*engine);
+  return std::unique_ptr<JitKernels>(new JitKernels(std::move(state)));
+}

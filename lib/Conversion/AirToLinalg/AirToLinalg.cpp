@@ -1,0 +1,640 @@
+//===- AirToLinalg.cpp - convert-air-to-linalg ----------------------------===//
+//
+// Types do not change (air values are builtin tensors), so the lowering
+// rewrites each function in place, op by op, instead of using the dialect
+// conversion framework: an air op is replaced by linalg/tensor/arith ops
+// producing the same tensor type.
+//
+// A group (an air.fused body, or one kernel on its own) is emitted in two
+// steps: collect() walks from the group's result to its leaves (values
+// defined outside the group), recording each leaf with the indexing map that
+// reads it; emit() then builds the linalg.generic with those leaves as
+// inputs and computes the scalar inside the body, memoised per (value, map).
+//
+//===----------------------------------------------------------------------===//
+#include "unum/Conversion/AirToLinalg/AirToLinalg.h"
+#include "unum/Conversion/Passes.h"
+#include "unum/Dialect/Air/IR/AirOps.h"
+#include "unum/Dialect/Air/IR/AirTypeText.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace unum {
+#define GEN_PASS_DEF_CONVERTAIRTOLINALG
+#include "unum/Conversion/Passes.h.inc"
+} // namespace unum
+
+using namespace mlir;
+using namespace unum::air;
+
+namespace {
+Type dtypeOf(Value v) { return cast<RankedTensorType>(v.getType()).getElementType(); }
+
+//===----------------------------------------------------------------------===//
+// Scalar bodies
+//===----------------------------------------------------------------------===//
+
+/// The scalar computation of elementwise kernel `op` on `args`.
+Value emitScalar(OpBuilder &b, Location loc, Operation *op, ValueRange args,
+                 Type resultType) {
+  Type t = args[0].getType();
+  bool f = isa<FloatType>(t);
+  auto cmp = [&](arith::CmpFPredicate fp, arith::CmpIPredicate ip) -> Value {
+    if (f)
+      return arith::CmpFOp::create(b, loc, fp, args[0], args[1]);
+    return arith::CmpIOp::create(b, loc, ip, args[0], args[1]);
+  };
+  // Transcendentals on f32 that MLIR cannot approximate to 1 ulp run in f64
+  // (libm), then round once.
+  auto viaF64 = [&](auto build) -> Value {
+    if (!t.isF32())
+      return build(args[0]);
+    Value wide = arith::ExtFOp::create(b, loc, b.getF64Type(), args[0]);
+    return arith::TruncFOp::create(b, loc, t, build(wide));
+  };
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case([&](AddOp) -> Value {
+        return f ? Value(arith::AddFOp::create(b, loc, args[0], args[1]))
+                 : Value(arith::AddIOp::create(b, loc, args[0], args[1]));
+      })
+      .Case([&](SubOp) -> Value {
+        return f ? Value(arith::SubFOp::create(b, loc, args[0], args[1]))
+                 : Value(arith::SubIOp::create(b, loc, args[0], args[1]));
+      })
+      .Case([&](MulOp) -> Value {
+        return f ? Value(arith::MulFOp::create(b, loc, args[0], args[1]))
+                 : Value(arith::MulIOp::create(b, loc, args[0], args[1]));
+      })
+      .Case([&](DivOp) -> Value {
+        return f ? Value(arith::DivFOp::create(b, loc, args[0], args[1]))
+                 : Value(arith::DivSIOp::create(b, loc, args[0], args[1]));
+      })
+      .Case([&](MaxOp) -> Value {
+        return f ? Value(arith::MaximumFOp::create(b, loc, args[0], args[1]))
+                 : Value(arith::MaxSIOp::create(b, loc, args[0], args[1]));
+      })
+      .Case([&](MinOp) -> Value {
+        return f ? Value(arith::MinimumFOp::create(b, loc, args[0], args[1]))
+                 : Value(arith::MinSIOp::create(b, loc, args[0], args[1]));
+      })
+      .Case([&](PowOp) -> Value {
+        return math::PowFOp::create(b, loc, args[0], args[1]);
+      })
+      .Case([&](NegOp) -> Value {
+        if (f)
+          return arith::NegFOp::create(b, loc, args[0]);
+        Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 0));
+        return arith::SubIOp::create(b, loc, zero, args[0]);
+      })
+      .Case([&](AbsOp) -> Value {
+        return f ? Value(math::AbsFOp::create(b, loc, args[0]))
+                 : Value(math::AbsIOp::create(b, loc, args[0]));
+      })
+      .Case([&](ExpOp) -> Value { return math::ExpOp::create(b, loc, args[0]); })
+      .Case([&](LogOp) -> Value { return math::LogOp::create(b, loc, args[0]); })
+      .Case([&](SqrtOp) -> Value {
+        return math::SqrtOp::create(b, loc, args[0]);
+      })
+      .Case([&](TanhOp) -> Value {
+        return viaF64([&](Value x) -> Value {
+          return math::TanhOp::create(b, loc, x);
+        });
+      })
+      .Case([&](SigmoidOp) -> Value {
+        return viaF64([&](Value x) -> Value {
+          Type xt = x.getType();
+          Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(xt, 1));
+          Value e = math::ExpOp::create(
+              b, loc, arith::NegFOp::create(b, loc, x));
+          return arith::DivFOp::create(
+              b, loc, one, arith::AddFOp::create(b, loc, one, e));
+        });
+      })
+      .Case([&](EqOp) {
+        return cmp(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq);
+      })
+      .Case([&](NeOp) {
+        return cmp(arith::CmpFPredicate::UNE, arith::CmpIPredicate::ne);
+      })
+      .Case([&](LtOp) {
+        return cmp(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt);
+      })
+      .Case([&](LeOp) {
+        return cmp(arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle);
+      })
+      .Case([&](GtOp) {
+        return cmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt);
+      })
+      .Case([&](GeOp) {
+        return cmp(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge);
+      })
+      .Case([&](SelectOp) -> Value {
+        return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
+      })
+      .Case([&](CastOp) -> Value {
+        Type to = resultType;
+        if (t == to)
+          return args[0];
+        if (to.isInteger(1)) {
+          Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
+          return f ? Value(arith::CmpFOp::create(
+                         b, loc, arith::CmpFPredicate::UNE, args[0], zero))
+                   : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                                 args[0], zero));
+        }
+        bool fromBool = t.isInteger(1);
+        if (f && isa<FloatType>(to))
+          return to.getIntOrFloatBitWidth() > t.getIntOrFloatBitWidth()
+                     ? Value(arith::ExtFOp::create(b, loc, to, args[0]))
+                     : Value(arith::TruncFOp::create(b, loc, to, args[0]));
+        if (f)
+          return arith::FPToSIOp::create(b, loc, to, args[0]);
+        if (isa<FloatType>(to))
+          return fromBool ? Value(arith::UIToFPOp::create(b, loc, to, args[0]))
+                          : Value(arith::SIToFPOp::create(b, loc, to, args[0]));
+        if (to.getIntOrFloatBitWidth() > t.getIntOrFloatBitWidth())
+          return fromBool ? Value(arith::ExtUIOp::create(b, loc, to, args[0]))
+                          : Value(arith::ExtSIOp::create(b, loc, to, args[0]));
+        return arith::TruncIOp::create(b, loc, to, args[0]);
+      })
+      .Default([](Operation *) { return Value(); });
+}
+
+/// The identity of a reduction (and the initial value of its accumulator).
+TypedAttr reductionIdentity(OpBuilder &b, Operation *op, Type t) {
+  bool f = isa<FloatType>(t);
+  if (isa<SumOp, MeanOp>(op))
+    return b.getZeroAttr(t);
+  bool max = isa<ReduceMaxOp>(op);
+  if (f)
+    return b.getFloatAttr(
+        t, APFloat::getInf(cast<FloatType>(t).getFloatSemantics(), max));
+  unsigned w = t.getIntOrFloatBitWidth();
+  return b.getIntegerAttr(t, max ? APInt::getSignedMinValue(w)
+                                 : APInt::getSignedMaxValue(w));
+}
+
+Value combine(OpBuilder &b, Location loc, Operation *op, Value acc, Value x) {
+  bool f = isa<FloatType>(x.getType());
+  // Reductions are Associative: let LLVM vectorise them.
+  auto reassoc = arith::FastMathFlagsAttr::get(b.getContext(),
+                                               arith::FastMathFlags::reassoc);
+  if (isa<SumOp, MeanOp>(op))
+    return f ? Value(arith::AddFOp::create(b, loc, acc, x, reassoc))
+             : Value(arith::AddIOp::create(b, loc, acc, x));
+  if (isa<ReduceMaxOp>(op))
+    return f ? Value(arith::MaximumFOp::create(b, loc, acc, x, reassoc))
+             : Value(arith::MaxSIOp::create(b, loc, acc, x));
+  return f ? Value(arith::MinimumFOp::create(b, loc, acc, x, reassoc))
+           : Value(arith::MinSIOp::create(b, loc, acc, x));
+}
+
+//===----------------------------------------------------------------------===//
+// Groups
+//===----------------------------------------------------------------------===//
+
+/// The map reading `from` (shape `fromShape`) where the consumer reads
+/// `toShape` with `map` (numpy alignment; a stretched dimension reads 0).
+AffineMap broadcastMap(AffineMap map, ArrayRef<int64_t> fromShape,
+                       ArrayRef<int64_t> toShape) {
+  SmallVector<AffineExpr> exprs;
+  size_t offset = toShape.size() - fromShape.size();
+  for (size_t j = 0; j < fromShape.size(); ++j) {
+    bool stretched = fromShape[j] == 1 && toShape[j + offset] != 1;
+    exprs.push_back(stretched ? getAffineConstantExpr(0, map.getContext())
+                              : map.getResult(j + offset));
+  }
+  return AffineMap::get(map.getNumDims(), 0, exprs, map.getContext());
+}
+
+class GroupEmitter {
+public:
+  GroupEmitter(OpBuilder &b, Location loc, llvm::DenseSet<Operation *> members,
+               llvm::DenseMap<Value, Value> outer)
+      : b(b), loc(loc), members(std::move(members)), outer(std::move(outer)) {}
+
+  /// One generic computing `root` (a pointwise value of the group) over its
+  /// whole shape.
+  Value pointwise(Value root) {
+    auto type = cast<RankedTensorType>(root.getType());
+    AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+    leaves.clear();
+    collect(root, id);
+    Value init = emptyLike(type, id);
+    SmallVector<utils::IteratorType> iters(type.getRank(),
+                                           utils::IteratorType::parallel);
+    return generic(init, id, iters, [&](OpBuilder &nb, Location l, Value) {
+      return compute(nb, l, root, id);
+    });
+  }
+
+  /// A reduction with its prologue inside the loop; mean divides after.
+  Value reduction(Operation *op) {
+    Value input = op->getOperand(0);
+    auto in = cast<RankedTensorType>(input.getType());
+    auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+    int64_t rank = in.getRank();
+    SmallVector<bool> reduced(rank, true);
+    if (auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes")) {
+      reduced.assign(rank, false);
+      for (int64_t a : axes.asArrayRef())
+        reduced[a] = true;
+    }
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<utils::IteratorType> iters;
+    for (int64_t d = 0; d < rank; ++d) {
+      iters.push_back(reduced[d] ? utils::IteratorType::reduction
+                                 : utils::IteratorType::parallel);
+      if (!reduced[d])
+        outExprs.push_back(b.getAffineDimExpr(d));
+    }
+    AffineMap id = b.getMultiDimIdentityMap(rank);
+    AffineMap outMap = AffineMap::get(rank, 0, outExprs, b.getContext());
+    leaves.clear();
+    collect(input, id);
+    Type t = in.getElementType();
+    Value empty = emptyLike(outType, outMap);
+    Value identity = arith::ConstantOp::create(b, loc, reductionIdentity(b, op, t));
+    Value init = linalg::FillOp::create(b, loc, identity, empty).getResult(0);
+    Value sum = generic(init, outMap, iters,
+                        [&](OpBuilder &nb, Location l, Value acc) {
+                          return combine(nb, l, op, acc,
+                                         compute(nb, l, input, id));
+                        });
+    if (!isa<MeanOp>(op))
+      return sum;
+    // mean = sum / (number of reduced elements)
+    Value count = arith::ConstantOp::create(b, loc, b.getIndexAttr(1));
+    for (int64_t d = 0; d < rank; ++d)
+      if (reduced[d])
+        count = arith::MulIOp::create(b, loc, count,
+                                      dimOf(leafFor(d), d));
+    Value countF = arith::SIToFPOp::create(
+        b, loc, t, arith::IndexCastOp::create(b, loc, b.getI64Type(), count));
+    AffineMap outId = b.getMultiDimIdentityMap(outType.getRank());
+    SmallVector<utils::IteratorType> par(outType.getRank(),
+                                         utils::IteratorType::parallel);
+    Value dest = emptyFromValue(outType, sum);
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{outType}, ValueRange{sum}, ValueRange{dest},
+               SmallVector<AffineMap>{outId, outId}, par,
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 linalg::YieldOp::create(
+                     nb, l, Value(arith::DivFOp::create(nb, l, args[0], countF)));
+               })
+        .getResult(0);
+  }
+
+  /// matmul as (m, k, n) and conv1d as (l, k, c, o): the innermost loop walks
+  /// the contiguous output dimension so that it vectorises.
+  Value contraction(Operation *op) {
+    auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+    Value lhs = lookupOuter(op->getOperand(0));
+    Value rhs = lookupOuter(op->getOperand(1));
+    MLIRContext *ctx = b.getContext();
+    AffineExpr d0, d1, d2, d3;
+    bindDims(ctx, d0, d1, d2, d3);
+    SmallVector<AffineMap> maps;
+    SmallVector<utils::IteratorType> iters;
+    SmallVector<Value> dynSizes;
+    auto par = utils::IteratorType::parallel, red = utils::IteratorType::reduction;
+    if (auto conv = dyn_cast<Conv1DOp>(op)) {
+      int64_t s = conv.getStride();
+      maps = {AffineMap::get(4, 0, {d0 * s + d1, d2}, ctx),
+              AffineMap::get(4, 0, {d1, d2, d3}, ctx),
+              AffineMap::get(4, 0, {d0, d3}, ctx)};
+      iters = {par, red, red, par};
+      if (outType.isDynamicDim(0)) {
+        // (L - K) / stride + 1
+        Value length = tensor::DimOp::create(b, loc, lhs, 0);
+        Value taps = tensor::DimOp::create(b, loc, rhs, 0);
+        Value n = arith::SubIOp::create(b, loc, length, taps);
+        n = arith::DivUIOp::create(
+            b, loc, n, arith::ConstantOp::create(b, loc, b.getIndexAttr(s)));
+        dynSizes.push_back(arith::AddIOp::create(
+            b, loc, n, arith::ConstantOp::create(b, loc, b.getIndexAttr(1))));
+      }
+      if (outType.isDynamicDim(1))
+        dynSizes.push_back(tensor::DimOp::create(b, loc, rhs, 2));
+    } else {
+      maps = {AffineMap::get(3, 0, {d0, d1}, ctx),
+              AffineMap::get(3, 0, {d1, d2}, ctx),
+              AffineMap::get(3, 0, {d0, d2}, ctx)};
+      iters = {par, red, par};
+      if (outType.isDynamicDim(0))
+        dynSizes.push_back(tensor::DimOp::create(b, loc, lhs, 0));
+      if (outType.isDynamicDim(1))
+        dynSizes.push_back(tensor::DimOp::create(b, loc, rhs, 1));
+    }
+    Type t = outType.getElementType();
+    Value empty = tensor::EmptyOp::create(b, loc, outType, dynSizes);
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
+    Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+    bool f = isa<FloatType>(t);
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{outType}, ValueRange{lhs, rhs},
+               ValueRange{init}, maps, iters,
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 Value p = f ? Value(arith::MulFOp::create(nb, l, args[0], args[1]))
+                             : Value(arith::MulIOp::create(nb, l, args[0], args[1]));
+                 Value s = f ? Value(arith::AddFOp::create(nb, l, args[2], p))
+                             : Value(arith::AddIOp::create(nb, l, args[2], p));
+                 linalg::YieldOp::create(nb, l, s);
+               })
+        .getResult(0);
+  }
+
+  /// Binds a group value to an already lowered tensor (an anchor's result
+  /// seen by its epilogue).
+  void bind(Value groupValue, Value lowered) { outer[groupValue] = lowered; }
+
+private:
+  using Leaf = std::pair<Value, AffineMap>;
+
+  Value lookupOuter(Value v) {
+    auto it = outer.find(v);
+    return it == outer.end() ? v : it->second;
+  }
+
+  bool isMember(Value v) {
+    Operation *def = v.getDefiningOp();
+    return def && members.contains(def) && !outer.count(v);
+  }
+
+  void collect(Value v, AffineMap map) {
+    if (!isMember(v)) {
+      if (!leafIndex.count({v, map})) {
+        leafIndex[{v, map}] = leaves.size();
+        leaves.push_back({v, map});
+      }
+      return;
+    }
+    Operation *op = v.getDefiningOp();
+    if (isa<ConstantOp>(op))
+      return;
+    auto shape = cast<RankedTensorType>(v.getType()).getShape();
+    for (Value operand : op->getOperands())
+      collect(operand,
+              broadcastMap(map, cast<RankedTensorType>(operand.getType()).getShape(),
+                           shape));
+  }
+
+  Value compute(OpBuilder &nb, Location l, Value v, AffineMap map) {
+    auto key = std::make_pair(v, map);
+    if (auto it = scalars.find(key); it != scalars.end())
+      return it->second;
+    Value result;
+    if (!isMember(v)) {
+      result = body->getArgument(leafIndex.lookup(key));
+    } else if (auto c = v.getDefiningOp<ConstantOp>()) {
+      auto splat = cast<SplatElementsAttr>(c.getValue());
+      result = arith::ConstantOp::create(
+          nb, l, cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+    } else {
+      Operation *op = v.getDefiningOp();
+      auto shape = cast<RankedTensorType>(v.getType()).getShape();
+      SmallVector<Value> args;
+      for (Value operand : op->getOperands())
+        args.push_back(compute(
+            nb, l, operand,
+            broadcastMap(map,
+                         cast<RankedTensorType>(operand.getType()).getShape(),
+                         shape)));
+      result = isa<BroadcastOp>(op)
+                   ? args[0]
+                   : emitScalar(nb, l, op, args, dtypeOf(v));
+    }
+    scalars[key] = result;
+    return result;
+  }
+
+  /// A leaf that reads iteration dimension `d` directly, and which of its
+  /// dimensions that is.
+  std::pair<Value, unsigned> leafFor(int64_t d) {
+    for (auto &[v, map] : leaves)
+      for (auto [j, e] : llvm::enumerate(map.getResults()))
+        if (auto dim = dyn_cast<AffineDimExpr>(e); dim && dim.getPosition() == d)
+          return {lookupOuter(v), (unsigned)j};
+    return {Value(), 0};
+  }
+
+  Value dimOf(std::pair<Value, unsigned> leaf, int64_t d) {
+    auto type = cast<RankedTensorType>(leaf.first.getType());
+    if (!type.isDynamicDim(leaf.second))
+      return arith::ConstantOp::create(
+          b, loc, b.getIndexAttr(type.getDimSize(leaf.second)));
+    return tensor::DimOp::create(b, loc, leaf.first, leaf.second);
+  }
+
+  /// tensor.empty of `type`, dynamic sizes read from the leaves; `map` says
+  /// which iteration dimension each result dimension is.
+  Value emptyLike(RankedTensorType type, AffineMap map) {
+    SmallVector<Value> dyn;
+    for (auto [i, e] : llvm::enumerate(map.getResults()))
+      if (type.isDynamicDim(i)) {
+        int64_t d = cast<AffineDimExpr>(e).getPosition();
+        dyn.push_back(dimOf(leafFor(d), d));
+      }
+    return tensor::EmptyOp::create(b, loc, type, dyn);
+  }
+
+  Value emptyFromValue(RankedTensorType type, Value like) {
+    SmallVector<Value> dyn;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      if (type.isDynamicDim(i))
+        dyn.push_back(tensor::DimOp::create(b, loc, like, i));
+    return tensor::EmptyOp::create(b, loc, type, dyn);
+  }
+
+  Value generic(Value init, AffineMap outMap,
+                ArrayRef<utils::IteratorType> iters,
+                llvm::function_ref<Value(OpBuilder &, Location, Value)> body_) {
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (auto &[v, map] : leaves) {
+      inputs.push_back(lookupOuter(v));
+      maps.push_back(map);
+    }
+    maps.push_back(outMap);
+    scalars.clear();
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{init.getType()}, inputs, ValueRange{init},
+               maps, iters,
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 body = nb.getInsertionBlock();
+                 linalg::YieldOp::create(nb, l, body_(nb, l, args.back()));
+               })
+        .getResult(0);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  llvm::DenseSet<Operation *> members;
+  llvm::DenseMap<Value, Value> outer; // group value -> lowered tensor
+  SmallVector<Leaf> leaves;
+  llvm::DenseMap<Leaf, unsigned> leafIndex;
+  llvm::DenseMap<Leaf, Value> scalars;
+  Block *body = nullptr;
+};
+
+bool isPointwise(Operation *op) {
+  if (isa<BroadcastOp>(op))
+    return true;
+  auto kernel = dyn_cast<KernelOp>(op);
+  return kernel && kernel.isElementwise();
+}
+
+bool isAnchor(Operation *op) {
+  auto kernel = dyn_cast<KernelOp>(op);
+  return kernel && (kernel.isReduction() || isa<MatmulOp, Conv1DOp>(op));
+}
+
+/// Lowers `ops` (a group: pointwise ops around at most one anchor) whose
+/// value `root` is the result; `outer` binds block arguments to tensors.
+Value lowerGroup(OpBuilder &b, Location loc, ArrayRef<Operation *> ops,
+                 Value root, llvm::DenseMap<Value, Value> outer) {
+  llvm::DenseSet<Operation *> members(ops.begin(), ops.end());
+  GroupEmitter emitter(b, loc, members, std::move(outer));
+  Operation *anchor = nullptr;
+  for (Operation *op : ops)
+    if (isAnchor(op))
+      anchor = op;
+  if (!anchor)
+    return emitter.pointwise(root);
+  Value anchored = isa<MatmulOp, Conv1DOp>(anchor)
+                       ? emitter.contraction(anchor)
+                       : emitter.reduction(anchor);
+  if (root == anchor->getResult(0))
+    return anchored;
+  emitter.bind(anchor->getResult(0), anchored);
+  return emitter.pointwise(root);
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct ConvertAirToLinalgPass
+    : public unum::impl::ConvertAirToLinalgBase<ConvertAirToLinalgPass> {
+  using Base::Base;
+
+  LogicalResult lowerOp(OpBuilder &b, Operation *op) {
+    Location loc = op->getLoc();
+    b.setInsertionPoint(op);
+    Value result;
+    if (auto c = dyn_cast<ConstantOp>(op)) {
+      result = arith::ConstantOp::create(b, loc, c.getType(),
+                                         cast<TypedAttr>(c.getValue()));
+    } else if (auto fused = dyn_cast<FusedOp>(op)) {
+      Block &body = fused.getBody().front();
+      llvm::DenseMap<Value, Value> outer;
+      for (auto [arg, input] : llvm::zip(body.getArguments(), fused.getInputs()))
+        outer[arg] = input;
+      SmallVector<Operation *> ops;
+      for (Operation &inner : body.without_terminator())
+        ops.push_back(&inner);
+      Value root = cast<YieldOp>(body.getTerminator()).getValues()[0];
+      result = lowerGroup(b, loc, ops, root, std::move(outer));
+    } else if (isPointwise(op) || isAnchor(op)) {
+      result = lowerGroup(b, loc, {op}, op->getResult(0), {});
+    } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      auto type = cast<RankedTensorType>(reshape.getType());
+      if (!type.hasStaticShape())
+        return reshape.emitError("reshape to ")
+               << formatAirType(type) << " needs a static shape to lower";
+      auto shapeType = RankedTensorType::get({type.getRank()}, b.getI64Type());
+      Value shape = arith::ConstantOp::create(
+          b, loc, DenseIntElementsAttr::get(shapeType, type.getShape()));
+      result = tensor::ReshapeOp::create(b, loc, type, reshape.getOperand(), shape);
+    } else if (auto transpose = dyn_cast<TransposeOp>(op)) {
+      auto type = cast<RankedTensorType>(transpose.getType());
+      SmallVector<Value> dyn;
+      for (int64_t i = 0; i < type.getRank(); ++i)
+        if (type.isDynamicDim(i))
+          dyn.push_back(tensor::DimOp::create(b, loc, transpose.getOperand(),
+                                              transpose.getPerm()[i]));
+      Value empty = tensor::EmptyOp::create(b, loc, type, dyn);
+      result = linalg::TransposeOp::create(b, loc, transpose.getOperand(), empty,
+                                           transpose.getPerm())
+                   .getResult()[0];
+    } else if (auto call = dyn_cast<CallOp>(op)) {
+      auto lowered = func::CallOp::create(b, loc, call.getCalleeAttr(),
+                                          call.getResultTypes(),
+                                          call.getOperands());
+      call.replaceAllUsesWith(lowered.getResults());
+      call.erase();
+      return success();
+    } else {
+      return op->emitError("cannot lower '")
+             << op->getName() << "' to linalg (tuples and weak literals must "
+             << "be simplified away first: run air-infer and air-simplify)";
+    }
+    op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
+    return success();
+  }
+
+  /// The public ABI: results become memref out-parameters after the inputs.
+  void passDestinations(func::FuncOp func) {
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    OpBuilder b(ret);
+    for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+      auto t = cast<RankedTensorType>(v.getType());
+      auto memrefType = MemRefType::get(t.getShape(), t.getElementType());
+      unsigned index = func.getNumArguments();
+      (void)func.insertArgument(
+          index, memrefType,
+          b.getDictionaryAttr(b.getNamedAttr(
+              "air.name", b.getStringAttr("result" + std::to_string(i)))),
+          func.getLoc());
+      auto m = bufferization::MaterializeInDestinationOp::create(
+          b, ret.getLoc(), v, func.getArgument(index));
+      m.setRestrict(true);
+      m.setWritable(true);
+    }
+    func::ReturnOp::create(b, ret.getLoc());
+    ret.erase();
+    (void)func.eraseResults(llvm::BitVector(func.getNumResults(), true));
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      bool generic = llvm::any_of(func.getFunctionType().getInputs(),
+                                  llvm::IsaPred<GenericType>);
+      if (generic) {
+        func.erase(); // a template; its specialisations are what runs
+        continue;
+      }
+      for (Type t : llvm::concat<const Type>(func.getArgumentTypes(),
+                                             func.getResultTypes()))
+        if (!isa<RankedTensorType>(t)) {
+          func.emitError("function '")
+              << func.getName() << "' passes " << formatAirType(t)
+              << "; only arrays cross function boundaries";
+          return signalPassFailure();
+        }
+    }
+    OpBuilder b(&getContext());
+    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
+        if (op.getDialect() != getContext().getLoadedDialect<AirDialect>())
+          continue;
+        if (failed(lowerOp(b, &op)))
+          return signalPassFailure();
+      }
+      if (destinationPassing && func.isPublic() && !func.isExternal())
+        passDestinations(func);
+      func->setAttr("llvm.emit_c_interface", UnitAttr::get(&getContext()));
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,131 @@
+//===- Pipelines.cpp - air-optimize and air-to-llvm -----------------------===//
+#include "unum/Conversion/AirToLinalg/AirToLinalg.h"
+#include "unum/Conversion/Passes.h"
+#include "unum/Dialect/Air/Transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/AllInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void unum::air::buildAirOptimizePipeline(OpPassManager &pm,
+                                         const PipelineOptions &options) {
+  AirMonomorphizeOptions mono;
+  mono.entry = options.entry;
+  mono.signature = options.signature;
+  pm.addPass(createAirMonomorphize(mono));
+  pm.addPass(createAirSimplify());
+  pm.addNestedPass<func::FuncOp>(createAirExplicitBroadcast());
+  pm.addNestedPass<func::FuncOp>(createAirFuse());
+}
+
+void unum::air::buildAirToLLVMPipeline(OpPassManager &pm,
+                                       const PipelineOptions &options) {
+  buildAirOptimizePipeline(pm, options);
+  pm.addPass(createConvertAirToLinalg());
+  buildLinalgToLLVMPipeline(pm);
+}
+
+void unum::air::buildLinalgToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  // Outputs: the last loop nest writes straight into the caller's buffer.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass()); // drops copies of a buffer to itself
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createAirExpandMath());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void unum::air::registerAirLoweringInterfaces(DialectRegistry &registry) {
+  // The dialects on the way down, so that unum-opt reads every stage.
+  registry.insert<arith::ArithDialect, bufferization::BufferizationDialect,
+                  cf::ControlFlowDialect, func::FuncDialect,
+                  linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
+                  memref::MemRefDialect, scf::SCFDialect,
+                  tensor::TensorDialect>();
+  // What bufferization and convert-to-llvm look up on the dialects that
+  // convert-air-to-linalg produces.
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  linalg::registerAllDialectInterfaceImplementations(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerSubsetOpInterfaceExternalModels(registry);
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+}
+
+namespace {
+struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
+  Option<std::string> entry{*this, "entry",
+                            llvm::cl::desc("Public function to specialise")};
+  Option<std::string> signature{
+      *this, "signature",
+      llvm::cl::desc("Parameter types for `entry` (AIR notation, comma "
+                     "separated)")};
+  unum::air::PipelineOptions get() const { return {entry, signature}; }
+};
+} // namespace
+
+void unum::air::registerAirPipelines() {
+  PassPipelineRegistration<PipelineCLOptions>(
+      "air-optimize",
+      "Specialise, simplify and fuse air functions (infer, monomorphize, "
+      "simplify, explicit-broadcast, fuse)",
+      [](OpPassManager &pm, const PipelineCLOptions &o) {
+        buildAirOptimizePipeline(pm, o.get());
+      });
+  PassPipelineRegistration<PipelineCLOptions>(
+      "air-to-llvm",
+      "air-optimize, then lower to linalg, bufferize, loops and the LLVM "
+      "dialect",
+      [](OpPassManager &pm, const PipelineCLOptions &o) {
+        buildAirToLLVMPipeline(pm, o.get());
+      });
+}

@@ -1,0 +1,117 @@
+//===- unum-airc.cpp - The AIR array compiler driver ----------------------===//
+//
+//   unum-airc expr.air -o expr.o --header expr.h
+//   unum-airc expr.air --emit=linalg -o -
+//
+// Compiles every public function of an AIR file to native code for this
+// machine (or --mcpu) and writes an object file plus a C header. Outputs are
+// written to a temporary file and renamed, so a failed run leaves none.
+//
+//===----------------------------------------------------------------------===//
+#include "unum/AirCompiler/AirCompiler.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+namespace air = unum::air;
+
+static cl::opt<std::string> input(cl::Positional, cl::desc("<file.air>"),
+                                  cl::init("-"));
+static cl::opt<std::string> output("o", cl::desc("Output file ('-' for stdout)"),
+                                   cl::value_desc("file"), cl::init("-"));
+static cl::opt<std::string> header("header",
+                                   cl::desc("Also write a C header declaring "
+                                            "the kernels"),
+                                   cl::value_desc("file"));
+enum class Emit { Air, Linalg, LLVMDialect, LLVMIR, Object };
+static cl::opt<Emit> emit(
+    "emit", cl::desc("What to write"), cl::init(Emit::Object),
+    cl::values(clEnumValN(Emit::Air, "air", "air after air-optimize"),
+               clEnumValN(Emit::Linalg, "linalg", "after convert-air-to-linalg"),
+               clEnumValN(Emit::LLVMDialect, "mlir-llvm", "the LLVM dialect"),
+               clEnumValN(Emit::LLVMIR, "llvm-ir", "optimised LLVM IR"),
+               clEnumValN(Emit::Object, "obj", "an object file (default)")));
+static cl::opt<std::string> entry("entry",
+                                  cl::desc("Public function to specialise"));
+static cl::opt<std::string> signature(
+    "signature", cl::desc("Parameter types for --entry, e.g. "
+                          "'f32[?],f32[?],f32[]'"));
+static cl::opt<std::string> mcpu("mcpu",
+                                 cl::desc("Target CPU (default: this machine)"));
+
+static bool writeFile(const std::string &path, const std::string &data) {
+  std::error_code ec;
+  auto out = std::make_unique<ToolOutputFile>(path, ec, sys::fs::OF_None);
+  if (ec) {
+    WithColor::error() << path << ": " << ec.message() << "\n";
+    return false;
+  }
+  out->os() << data;
+  out->keep();
+  return true;
+}
+
+/// `expr.h` -> `UNUM_AIR_EXPR_H`.
+static std::string guardFor(StringRef path) {
+  std::string guard = "UNUM_AIR_";
+  for (char c : sys::path::filename(path))
+    guard += isalnum((unsigned char)c) ? toupper(c) : '_';
+  return guard;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "Unum array compiler (AIR -> native)\n");
+  auto buffer = MemoryBuffer::getFileOrSTDIN(input);
+  if (!buffer) {
+    WithColor::error() << input << ": " << buffer.getError().message() << "\n";
+    return 1;
+  }
+  if (emit == Emit::Object && output == "-" && header.empty()) {
+    WithColor::error() << "an object file needs -o FILE\n";
+    return 1;
+  }
+  air::CompileOptions options;
+  options.entry = entry;
+  options.signature = signature;
+  options.cpu = mcpu;
+  air::Stage stage = emit == Emit::Air      ? air::Stage::Air
+                     : emit == Emit::Linalg ? air::Stage::Linalg
+                                            : air::Stage::Full;
+  air::AirCompiler compiler;
+  std::string name = input == "-" ? "<stdin>" : input.getValue();
+  bool ok = compiler.compile((*buffer)->getBuffer().str(), name, options, stage);
+  errs() << compiler.errors();
+  if (!ok)
+    return 1;
+  if (compiler.kernels().empty()) {
+    WithColor::error() << name << ": no typed public function to compile "
+                       << "(give generic ones a --signature)\n";
+    return 1;
+  }
+  std::string data;
+  if (emit == Emit::Object)
+    ok = compiler.emitObject(data);
+  else if (emit == Emit::LLVMIR)
+    ok = compiler.emitLLVMIR(data);
+  else
+    data = compiler.printModule();
+  if (!ok) {
+    errs() << compiler.errors();
+    return 1;
+  }
+  // Both files or neither: the header is written after the object succeeded
+  // in memory, each through a temporary renamed into place.
+  if (!header.empty() &&
+      !writeFile(header, compiler.cHeader(guardFor(header))))
+    return 1;
+  if (!(emit == Emit::Object && output == "-") && !writeFile(output, data))
+    return 1;
+  return 0;
+}
