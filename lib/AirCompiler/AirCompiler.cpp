@@ -157,6 +157,19 @@ struct AirCompiler::Impl {
     }
   }
 
+  /// Translates the module to LLVM IR for this host (or options.cpu),
+  /// optimises it and hands it to `use`.
+  bool withOptimizedModule(
+      llvm::function_ref<bool(llvm::Module &, llvm::TargetMachine &)> use) {
+    std::unique_ptr<llvm::TargetMachine> machine =
+        hostMachine(options.cpu, errors);
+    if (!machine)
+      return false;
+    llvm::LLVMContext ctx;
+    std::unique_ptr<llvm::Module> m = toLLVM(ctx, *machine);
+    return m && use(*m, *machine);
+  }
+
   std::unique_ptr<llvm::Module> toLLVM(llvm::LLVMContext &ctx,
                                        llvm::TargetMachine &machine) {
     std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*module, ctx);
@@ -228,39 +241,29 @@ std::string AirCompiler::printModule() const {
 }
 
 bool AirCompiler::emitLLVMIR(std::string &out) {
-  std::unique_ptr<llvm::TargetMachine> machine =
-      hostMachine(impl->options.cpu, impl->errors);
-  if (!machine)
-    return false;
-  llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> m = impl->toLLVM(ctx, *machine);
-  if (!m)
-    return false;
-  llvm::raw_string_ostream os(out);
-  m->print(os, nullptr);
-  return true;
+  return impl->withOptimizedModule(
+      [&](llvm::Module &m, llvm::TargetMachine &) {
+        llvm::raw_string_ostream os(out);
+        m.print(os, nullptr);
+        return true;
+      });
 }
 
 bool AirCompiler::emitObject(std::string &out) {
-  std::unique_ptr<llvm::TargetMachine> machine =
-      hostMachine(impl->options.cpu, impl->errors);
-  if (!machine)
-    return false;
-  llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> m = impl->toLLVM(ctx, *machine);
-  if (!m)
-    return false;
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream os(buffer);
-  llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, os, nullptr,
-                                   llvm::CodeGenFileType::ObjectFile)) {
-    impl->errors += "error: the target cannot emit object files\n";
-    return false;
-  }
-  codegen.run(*m);
-  out.assign(buffer.begin(), buffer.end());
-  return true;
+  return impl->withOptimizedModule(
+      [&](llvm::Module &m, llvm::TargetMachine &machine) {
+        llvm::SmallVector<char, 0> buffer;
+        llvm::raw_svector_ostream os(buffer);
+        llvm::legacy::PassManager codegen;
+        if (machine.addPassesToEmitFile(codegen, os, nullptr,
+                                        llvm::CodeGenFileType::ObjectFile)) {
+          impl->errors += "error: the target cannot emit object files\n";
+          return false;
+        }
+        codegen.run(m);
+        out.assign(buffer.begin(), buffer.end());
+        return true;
+      });
 }
 
 std::string AirCompiler::cHeader(const std::string &guard) const {

@@ -485,17 +485,6 @@ private:
   Block *body = nullptr;
 };
 
-bool isPointwise(Operation *op) {
-  if (isa<BroadcastOp>(op))
-    return true;
-  auto kernel = dyn_cast<KernelOp>(op);
-  return kernel && kernel.isElementwise();
-}
-
-bool isAnchor(Operation *op) {
-  auto kernel = dyn_cast<KernelOp>(op);
-  return kernel && (kernel.isReduction() || isa<MatmulOp, Conv1DOp>(op));
-}
 
 /// Lowers `ops` (a group: pointwise ops around at most one anchor) whose
 /// value `root` is the result; `outer` binds block arguments to tensors.
@@ -505,7 +494,7 @@ Value lowerGroup(OpBuilder &b, Location loc, ArrayRef<Operation *> ops,
   GroupEmitter emitter(b, loc, members, std::move(outer));
   Operation *anchor = nullptr;
   for (Operation *op : ops)
-    if (isAnchor(op))
+    if (isLoopAnchor(op))
       anchor = op;
   if (!anchor)
     return emitter.pointwise(root);
@@ -543,7 +532,7 @@ struct ConvertAirToLinalgPass
         ops.push_back(&inner);
       Value root = cast<YieldOp>(body.getTerminator()).getValues()[0];
       result = lowerGroup(b, loc, ops, root, std::move(outer));
-    } else if (isPointwise(op) || isAnchor(op)) {
+    } else if (isPointwise(op) || isLoopAnchor(op)) {
       result = lowerGroup(b, loc, {op}, op->getResult(0), {});
     } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
       auto type = cast<RankedTensorType>(reshape.getType());

@@ -64,6 +64,18 @@ Operation *AirDialect::materializeConstant(OpBuilder &builder, Attribute value,
 // Type inference helpers
 //===----------------------------------------------------------------------===//
 
+bool unum::air::isPointwise(Operation *op) {
+  if (isa<BroadcastOp>(op))
+    return true;
+  auto kernel = dyn_cast<KernelOp>(op);
+  return kernel && kernel.isElementwise();
+}
+
+bool unum::air::isLoopAnchor(Operation *op) {
+  auto kernel = dyn_cast<KernelOp>(op);
+  return kernel && (kernel.isReduction() || isa<MatmulOp, Conv1DOp>(op));
+}
+
 bool unum::air::isSupportedDType(Type t) {
   return t.isF32() || t.isF64() || t.isInteger(32) || t.isInteger(64) ||
          t.isInteger(1);
@@ -118,6 +130,18 @@ tensorOperands(Operation *op, TypeRange types, std::optional<Location> loc) {
     out.push_back(tensor);
   }
   return out;
+}
+
+/// The operands as tensors. When they are not, sets `early` to what
+/// inferResultType returns at once: generic, or null after an error.
+std::optional<SmallVector<RankedTensorType>>
+typedOperands(Operation *op, TypeRange types, std::optional<Location> loc,
+              Type &early) {
+  if (anyGeneric(types)) {
+    early = GenericType::get(op->getContext());
+    return std::nullopt;
+  }
+  return tensorOperands(op, types, loc);
 }
 
 StringRef kernelName(Operation *op) {
@@ -185,11 +209,10 @@ Type unum::air::inferElementwiseType(Operation *op, TypeRange operandTypes,
 }
 
 Type SelectOp::inferResultType(TypeRange types, std::optional<Location> loc) {
-  if (anyGeneric(types))
-    return GenericType::get(getContext());
-  auto tensors = tensorOperands(*this, types, loc);
+  Type early;
+  auto tensors = typedOperands(*this, types, loc, early);
   if (!tensors)
-    return {};
+    return early;
   if (!(*tensors)[0].getElementType().isInteger(1))
     return fail(loc, "kernel 'select': the condition must be i1, got " +
                          formatAirType((*tensors)[0]));
@@ -206,11 +229,10 @@ Type CastOp::inferResultType(TypeRange types, std::optional<Location> loc) {
   if (!isSupportedDType(getDtype()))
     return fail(loc, "kernel 'cast': unsupported dtype " +
                          formatAirType(getDtype()));
-  if (anyGeneric(types))
-    return GenericType::get(getContext());
-  auto tensors = tensorOperands(*this, types, loc);
+  Type early;
+  auto tensors = typedOperands(*this, types, loc, early);
   if (!tensors)
-    return {};
+    return early;
   return (*tensors)[0].clone(getDtype());
 }
 
@@ -219,11 +241,10 @@ namespace {
 Type inferReduction(Operation *op, TypeRange types,
                     std::optional<ArrayRef<int64_t>> axes,
                     std::optional<Location> loc) {
-  if (anyGeneric(types))
-    return GenericType::get(op->getContext());
-  auto tensors = tensorOperands(op, types, loc);
+  Type early;
+  auto tensors = typedOperands(op, types, loc, early);
   if (!tensors)
-    return {};
+    return early;
   RankedTensorType in = (*tensors)[0];
   if (!commonDType(op, *tensors, loc, op->hasTrait<::unum::air::OpTrait::FloatOnly>()))
     return {};
@@ -265,46 +286,53 @@ bool dimsConflict(int64_t a, int64_t b) {
 }
 } // namespace
 
-Type MatmulOp::inferResultType(TypeRange types, std::optional<Location> loc) {
-  if (anyGeneric(types))
-    return GenericType::get(getContext());
-  auto tensors = tensorOperands(*this, types, loc);
-  if (!tensors)
-    return {};
-  RankedTensorType a = (*tensors)[0], b = (*tensors)[1];
-  if (a.getRank() != 2 || b.getRank() != 2)
-    return fail(loc, "kernel 'matmul' needs two matrices, got " +
-                         formatAirType(a) + " and " + formatAirType(b));
-  Type dtype = commonDType(*this, *tensors, loc, false);
-  if (!dtype)
-    return {};
-  if (dimsConflict(a.getDimSize(1), b.getDimSize(0)))
-    return fail(loc, "kernel 'matmul': inner dimensions of " +
+namespace {
+/// What matmul and conv1d check alike: ranks, one dtype, and the dimension
+/// they contract over agreeing. Returns the dtype, or null after an error.
+Type checkContraction(Operation *op, RankedTensorType a, RankedTensorType b,
+                      std::optional<Location> loc, int64_t rankA,
+                      int64_t rankB, StringRef expected, unsigned dimA,
+                      unsigned dimB, StringRef dimName) {
+  if (a.getRank() != rankA || b.getRank() != rankB)
+    return fail(loc, "kernel '" + kernelName(op) + "' needs " + expected +
+                         ", got " + formatAirType(a) + " and " +
+                         formatAirType(b));
+  Type dtype = commonDType(op, {a, b}, loc, false);
+  if (dtype && dimsConflict(a.getDimSize(dimA), b.getDimSize(dimB)))
+    return fail(loc, "kernel '" + kernelName(op) + "': " + dimName + " of " +
                          formatAirType(a) + " and " + formatAirType(b) +
                          " differ");
+  return dtype;
+}
+} // namespace
+
+Type MatmulOp::inferResultType(TypeRange types, std::optional<Location> loc) {
+  Type early;
+  auto tensors = typedOperands(*this, types, loc, early);
+  if (!tensors)
+    return early;
+  RankedTensorType a = (*tensors)[0], b = (*tensors)[1];
+  Type dtype = checkContraction(*this, a, b, loc, 2, 2, "two matrices", 1, 0,
+                                "inner dimensions");
+  if (!dtype)
+    return {};
   return RankedTensorType::get({a.getDimSize(0), b.getDimSize(1)}, dtype);
 }
 
 Type Conv1DOp::inferResultType(TypeRange types, std::optional<Location> loc) {
   if (getStride() < 1)
     return fail(loc, "kernel 'conv1d': stride must be at least 1");
-  if (anyGeneric(types))
-    return GenericType::get(getContext());
-  auto tensors = tensorOperands(*this, types, loc);
+  Type early;
+  auto tensors = typedOperands(*this, types, loc, early);
   if (!tensors)
-    return {};
+    return early;
   RankedTensorType x = (*tensors)[0], w = (*tensors)[1];
-  if (x.getRank() != 2 || w.getRank() != 3)
-    return fail(loc, "kernel 'conv1d' needs an input [L, C_in] and a filter "
-                     "[K, C_in, C_out], got " +
-                         formatAirType(x) + " and " + formatAirType(w));
-  Type dtype = commonDType(*this, *tensors, loc, false);
+  Type dtype = checkContraction(
+      *this, x, w, loc, 2, 3,
+      "an input [L, C_in] and a filter [K, C_in, C_out]", 1, 1,
+      "input channels");
   if (!dtype)
     return {};
-  if (dimsConflict(x.getDimSize(1), w.getDimSize(1)))
-    return fail(loc, "kernel 'conv1d': input channels of " +
-                         formatAirType(x) + " and " + formatAirType(w) +
-                         " differ");
   int64_t length = x.getDimSize(0), taps = w.getDimSize(0);
   int64_t outLength = ShapedType::kDynamic;
   if (!ShapedType::isDynamic(length) && !ShapedType::isDynamic(taps)) {
@@ -332,11 +360,10 @@ Type ReshapeOp::inferResultType(TypeRange types, std::optional<Location> loc) {
       known *= d;
     }
   }
-  if (anyGeneric(types))
-    return GenericType::get(getContext());
-  auto tensors = tensorOperands(*this, types, loc);
+  Type early;
+  auto tensors = typedOperands(*this, types, loc, early);
   if (!tensors)
-    return {};
+    return early;
   RankedTensorType in = (*tensors)[0];
   SmallVector<int64_t> out(shape);
   if (!in.hasStaticShape()) {
@@ -360,11 +387,10 @@ Type ReshapeOp::inferResultType(TypeRange types, std::optional<Location> loc) {
 
 Type TransposeOp::inferResultType(TypeRange types,
                                   std::optional<Location> loc) {
-  if (anyGeneric(types))
-    return GenericType::get(getContext());
-  auto tensors = tensorOperands(*this, types, loc);
+  Type early;
+  auto tensors = typedOperands(*this, types, loc, early);
   if (!tensors)
-    return {};
+    return early;
   RankedTensorType in = (*tensors)[0];
   ArrayRef<int64_t> perm = getPerm();
   SmallVector<bool> seen(in.getRank(), false);
@@ -563,36 +589,32 @@ Attribute foldElementwise(Operation *op, ArrayRef<Attribute> operands,
     }
     return index;
   };
-  Type dtype = inputs[0].getElementType();
-  if (isa<FloatType>(dtype)) {
-    SmallVector<SmallVector<APFloat>> values;
+  // Values of type T (APFloat or APInt) combined by `fn`, which may refuse.
+  auto fold = [&](auto tag, auto fn) -> Attribute {
+    using T = decltype(tag);
+    SmallVector<SmallVector<T>> values;
     for (DenseElementsAttr in : inputs)
-      values.emplace_back(in.getValues<APFloat>());
-    SmallVector<APFloat> out;
+      values.emplace_back(in.getValues<T>());
+    SmallVector<T> out;
     for (int64_t i = 0; i < count; ++i) {
-      SmallVector<APFloat> args;
+      SmallVector<T> args;
       for (auto [in, vals] : llvm::zip(inputs, values))
         args.push_back(vals[operandIndex(in.getType().getShape(), i)]);
-      out.push_back(f(args));
+      std::optional<T> r = fn(args);
+      if (!r)
+        return {};
+      out.push_back(*r);
     }
     return DenseElementsAttr::get(resultType, out);
-  }
+  };
+  Type dtype = inputs[0].getElementType();
+  if (isa<FloatType>(dtype))
+    return fold(APFloat(0.0), [&](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+      return f(a);
+    });
   if (dtype.isInteger(1))
     return {};
-  SmallVector<SmallVector<APInt>> values;
-  for (DenseElementsAttr in : inputs)
-    values.emplace_back(in.getValues<APInt>());
-  SmallVector<APInt> out;
-  for (int64_t i = 0; i < count; ++i) {
-    SmallVector<APInt> args;
-    for (auto [in, vals] : llvm::zip(inputs, values))
-      args.push_back(vals[operandIndex(in.getType().getShape(), i)]);
-    std::optional<APInt> r = g(args);
-    if (!r)
-      return {};
-    out.push_back(*r);
-  }
-  return DenseElementsAttr::get(resultType, out);
+  return fold(APInt(), g);
 }
 
 /// `x op c` folds to `x` when c is the splat `identity` and x already has the

@@ -39,20 +39,6 @@ struct AirExplicitBroadcastPass
   }
 };
 
-/// Elementwise kernels and broadcasts are computed per output element, so
-/// they can sit anywhere in a fused loop nest.
-bool isPointwise(Operation *op) {
-  if (isa<BroadcastOp>(op))
-    return true;
-  auto kernel = dyn_cast<KernelOp>(op);
-  return kernel && kernel.isElementwise();
-}
-
-/// Ops that own a loop nest of their own that a group can be built around.
-bool isAnchor(Operation *op) {
-  auto kernel = dyn_cast<KernelOp>(op);
-  return kernel && (kernel.isReduction() || isa<MatmulOp, Conv1DOp>(op));
-}
 
 bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
 
@@ -77,12 +63,12 @@ struct AirFusePass : public unum::air::impl::AirFuseBase<AirFusePass> {
     SmallVector<Group> groups;
     // Bottom-up: a group starts at its last op and grows towards producers.
     for (Operation &op : llvm::reverse(body)) {
-      if (taken.contains(&op) || !(isPointwise(&op) || isAnchor(&op)) ||
+      if (taken.contains(&op) || !(isPointwise(&op) || isLoopAnchor(&op)) ||
           !isTensor(op.getResult(0)))
         continue;
       Group g;
       g.ops.insert(&op);
-      if (isAnchor(&op))
+      if (isLoopAnchor(&op))
         g.anchor = &op;
       grow(g, cast<RankedTensorType>(op.getResult(0).getType()).getShape());
       if (g.ops.size() < 2)
@@ -121,7 +107,7 @@ struct AirFusePass : public unum::air::impl::AirFuseBase<AirFusePass> {
           g.ops.insert(producer);
           if (inPrologue)
             prologue.insert(producer);
-        } else if (!inPrologue && isAnchor(producer) && !g.anchor &&
+        } else if (!inPrologue && isLoopAnchor(producer) && !g.anchor &&
                    isSameShape(producer, shape)) {
           g.anchor = producer;
           g.ops.insert(producer);

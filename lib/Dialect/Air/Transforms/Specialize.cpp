@@ -120,19 +120,20 @@ struct AirInferPass : public unum::air::impl::AirInferBase<AirInferPass> {
   }
 };
 
-/// `f32[?, 4]` -> `f32_dx4`: a symbol-friendly spelling for clone names.
+/// `f32[?, 4]` -> `_f32_dx4`, `f32[]` -> `_f32`: symbol-friendly clone names.
 std::string mangle(TypeRange types) {
   std::string out;
   for (Type t : types) {
-    out += "_";
-    for (char c : formatAirType(t)) {
-      if (llvm::isAlnum(c))
-        out += c;
-      else if (c == '?')
-        out += 'd';
-      else if (c == ',')
-        out += 'x';
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor) {
+      out += "_t"; // a tuple
+      continue;
     }
+    std::string text = formatAirType(t);
+    out += "_" + text.substr(0, text.find('['));
+    for (auto [i, d] : llvm::enumerate(tensor.getShape()))
+      out += (i ? "x" : "_") +
+             (ShapedType::isDynamic(d) ? std::string("d") : std::to_string(d));
   }
   return out;
 }

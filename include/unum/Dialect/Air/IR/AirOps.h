@@ -42,6 +42,13 @@ mlir::Type inferElementwiseType(mlir::Operation *op,
 /// True for the tensor dtypes the dialect computes with.
 bool isSupportedDType(mlir::Type t);
 
+/// Elementwise kernels and broadcasts: computed per output element, so they
+/// can sit anywhere in a fused loop nest.
+bool isPointwise(mlir::Operation *op);
+/// Reductions, matmul and conv1d: ops with a loop nest of their own that a
+/// fused group is built around.
+bool isLoopAnchor(mlir::Operation *op);
+
 namespace detail {
 /// KernelOpInterface's verifier: the result type agrees with inference.
 mlir::LogicalResult verifyKernel(mlir::Operation *op);

@@ -238,11 +238,12 @@ def Air_GetOp : Air_KernelOp<"get", [], ["inferResultType"]> {
   let hasFolder = 1;
 }
 
-def Air_ConstantOp : Air_Op<"constant", [ConstantLike, Pure]> {
+def Air_ConstantOp : Air_Op<"constant", [ConstantLike, Pure,
+    AllTypesMatch<["value", "result"]>]> {
   let summary = "a constant tensor";
   let arguments = (ins ElementsAttr:$value);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$value attr-dict `:` type($result)";
+  let assemblyFormat = "$value attr-dict";
   let hasFolder = 1;
   let hasVerifier = 1;
 }
