@@ -481,6 +481,27 @@ function conv(%x: f32[11, 3], %w: f32[3, 3, 4]) {
     }
 }
 
+// 32 output channels and 11 rows: the register-blocked path (6-row blocks
+// of 16 channels) plus 5 rows of the plain loop nest, with a stride.
+TEST(Kernels, Conv1DBlockedWithTailRows) {
+  const int L = 23, C = 5, K = 3, O = 32, S = 2, LO = (L - K) / S + 1;
+  auto x = iota(L * C), w = iota(K * C * O, 0.25f);
+  auto out = runF32(R"(
+function conv(%x: f32[23, 5], %w: f32[3, 5, 32]) {
+    %0 = kernel(conv1d, %x, %w, stride=2)
+    %1 = kernel(max, %0, 0)
+    ret %1
+})", "conv", {{x, {L, C}}, {w, {K, C, O}}}, {LO, O});
+  for (int l = 0; l < LO; ++l)
+    for (int o = 0; o < O; ++o) {
+      float s = 0;
+      for (int k = 0; k < K; ++k)
+        for (int c = 0; c < C; ++c)
+          s += x[(l * S + k) * C + c] * w[(k * C + c) * O + o];
+      EXPECT_EQ(out[l * O + o], std::max(s, 0.0f)) << l << "," << o;
+    }
+}
+
 TEST(Kernels, TransposeReshapeMeanMax) {
   auto x = iota(6);
   // mean over axis 0 of transpose(reshape(x, [2, 3])) plus its max
