@@ -56,9 +56,11 @@ void unum::air::buildAirToLLVMPipeline(OpPassManager &pm,
 }
 
 void unum::air::buildLinalgToLLVMPipeline(OpPassManager &pm) {
-  pm.addPass(createCanonicalizerPass());
   // Outputs: the last loop nest writes straight into the caller's buffer.
+  // Before canonicalisation, which folds whole-tensor slices and hides the
+  // chain of destinations from the output back to its tensor.empty.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addPass(createCanonicalizerPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
