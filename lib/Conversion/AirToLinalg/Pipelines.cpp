@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -116,6 +117,16 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
 } // namespace
 
 void unum::air::registerAirPipelines() {
+  // The upstream passes air-to-llvm is made of, so that unum-opt can run
+  // (and a test can check) any stage of it alone.
+  bufferization::registerBufferizationPasses();
+  registerLinalgPasses();
+  memref::registerMemRefPasses();
+  registerConvertToLLVMPass();
+  registerLowerAffinePass();
+  registerReconcileUnrealizedCastsPass();
+  registerSCFToControlFlowPass();
+
   PassPipelineRegistration<PipelineCLOptions>(
       "air-optimize",
       "Specialise, simplify and fuse air functions (infer, monomorphize, "
