@@ -1,0 +1,26 @@
+//===- NNDialect.h - Neural-network layers dialect --------------*- C++ -*-===//
+#ifndef UNUM_DIALECT_NN_IR_NNDIALECT_H
+#define UNUM_DIALECT_NN_IR_NNDIALECT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "unum/Dialect/NN/IR/NNOpsDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "unum/Dialect/NN/IR/NNOpsTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "unum/Dialect/NN/IR/NNOps.h.inc"
+
+namespace unum::nn {
+/// The fixed-point element type of a quantised value, or null for f32.
+FixedType getFixedType(mlir::Value value);
+} // namespace unum::nn
+
+#endif // UNUM_DIALECT_NN_IR_NNDIALECT_H
