@@ -3,6 +3,7 @@
 #include "unum/Conversion/Passes.h"
 #include "unum/Dialect/NN/IR/NNDialect.h"
 #include "unum/Dialect/NN/Transforms/Passes.h"
+#include "unum/Dialect/RTL/IR/RTLDialect.h"
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
 #include "unum/Dialect/Unum/IR/UnumDialect.h"
 #include "unum/Target/ASL/ASL.h"
@@ -12,7 +13,7 @@
 
 void unum::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<UnumDialect, sfn::SfnDialect>();
-  registry.insert<nn::NNDialect>();
+  registry.insert<nn::NNDialect, rtl::RTLDialect>();
 }
 
 void unum::registerAllPasses() {

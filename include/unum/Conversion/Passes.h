@@ -3,6 +3,7 @@
 #define UNUM_CONVERSION_PASSES_H
 
 #include "mlir/Pass/Pass.h"
+#include "unum/Dialect/RTL/IR/RTLDialect.h"
 #include "unum/Dialect/Unum/IR/UnumDialect.h"
 
 namespace unum {

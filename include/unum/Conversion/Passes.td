@@ -45,4 +45,24 @@ def ConvertSfnToUnum : Pass<"convert-sfn-to-unum", "mlir::ModuleOp"> {
   let dependentDialects = ["::unum::UnumDialect"];
 }
 
+def ConvertNNToRTL : Pass<"convert-nn-to-rtl", "mlir::ModuleOp"> {
+  let summary = "Lower quantised nn models to rtl streaming datapaths";
+  let description = [{
+    Replaces every quantised `nn.model` by an `rtl.design` of the same name.
+    A conv1d or linear becomes an `rtl.mac_unit` with `min(parallelism,
+    C_out)` lanes: each cycle every lane multiplies one weight by one input
+    value for its own output channel, so `parallelism=1` is one
+    multiply-accumulate per cycle and a layer takes `ceil(C_out / lanes) *
+    K * C_in/groups` cycles per output position. A linear is a conv1d with
+    a kernel of 1; flatten changes no hardware (the stream order is already
+    position-major). relu and hardtanh become `clamp` stages, hardsigmoid a
+    `hardsigmoid` stage.
+  }];
+  let options = [
+    Option<"parallelism", "parallelism", "unsigned", /*default=*/"1",
+           "Multipliers per multiply-accumulate layer (P >= 1)">,
+  ];
+  let dependentDialects = ["::unum::rtl::RTLDialect"];
+}
+
 #endif // UNUM_CONVERSION_PASSES_TD

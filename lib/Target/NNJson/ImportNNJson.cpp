@@ -252,7 +252,7 @@ Value Importer::buildConv(const Node &node, Value input, Shape in) {
   if (diags.hasErrors())
     return {};
   Shape out{(in.length + padLo + padHi - *kernel) / *stride + 1, *outCh};
-  return builder.create<nn::Conv1dOp>(
+  return nn::Conv1dOp::create(builder, 
       loc(node), tensorType(out), builder.getStringAttr(node.find("name")->text),
       input, elements(*weight), bias ? elements(*bias) : DenseElementsAttr(),
       builder.getI64IntegerAttr(*stride), builder.getI64IntegerAttr(padLo),
@@ -278,7 +278,7 @@ Value Importer::buildLinear(const Node &node, Value input, Shape in) {
   auto bias = tensorField(node, "bias", {*outF}, true);
   if (diags.hasErrors())
     return {};
-  return builder.create<nn::LinearOp>(
+  return nn::LinearOp::create(builder, 
       loc(node), tensorType({in.length, *outF}),
       builder.getStringAttr(node.find("name")->text), input, elements(*weight),
       bias ? elements(*bias) : DenseElementsAttr(), IntegerAttr(),
@@ -306,7 +306,7 @@ Value Importer::buildBatchNorm(const Node &node, Value input, Shape in) {
       return error(*node.find("running_var"),
                    "running_var + eps must be positive"),
              Value();
-  return builder.create<nn::BatchNormOp>(
+  return nn::BatchNormOp::create(builder, 
       loc(node), tensorType(in), builder.getStringAttr(node.find("name")->text),
       input, elements(*gamma), elements(*beta), elements(*mean),
       elements(*var), builder.getF64FloatAttr(*eps));
@@ -341,22 +341,22 @@ Value Importer::build(const Node &node, StringRef type, Value input) {
       return {};
     if (*lo >= *hi)
       return error(node, "hardtanh needs min < max"), Value();
-    return builder.create<nn::HardtanhOp>(
+    return nn::HardtanhOp::create(builder, 
         loc(node), tensorType(in), name, input, builder.getF64FloatAttr(*lo),
         builder.getF64FloatAttr(*hi));
   }
   if (!keys({}))
     return {};
   if (type == "relu")
-    return builder.create<nn::ReluOp>(loc(node), tensorType(in), name, input);
+    return nn::ReluOp::create(builder, loc(node), tensorType(in), name, input);
   if (type == "hardsigmoid")
-    return builder.create<nn::HardsigmoidOp>(loc(node), tensorType(in), name,
+    return nn::HardsigmoidOp::create(builder, loc(node), tensorType(in), name,
                                              input, IntegerAttr(),
                                              StringAttr());
   if (type == "flatten")
-    return builder.create<nn::FlattenOp>(
+    return nn::FlattenOp::create(builder, 
         loc(node), tensorType({1, in.length * in.channels}), name, input);
-  builder.create<nn::OutputOp>(loc(node), name, input);
+  nn::OutputOp::create(builder, loc(node), name, input);
   return input;
 }
 
@@ -456,7 +456,7 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
   // forest rooted at the inputs); nodes never reached sit on a cycle.
   auto module = ModuleOp::create(loc(root));
   builder.setInsertionPointToEnd(module.getBody());
-  auto model = builder.create<nn::ModelOp>(loc(root), modelName->text);
+  auto model = nn::ModelOp::create(builder, loc(root), modelName->text);
   builder.createBlock(&model.getBody());
   std::vector<Value> value(nodes->items.size());
   std::vector<bool> built(nodes->items.size());
@@ -478,7 +478,7 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
       continue;
     }
     Shape s{int64_t(shape->values[0]), int64_t(shape->values[1])};
-    value[i] = builder.create<nn::InputOp>(
+    value[i] = nn::InputOp::create(builder, 
         loc(node), tensorType(s), builder.getStringAttr(node.find("name")->text));
     built[i] = true;
     work.push_back(i);

@@ -43,6 +43,14 @@ FixedType unum::nn::getFixedType(Value value) {
       cast<RankedTensorType>(value.getType()).getElementType());
 }
 
+std::vector<int64_t> unum::nn::getIntegers(ElementsAttr attr) {
+  std::vector<int64_t> out;
+  if (attr)
+    for (APInt v : attr.getValues<APInt>())
+      out.push_back(v.getSExtValue());
+  return out;
+}
+
 //===----------------------------------------------------------------------===//
 // nn.model
 //===----------------------------------------------------------------------===//
@@ -204,8 +212,8 @@ LogicalResult Conv1dOp::verify() {
     return emitOpError("weight must be [out_channels, in_channels/groups, "
                        "kernel_size]");
   int64_t outCh = wShape[0], inPerGroup = wShape[1], kernel = wShape[2];
-  int64_t groups = getGroups();
-  if (groups < 1 || getStride() < 1 || getPadLo() < 0 || getPadHi() < 0 ||
+  int64_t groups = getGroupsAttr().getInt();
+  if (groups < 1 || getStrideAttr().getInt() < 1 || getPadLoAttr().getInt() < 0 || getPadHiAttr().getInt() < 0 ||
       kernel < 1)
     return emitOpError("groups, stride and kernel_size must be positive, "
                        "padding not negative");
@@ -217,11 +225,11 @@ LogicalResult Conv1dOp::verify() {
     return emitOpError() << "weight has " << inPerGroup
                          << " input channels per group, the input gives "
                          << in.channels / groups;
-  int64_t padded = in.length + getPadLo() + getPadHi();
+  int64_t padded = in.length + getPadLoAttr().getInt() + getPadHiAttr().getInt();
   if (padded < kernel)
     return emitOpError() << "kernel_size " << kernel
                          << " exceeds the padded length " << padded;
-  if (failed(verifyResult(*this, {(padded - kernel) / getStride() + 1, outCh})))
+  if (failed(verifyResult(*this, {(padded - kernel) / getStrideAttr().getInt() + 1, outCh})))
     return failure();
   FixedType fixed = getFixedType(getInput());
   if (failed(verifyScalar(*this, getPaddingValue(), "padding_value", fixed,

@@ -8,14 +8,6 @@
 using namespace mlir;
 using namespace unum::nn;
 
-static std::vector<int64_t> integers(ElementsAttr attr) {
-  std::vector<int64_t> out;
-  if (attr)
-    for (APInt v : attr.getValues<APInt>())
-      out.push_back(v.getSExtValue());
-  return out;
-}
-
 static fixed::Rounding roundingOf(std::optional<StringRef> rounding) {
   return rounding && *rounding == "truncate" ? fixed::Rounding::Truncate
                                              : fixed::Rounding::Nearest;
@@ -94,16 +86,16 @@ LogicalResult unum::nn::evaluateReference(ModelOp model,
         .Case([&](Conv1dOp conv) {
           auto w = cast<ShapedType>(conv.getWeight().getType()).getShape();
           Mac m{inShape[0], inShape[1], shape[0], shape[1], w[2],
-                conv.getStride(), conv.getPadLo(), conv.getGroups(),
+                conv.getStrideAttr().getInt(), conv.getPadLoAttr().getInt(), conv.getGroupsAttr().getInt(),
                 cast<IntegerAttr>(conv.getPaddingValue()).getInt(),
-                integers(conv.getWeight()), integers(conv.getBiasAttr()),
+                getIntegers(conv.getWeight()), getIntegers(conv.getBiasAttr()),
                 roundingOf(conv.getRounding())};
           y = runMac(m, x, type);
           return true;
         })
         .Case([&](LinearOp linear) {
           Mac m{inShape[0], inShape[1], shape[0], shape[1], 1, 1, 0, 1, 0,
-                integers(linear.getWeight()), integers(linear.getBiasAttr()),
+                getIntegers(linear.getWeight()), getIntegers(linear.getBiasAttr()),
                 roundingOf(linear.getRounding())};
           y = runMac(m, x, type);
           return true;

@@ -21,6 +21,8 @@
 namespace unum::nn {
 /// The fixed-point element type of a quantised value, or null for f32.
 FixedType getFixedType(mlir::Value value);
+/// The values of an integer elements attribute (empty for null), sign-extended.
+std::vector<int64_t> getIntegers(mlir::ElementsAttr attr);
 } // namespace unum::nn
 
 #endif // UNUM_DIALECT_NN_IR_NNDIALECT_H

@@ -1,0 +1,166 @@
+//===- NNToRTL.cpp - Quantised nn models to rtl datapaths -----------------===//
+#include "unum/Conversion/Passes.h"
+#include "unum/Dialect/NN/IR/FixedPoint.h"
+#include "unum/Dialect/NN/IR/NNDialect.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace unum {
+#define GEN_PASS_DEF_CONVERTNNTORTL
+#include "unum/Conversion/Passes.h.inc"
+} // namespace unum
+
+using namespace mlir;
+using namespace unum;
+namespace fixed = unum::nn::fixed;
+
+namespace {
+/// A multiply-accumulate layer in conv1d terms (linear: kernel 1).
+struct MacLayer {
+  int64_t inLen, inCh, outLen, outCh, kernel, stride, padLo, groups, padValue;
+  std::vector<int64_t> weight, bias; // weight [outCh][inCh/groups][kernel]
+  int64_t accBits;
+  StringRef rounding;
+};
+
+struct Stream {
+  int64_t width, beats;
+};
+
+struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
+  using ConvertNNToRTLBase::ConvertNNToRTLBase;
+
+  /// Lays the weights out by lane: address (b*K + k)*cpg + i, lane j holds
+  /// output channel b*lanes + j (zeros past the last channel).
+  void buildMac(OpBuilder &b, Location loc, StringRef name, const MacLayer &m,
+                Stream in, unsigned bits, unsigned frac) {
+    int64_t lanes = std::min<int64_t>(parallelism, m.outCh);
+    int64_t blocks = (m.outCh + lanes - 1) / lanes;
+    int64_t cpg = m.inCh / m.groups, outPerGroup = m.outCh / m.groups;
+    int64_t terms = m.kernel * cpg;
+    SmallVector<APInt> rom;
+    SmallVector<int64_t> laneBase;
+    SmallVector<APInt> bias;
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      for (int64_t j = 0; j < lanes; ++j) {
+        int64_t o = blk * lanes + j;
+        laneBase.push_back(o < m.outCh ? (o / outPerGroup) * cpg : -1);
+        bias.emplace_back(64, o < m.outCh && !m.bias.empty() ? m.bias[o] : 0,
+                          true);
+      }
+      for (int64_t k = 0; k < m.kernel; ++k)
+        for (int64_t i = 0; i < cpg; ++i)
+          for (int64_t j = 0; j < lanes; ++j) {
+            int64_t o = blk * lanes + j;
+            rom.emplace_back(32, o < m.outCh ? m.weight[(o * cpg + i) *
+                                                            m.kernel + k]
+                                             : 0,
+                             true);
+          }
+    }
+    auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+    auto unit = rtl::MacUnitOp::create(b, loc, b.getStringAttr(name), i64(in.width),
+                                         i64(in.beats), i64(m.outCh),
+                                         i64(m.outLen));
+    OpBuilder::InsertionGuard guard(b);
+    b.createBlock(&unit.getBody());
+    rtl::InputBufferOp::create(b, loc, i64(m.inLen * m.inCh), i64(bits));
+    rtl::CountersOp::create(b, loc, i64(m.outLen), i64(blocks), i64(m.kernel),
+                              i64(cpg), i64(m.inLen), i64(m.inCh),
+                              i64(m.stride), i64(m.padLo), i64(m.padValue));
+    auto romType = RankedTensorType::get({blocks * terms, lanes},
+                                         b.getIntegerType(32));
+    rtl::WeightRomOp::create(b, loc, i64(lanes), i64(bits),
+                               DenseElementsAttr::get(romType, rom),
+                               b.getDenseI64ArrayAttr(laneBase));
+    rtl::MultipliersOp::create(b, loc, i64(lanes), i64(bits));
+    rtl::AccumulatorsOp::create(b, loc, i64(lanes), i64(m.accBits));
+    auto biasType = RankedTensorType::get({blocks * lanes},
+                                          b.getIntegerType(64));
+    rtl::RequantizerOp::create(b, loc, i64(frac), b.getStringAttr(m.rounding),
+                                 i64(bits),
+                                 DenseElementsAttr::get(biasType, bias));
+  }
+
+  LogicalResult convert(nn::ModelOp model) {
+    OpBuilder b(model);
+    nn::InputOp input = *model.getBody().getOps<nn::InputOp>().begin();
+    auto inType = cast<RankedTensorType>(input.getType());
+    auto fixedType = dyn_cast<nn::FixedType>(inType.getElementType());
+    if (!fixedType)
+      return model.emitOpError("must be quantised first (nn-quantize)");
+    if (llvm::range_size(model.getBody().getOps<nn::InputOp>()) != 1)
+      return model.emitOpError("needs exactly one input (run "
+                               "nn-dead-node-elim)");
+    unsigned bits = fixedType.getWidth(), frac = fixedType.getFrac();
+    auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+    auto design = rtl::DesignOp::create(b, 
+        model.getLoc(), model.getSymNameAttr(), i64(bits), i64(frac),
+        i64(inType.getDimSize(1)), i64(inType.getDimSize(0)), i64(0), i64(0));
+    b.createBlock(&design.getBody());
+    Stream stream{inType.getDimSize(1), inType.getDimSize(0)};
+    for (Operation &op : model.getBody().front()) {
+      Location loc = op.getLoc();
+      auto name = op.getAttrOfType<StringAttr>("name");
+      auto shapeOf = [](Value v) {
+        return cast<RankedTensorType>(v.getType()).getShape();
+      };
+      auto clamp = [&](int64_t lo, int64_t hi) {
+        rtl::ElementwiseOp::create(b, loc, name, i64(stream.width),
+                                     i64(stream.beats),
+                                     b.getStringAttr("clamp"), i64(lo),
+                                     i64(hi), IntegerAttr(), StringAttr());
+      };
+      if (auto conv = dyn_cast<nn::Conv1dOp>(op)) {
+        auto in = shapeOf(conv.getInput()), out = shapeOf(conv.getResult());
+        auto w = cast<ShapedType>(conv.getWeight().getType()).getShape();
+        MacLayer m{in[0], in[1], out[0], out[1], w[2], conv.getStrideAttr().getInt(),
+                   conv.getPadLoAttr().getInt(), conv.getGroupsAttr().getInt(),
+                   cast<IntegerAttr>(conv.getPaddingValue()).getInt(),
+                   nn::getIntegers(conv.getWeight()), nn::getIntegers(conv.getBiasAttr()),
+                   int64_t(*conv.getAccBits()), *conv.getRounding()};
+        buildMac(b, loc, name, m, stream, bits, frac);
+        stream = {out[1], out[0]};
+      } else if (auto linear = dyn_cast<nn::LinearOp>(op)) {
+        auto in = shapeOf(linear.getInput()), out = shapeOf(linear.getResult());
+        MacLayer m{in[0], in[1], out[0], out[1], 1, 1, 0, 1, 0,
+                   nn::getIntegers(linear.getWeight()), nn::getIntegers(linear.getBiasAttr()),
+                   int64_t(*linear.getAccBits()), *linear.getRounding()};
+        buildMac(b, loc, name, m, stream, bits, frac);
+        stream = {out[1], out[0]};
+      } else if (isa<nn::ReluOp>(op)) {
+        clamp(0, fixed::maxValue(bits));
+      } else if (auto tanh = dyn_cast<nn::HardtanhOp>(op)) {
+        clamp(cast<IntegerAttr>(tanh.getMinVal()).getInt(),
+              cast<IntegerAttr>(tanh.getMaxVal()).getInt());
+      } else if (auto sigmoid = dyn_cast<nn::HardsigmoidOp>(op)) {
+        rtl::ElementwiseOp::create(b, 
+            loc, name, i64(stream.width), i64(stream.beats),
+            b.getStringAttr("hardsigmoid"), i64(0),
+            i64(std::min(int64_t(1) << frac, fixed::maxValue(bits))),
+            b.getI64IntegerAttr(*sigmoid.getSlope()),
+            b.getStringAttr(*sigmoid.getRounding()));
+      } else if (!isa<nn::InputOp, nn::OutputOp, nn::FlattenOp>(op)) {
+        return op.emitOpError("has no hardware lowering (fold batchnorm "
+                              "first)");
+      }
+    }
+    design.setOutWidthAttr(i64(stream.width));
+    design.setOutBeatsAttr(i64(stream.beats));
+    return success();
+  }
+
+  void runOnOperation() override {
+    if (parallelism < 1) {
+      getOperation().emitError("convert-nn-to-rtl: parallelism must be >= 1");
+      return signalPassFailure();
+    }
+    SmallVector<nn::ModelOp> models(getOperation().getOps<nn::ModelOp>());
+    for (nn::ModelOp model : models) {
+      if (failed(convert(model)))
+        return signalPassFailure();
+      model.erase();
+    }
+  }
+};
+} // namespace
