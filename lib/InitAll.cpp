@@ -10,6 +10,7 @@
 #include "unum/Target/Dot/Dot.h"
 #include "unum/Target/NNJson/NNJson.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
+#include "unum/Target/VHDL/VHDL.h"
 
 void unum::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<UnumDialect, sfn::SfnDialect>();
@@ -26,4 +27,5 @@ void unum::registerAllTranslations() {
   registerASLTranslation();
   registerDotTranslation();
   registerNNJsonTranslation();
+  registerVHDLTranslation();
 }
