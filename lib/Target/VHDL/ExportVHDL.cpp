@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "unum/Target/VHDL/VHDL.h"
 #include "LegalizeNames.h"
+#include "unum/Dialect/NN/IR/NNDialect.h"
 #include "unum/Dialect/RTL/IR/RTLDialect.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
 
@@ -824,5 +825,8 @@ void unum::registerVHDLTranslation() {
       [](Operation *op, raw_ostream &os) {
         return translateRTLToVHDL(op, getOutputDirOption(), os);
       },
-      [](DialectRegistry &registry) { registry.insert<rtl::RTLDialect>(); });
+      [](DialectRegistry &registry) {
+        // nn too, so that a model not yet lowered gets a useful error.
+        registry.insert<rtl::RTLDialect, nn::NNDialect>();
+      });
 }

@@ -53,7 +53,7 @@ struct Quantize : unum::nn::impl::NNQuantizeBase<Quantize> {
         fracBits >= totalBits) {
       model.emitError() << "nn-quantize: total-bits must be 2 to 16 and "
                            "frac-bits 1 to total-bits - 1, got total-bits="
-                        << totalBits << " frac-bits=" << fracBits;
+                        << unsigned(totalBits) << " frac-bits=" << unsigned(fracBits);
       return signalPassFailure();
     }
     if (rounding != "nearest" && rounding != "truncate") {

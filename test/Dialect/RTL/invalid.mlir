@@ -1,0 +1,65 @@
+// RUN: unum-opt %s -split-input-file -verify-diagnostics
+
+// A stage whose input does not match the stream before it.
+rtl.design @chain attributes {data_bits = 8, frac_bits = 4, in_width = 2, in_beats = 4, out_width = 2, out_beats = 4} {
+  // expected-error @+1 {{takes 4 beats of 3 values but its input stream has 4 beats of 2}}
+  rtl.elementwise @r "clamp" {width = 3, beats = 4, lo = 0, hi = 127}
+}
+
+// -----
+
+rtl.design @missing_part attributes {data_bits = 8, frac_bits = 4, in_width = 1, in_beats = 4, out_width = 1, out_beats = 4} {
+  // expected-error @+1 {{needs exactly rtl.input_buffer, rtl.counters, rtl.weight_rom, rtl.multipliers, rtl.accumulators, rtl.requantizer, in this order}}
+  rtl.mac_unit @m attributes {in_width = 1, in_beats = 4, out_width = 1, out_beats = 4} {
+    rtl.input_buffer {elements = 4, bits = 8}
+  }
+}
+
+// -----
+
+rtl.design @lanes attributes {data_bits = 8, frac_bits = 4, in_width = 1, in_beats = 4, out_width = 2, out_beats = 4} {
+  // expected-error @+1 {{needs one multiplier and one accumulator per lane}}
+  rtl.mac_unit @m attributes {in_width = 1, in_beats = 4, out_width = 2, out_beats = 4} {
+    rtl.input_buffer {elements = 4, bits = 8}
+    rtl.counters {out_len = 4, blocks = 1, kernel = 1, channels_per_group = 1, in_len = 4, in_channels = 1, stride = 1, pad_lo = 0, pad_value = 0}
+    rtl.weight_rom {lanes = 2, bits = 8, values = dense<1> : tensor<1x2xi32>, lane_base = array<i64: 0, 0>}
+    rtl.multipliers {count = 1, bits = 8}
+    rtl.accumulators {count = 2, bits = 18}
+    rtl.requantizer {shift = 4, rounding = "nearest", bits = 8, bias = dense<0> : tensor<2xi64>}
+  }
+}
+
+// -----
+
+rtl.design @accumulator attributes {data_bits = 8, frac_bits = 4, in_width = 1, in_beats = 4, out_width = 1, out_beats = 4} {
+  rtl.mac_unit @m attributes {in_width = 1, in_beats = 4, out_width = 1, out_beats = 4} {
+    rtl.input_buffer {elements = 4, bits = 8}
+    rtl.counters {out_len = 4, blocks = 1, kernel = 3, channels_per_group = 1, in_len = 4, in_channels = 1, stride = 1, pad_lo = 1, pad_value = 0}
+    rtl.weight_rom {lanes = 1, bits = 8, values = dense<1> : tensor<3x1xi32>, lane_base = array<i64: 0>}
+    rtl.multipliers {count = 1, bits = 8}
+    // expected-error @+1 {{needs 18 to 62 bits for 3 products}}
+    rtl.accumulators {count = 1, bits = 16}
+    rtl.requantizer {shift = 4, rounding = "nearest", bits = 8, bias = dense<0> : tensor<1xi64>}
+  }
+}
+
+// -----
+
+rtl.design @rom attributes {data_bits = 8, frac_bits = 4, in_width = 1, in_beats = 4, out_width = 1, out_beats = 4} {
+  rtl.mac_unit @m attributes {in_width = 1, in_beats = 4, out_width = 1, out_beats = 4} {
+    rtl.input_buffer {elements = 4, bits = 8}
+    rtl.counters {out_len = 4, blocks = 1, kernel = 3, channels_per_group = 1, in_len = 4, in_channels = 1, stride = 1, pad_lo = 1, pad_value = 0}
+    // expected-error @+1 {{values must be [3, 1]}}
+    rtl.weight_rom {lanes = 1, bits = 8, values = dense<1> : tensor<2x1xi32>, lane_base = array<i64: 0>}
+    rtl.multipliers {count = 1, bits = 8}
+    rtl.accumulators {count = 1, bits = 18}
+    rtl.requantizer {shift = 4, rounding = "nearest", bits = 8, bias = dense<0> : tensor<1xi64>}
+  }
+}
+
+// -----
+
+rtl.design @hardsigmoid attributes {data_bits = 8, frac_bits = 4, in_width = 1, in_beats = 4, out_width = 1, out_beats = 4} {
+  // expected-error @+1 {{hardsigmoid needs a slope and a rounding}}
+  rtl.elementwise @s "hardsigmoid" {width = 1, beats = 4, lo = 0, hi = 16}
+}
