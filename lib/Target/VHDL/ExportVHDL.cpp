@@ -63,19 +63,27 @@ const char *header = "library ieee;\n"
                      "use ieee.std_logic_1164.all;\n"
                      "use ieee.numeric_std.all;\n";
 
-/// The streaming port list every stage entity has.
-std::string stagePorts(int64_t inWidth, int64_t outWidth) {
-  return llvm::formatv(R"(  port (
+/// The entity every stage has (the streaming ports) and the opening of its
+/// architecture.
+std::string stageEntity(StringRef entity, const Twine &comment,
+                        int64_t inWidth, int64_t outWidth) {
+  return llvm::formatv(R"(
+-- {0}
+entity {1} is
+  port (
     clk       : in  std_logic;
     rst       : in  std_logic;
     in_valid  : in  std_logic;
     in_ready  : out std_logic;
-    in_data   : in  sample_vector(0 to {0});
+    in_data   : in  sample_vector(0 to {2});
     out_valid : out std_logic;
     out_ready : in  std_logic;
-    out_data  : out sample_vector(0 to {1}));
+    out_data  : out sample_vector(0 to {3}));
+end entity;
+
+architecture rtl of {1} is
 )",
-                       inWidth - 1, outWidth - 1)
+                       comment.str(), entity, inWidth - 1, outWidth - 1)
       .str();
 }
 
@@ -169,13 +177,14 @@ end package body;
                  ")";
     if (c.getBlocks() * terms == 1)
       romRows = "    0 => " + romRows.substr(4);
-    std::string text = use() + llvm::formatv(R"(
--- Layer {0}: {1} lanes, {2} blocks x {3} terms per output position.
-entity {4} is
-{5}end entity;
-
-architecture rtl of {4} is
-  constant IN_W      : natural := {6};
+    std::string text =
+        use() +
+        stageEntity(entity,
+                    "Layer " + unit.getSymName() + ": " + Twine(lanes) +
+                        " lanes, " + Twine(c.getBlocks()) + " blocks x " +
+                        Twine(terms) + " terms per output position.",
+                    unit.getInWidth(), unit.getOutWidth()) +
+        llvm::formatv(R"(  constant IN_W      : natural := {6};
   constant IN_BEATS  : natural := {7};
   constant ELEMS     : natural := {8};
   constant IN_LEN    : integer := {9};
@@ -357,10 +366,9 @@ begin
   end process;
 end architecture;
 )",
-                                             unit.getSymName(), lanes,
+                                             "", lanes,
                                              c.getBlocks(), terms, entity,
-                                             stagePorts(unit.getInWidth(),
-                                                        unit.getOutWidth()),
+                                             "",
                                              unit.getInWidth(),
                                              unit.getInBeats(),
                                              p.buffer.getElements(),
@@ -401,13 +409,13 @@ end architecture;
                       op.getRounding() == "nearest" ? "true" : "false")
                       .str()
                 : "  begin\n    y := x;\n";
-    std::string text = use() + llvm::formatv(R"(
--- Layer {0}: {1} on every value, one register stage.
-entity {2} is
-{3}end entity;
-
-architecture rtl of {2} is
-  constant W  : natural := {4};
+    std::string text =
+        use() +
+        stageEntity(entity,
+                    "Layer " + op.getSymName() + ": " + op.getFunction() +
+                        " on every value, one register stage.",
+                    op.getWidth(), op.getWidth()) +
+        llvm::formatv(R"(  constant W  : natural := {4};
   constant LO : integer := {5};
   constant HI : integer := {6};
   signal o_valid : std_logic;
@@ -442,10 +450,7 @@ begin
   end process;
 end architecture;
 )",
-                                             op.getSymName(), op.getFunction(),
-                                             entity,
-                                             stagePorts(op.getWidth(),
-                                                        op.getWidth()),
+                                             "", "", entity, "",
                                              op.getWidth(), op.getLo(),
                                              op.getHi(), body)
                                    .str();
