@@ -302,7 +302,7 @@ def ghdl(work, report, input_file, synth=True):
 def lanes_divide(report):
     """True when every mac unit's lanes divide its output channels, the case
     where the schedule reaches ceil(MACs / P)."""
-    return all(s["macs"] == s["mac_cycles"] * s["lanes"]
+    return all(s["macs"] == s["mac_cycles"] * s["multipliers"]
                for s in report["stages"] if s["kind"] == "mac_unit")
 
 

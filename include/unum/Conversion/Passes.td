@@ -49,14 +49,16 @@ def ConvertNNToRTL : Pass<"convert-nn-to-rtl", "mlir::ModuleOp"> {
   let summary = "Lower quantised nn models to rtl streaming datapaths";
   let description = [{
     Replaces every quantised `nn.model` by an `rtl.design` of the same name.
-    A conv1d or linear becomes an `rtl.mac_unit` with `min(parallelism,
-    C_out)` lanes: each cycle every lane multiplies one weight by one input
-    value for its own output channel, so `parallelism=1` is one
-    multiply-accumulate per cycle and a layer takes `ceil(C_out / lanes) *
-    K * C_in/groups` cycles per output position. A linear is a conv1d with
-    a kernel of 1; flatten changes no hardware (the stream order is already
-    position-major). relu and hardtanh become `clamp` stages, hardsigmoid a
-    `hardsigmoid` stage.
+    A conv1d or linear becomes an `rtl.mac_unit` with at most `parallelism`
+    multipliers, each doing one multiply per cycle, so `parallelism=1` is one
+    multiply-accumulate per cycle. They are split into `out_lanes` output
+    lanes (one output channel each) times `reduce_lanes` reduction lanes
+    (products of the same output, summed by an adder tree), choosing the
+    split with the fewest cycles, `L_out * ceil(C_out / out_lanes) *
+    ceil(K * C_in/groups / reduce_lanes)`; ties keep more output lanes. A
+    linear is a conv1d with a kernel of 1; flatten changes no hardware (the
+    stream order is already position-major). relu and hardtanh become
+    `clamp` stages, hardsigmoid a `hardsigmoid` stage.
   }];
   let options = [
     Option<"parallelism", "parallelism", "unsigned", /*default=*/"1",

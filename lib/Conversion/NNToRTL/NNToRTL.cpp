@@ -30,56 +30,76 @@ struct Stream {
 struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
   using ConvertNNToRTLBase::ConvertNNToRTLBase;
 
-  /// Lays the weights out by lane: address (b*K + k)*cpg + i, lane j holds
-  /// output channel b*lanes + j (zeros past the last channel).
+  /// Splits the P multipliers into output lanes (one output channel each)
+  /// and reduction lanes (terms of the same output, summed by an adder
+  /// tree), whichever takes the fewest cycles; ties keep more output lanes,
+  /// which need no adders.
+  static std::pair<int64_t, int64_t> chooseLanes(int64_t p, int64_t outCh,
+                                                 int64_t terms) {
+    std::pair<int64_t, int64_t> best{1, 1};
+    int64_t bestCycles = -1;
+    for (int64_t po = std::min(p, outCh); po >= 1; --po) {
+      int64_t pr = std::min(p / po, terms);
+      int64_t cycles = ((outCh + po - 1) / po) * ((terms + pr - 1) / pr);
+      if (bestCycles < 0 || cycles < bestCycles) {
+        best = {po, pr};
+        bestCycles = cycles;
+      }
+    }
+    return best;
+  }
+
+  /// Lays the weights out: address b * steps + s, column o * pr + r holds the
+  /// weight of output channel b * po + o for term s * pr + r (term t is tap
+  /// t / cpg, channel t % cpg); zeros past the last channel or term.
   void buildMac(OpBuilder &b, Location loc, StringRef name, const MacLayer &m,
                 Stream in, unsigned bits, unsigned frac) {
-    int64_t lanes = std::min<int64_t>(parallelism, m.outCh);
-    int64_t blocks = (m.outCh + lanes - 1) / lanes;
     int64_t cpg = m.inCh / m.groups, outPerGroup = m.outCh / m.groups;
     int64_t terms = m.kernel * cpg;
-    SmallVector<APInt> rom;
+    auto [po, pr] = chooseLanes(parallelism, m.outCh, terms);
+    int64_t blocks = (m.outCh + po - 1) / po, steps = (terms + pr - 1) / pr;
+    SmallVector<APInt> rom, bias;
     SmallVector<int64_t> laneBase;
-    SmallVector<APInt> bias;
     for (int64_t blk = 0; blk < blocks; ++blk) {
-      for (int64_t j = 0; j < lanes; ++j) {
-        int64_t o = blk * lanes + j;
-        laneBase.push_back(o < m.outCh ? (o / outPerGroup) * cpg : -1);
-        bias.emplace_back(64, o < m.outCh && !m.bias.empty() ? m.bias[o] : 0,
+      for (int64_t o = 0; o < po; ++o) {
+        int64_t ch = blk * po + o;
+        laneBase.push_back(ch < m.outCh ? (ch / outPerGroup) * cpg : -1);
+        bias.emplace_back(64, ch < m.outCh && !m.bias.empty() ? m.bias[ch] : 0,
                           true);
       }
-      for (int64_t k = 0; k < m.kernel; ++k)
-        for (int64_t i = 0; i < cpg; ++i)
-          for (int64_t j = 0; j < lanes; ++j) {
-            int64_t o = blk * lanes + j;
-            rom.emplace_back(32, o < m.outCh ? m.weight[(o * cpg + i) *
-                                                            m.kernel + k]
-                                             : 0,
-                             true);
+      for (int64_t step = 0; step < steps; ++step)
+        for (int64_t o = 0; o < po; ++o)
+          for (int64_t r = 0; r < pr; ++r) {
+            int64_t ch = blk * po + o, t = step * pr + r;
+            int64_t w = ch < m.outCh && t < terms
+                            ? m.weight[(ch * cpg + t % cpg) * m.kernel +
+                                       t / cpg]
+                            : 0;
+            rom.emplace_back(32, w, true);
           }
     }
     auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
-    auto unit = rtl::MacUnitOp::create(b, loc, b.getStringAttr(name), i64(in.width),
-                                         i64(in.beats), i64(m.outCh),
-                                         i64(m.outLen));
+    auto unit = rtl::MacUnitOp::create(b, loc, b.getStringAttr(name),
+                                       i64(in.width), i64(in.beats),
+                                       i64(m.outCh), i64(m.outLen));
     OpBuilder::InsertionGuard guard(b);
     b.createBlock(&unit.getBody());
     rtl::InputBufferOp::create(b, loc, i64(m.inLen * m.inCh), i64(bits));
-    rtl::CountersOp::create(b, loc, i64(m.outLen), i64(blocks), i64(m.kernel),
-                              i64(cpg), i64(m.inLen), i64(m.inCh),
-                              i64(m.stride), i64(m.padLo), i64(m.padValue));
-    auto romType = RankedTensorType::get({blocks * terms, lanes},
+    rtl::CountersOp::create(b, loc, i64(m.outLen), i64(blocks), i64(steps),
+                            i64(m.kernel), i64(cpg), i64(m.inLen), i64(m.inCh),
+                            i64(m.stride), i64(m.padLo), i64(m.padValue));
+    auto romType = RankedTensorType::get({blocks * steps, po * pr},
                                          b.getIntegerType(32));
-    rtl::WeightRomOp::create(b, loc, i64(lanes), i64(bits),
-                               DenseElementsAttr::get(romType, rom),
-                               b.getDenseI64ArrayAttr(laneBase));
-    rtl::MultipliersOp::create(b, loc, i64(lanes), i64(bits));
-    rtl::AccumulatorsOp::create(b, loc, i64(lanes), i64(m.accBits));
-    auto biasType = RankedTensorType::get({blocks * lanes},
-                                          b.getIntegerType(64));
+    rtl::WeightRomOp::create(b, loc, i64(po), i64(pr), i64(bits),
+                             DenseElementsAttr::get(romType, rom),
+                             b.getDenseI64ArrayAttr(laneBase));
+    rtl::MultipliersOp::create(b, loc, i64(po * pr), i64(bits));
+    rtl::AdderTreeOp::create(b, loc, i64(po), i64(pr), i64(m.accBits));
+    rtl::AccumulatorsOp::create(b, loc, i64(po), i64(m.accBits));
+    auto biasType = RankedTensorType::get({blocks * po}, b.getIntegerType(64));
     rtl::RequantizerOp::create(b, loc, i64(frac), b.getStringAttr(m.rounding),
-                                 i64(bits),
-                                 DenseElementsAttr::get(biasType, bias));
+                               i64(bits),
+                               DenseElementsAttr::get(biasType, bias));
   }
 
   LogicalResult convert(nn::ModelOp model) {

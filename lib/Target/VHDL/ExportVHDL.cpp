@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "unum/Target/VHDL/VHDL.h"
 #include "LegalizeNames.h"
+#include "unum/Dialect/NN/IR/FixedPoint.h"
 #include "unum/Dialect/NN/IR/NNDialect.h"
 #include "unum/Dialect/RTL/IR/RTLDialect.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
@@ -37,6 +38,7 @@
 using namespace mlir;
 using namespace unum;
 using namespace unum::rtl;
+namespace fixed = unum::nn::fixed;
 
 namespace {
 using Files = std::vector<std::pair<std::string, std::string>>;
@@ -160,8 +162,8 @@ end package body;
   void emitMac(MacUnitOp unit, StringRef entity) {
     MacParts p = getMacParts(unit);
     CountersOp c = p.counters;
-    int64_t lanes = p.rom.getLanes(), terms = c.getKernel() *
-                                              c.getChannelsPerGroup();
+    int64_t po = p.rom.getOutLanes(), pr = p.rom.getReduceLanes();
+    int64_t cpg = c.getChannelsPerGroup(), terms = c.getKernel() * cpg;
     // The input elements output position l needs before it can start.
     std::vector<int64_t> need;
     for (int64_t l = 0; l < c.getOutLen(); ++l) {
@@ -169,49 +171,62 @@ end package body;
       last = std::min(last, c.getInLen() - 1);
       need.push_back(last < 0 ? 0 : (last + 1) * c.getInChannels());
     }
+    // Tap and channel of term s * pr + r (-1 past the last term).
+    std::vector<int64_t> termTap, termChannel;
+    for (int64_t t = 0; t < c.getSteps() * pr; ++t) {
+      termTap.push_back(t < terms ? t / cpg : -1);
+      termChannel.push_back(t < terms ? t % cpg : -1);
+    }
     std::vector<int64_t> rom = integersOf(p.rom.getValues());
     std::string romRows;
-    for (int64_t a = 0; a < c.getBlocks() * terms; ++a)
+    int64_t rows = c.getBlocks() * c.getSteps();
+    for (int64_t a = 0; a < rows; ++a)
       romRows += (a ? ",\n    " : "    ") + std::string("to_samples(") +
-                 aggregate(ArrayRef<int64_t>(rom).slice(a * lanes, lanes)) +
+                 aggregate(ArrayRef<int64_t>(rom).slice(a * po * pr, po * pr)) +
                  ")";
-    if (c.getBlocks() * terms == 1)
+    if (rows == 1)
       romRows = "    0 => " + romRows.substr(4);
     std::string text =
         use() +
         stageEntity(entity,
-                    "Layer " + unit.getSymName() + ": " + Twine(lanes) +
-                        " lanes, " + Twine(c.getBlocks()) + " blocks x " +
-                        Twine(terms) + " terms per output position.",
+                    "Layer " + unit.getSymName() + ": " + Twine(po) +
+                        " output lanes x " + Twine(pr) +
+                        " reduction lanes, " + Twine(c.getBlocks()) +
+                        " blocks x " + Twine(c.getSteps()) +
+                        " steps per output position.",
                     unit.getInWidth(), unit.getOutWidth()) +
-        llvm::formatv(R"(  constant IN_W      : natural := {6};
-  constant IN_BEATS  : natural := {7};
-  constant ELEMS     : natural := {8};
-  constant IN_LEN    : integer := {9};
-  constant IN_CH     : natural := {10};
-  constant OUT_LEN   : natural := {11};
-  constant OUT_CH    : natural := {12};
-  constant LANES     : natural := {1};
-  constant BLOCKS    : natural := {2};
-  constant KERNEL    : natural := {13};
-  constant CPG       : natural := {14};
-  constant STRIDE    : natural := {15};
-  constant PAD_LO    : natural := {16};
-  constant PAD_VALUE : integer := {17};
-  constant ACC_BITS  : natural := {18};
-  constant SHIFT     : natural := {19};
-  constant NEAREST   : boolean := {20};
-  constant DEPTH     : natural := BLOCKS * KERNEL * CPG;
+        llvm::formatv(R"(  constant IN_W      : natural := {0};
+  constant IN_BEATS  : natural := {1};
+  constant ELEMS     : natural := {2};
+  constant IN_LEN    : integer := {3};
+  constant IN_CH     : natural := {4};
+  constant OUT_LEN   : natural := {5};
+  constant OUT_CH    : natural := {6};
+  constant PO        : natural := {7}; -- output lanes
+  constant PR        : natural := {8}; -- reduction lanes (adder tree inputs)
+  constant BLOCKS    : natural := {9};
+  constant STEPS     : natural := {10};
+  constant STRIDE    : natural := {11};
+  constant PAD_LO    : natural := {12};
+  constant PAD_VALUE : integer := {13};
+  constant ACC_BITS  : natural := {14};
+  constant SHIFT     : natural := {15};
+  constant NEAREST   : boolean := {16};
+  constant DEPTH     : natural := BLOCKS * STEPS;
+  constant TREE_LEVELS : natural := {23}; -- ceil(log2(PR))
 
-  -- weight ROM: address (blk * KERNEL + tap) * CPG + ich, one weight per lane
-  type rom_t is array (0 to DEPTH - 1) of sample_vector(0 to LANES - 1);
+  -- weight ROM: address blk * STEPS + step, column o * PR + r
+  type rom_t is array (0 to DEPTH - 1) of sample_vector(0 to PO * PR - 1);
   constant ROM : rom_t := (
-{21});
-  -- first input channel of each lane's group (-1: idle lane)
-  constant LANE_BASE : int_vector(0 to BLOCKS * LANES - 1) := {22};
-  constant BIAS : int_vector(0 to BLOCKS * LANES - 1) := {23};
+{17});
+  -- first input channel of each output lane's group (-1: idle lane)
+  constant LANE_BASE : int_vector(0 to BLOCKS * PO - 1) := {18};
+  constant BIAS : int_vector(0 to BLOCKS * PO - 1) := {19};
+  -- kernel tap and group channel of term step * PR + r (-1: padding term)
+  constant TERM_TAP : int_vector(0 to STEPS * PR - 1) := {20};
+  constant TERM_CH : int_vector(0 to STEPS * PR - 1) := {21};
   -- input elements needed before output position l can start
-  constant NEED : int_vector(0 to OUT_LEN - 1) := {24};
+  constant NEED : int_vector(0 to OUT_LEN - 1) := {22};
 
   type acc_vector is array (natural range <>) of signed(ACC_BITS - 1 downto 0);
   type prod_vector is array (natural range <>) of
@@ -223,18 +238,34 @@ end package body;
   signal issued    : std_logic; -- every MAC of this inference issued
   signal pos       : natural range 0 to OUT_LEN - 1;
   signal blk       : natural range 0 to BLOCKS - 1;
-  signal tap       : natural range 0 to KERNEL - 1;
-  signal ich       : natural range 0 to CPG - 1;
+  signal step      : natural range 0 to STEPS - 1;
   signal addr      : natural range 0 to DEPTH - 1;
   signal p_valid, p_first, p_last, p_row_end : std_logic;
   signal p_blk     : natural range 0 to BLOCKS - 1;
-  signal prod      : prod_vector(0 to LANES - 1);
-  signal acc       : acc_vector(0 to LANES - 1);
-  signal row       : sample_vector(0 to BLOCKS * LANES - 1);
+  signal prod      : prod_vector(0 to PO * PR - 1);
+  signal acc       : acc_vector(0 to PO - 1);
+  signal row       : sample_vector(0 to BLOCKS * PO - 1);
   signal o_valid   : std_logic;
   signal o_data    : sample_vector(0 to OUT_CH - 1);
   signal stall     : std_logic;
   signal issue     : std_logic;
+
+  -- balanced adder tree over the PR products of output lane o
+  function tree_sum(v : prod_vector; o : natural) return signed is
+    variable t : acc_vector(0 to PR - 1);
+  begin
+    for r in 0 to PR - 1 loop
+      t(r) := resize(v(o * PR + r), ACC_BITS);
+    end loop;
+    for level in 0 to TREE_LEVELS - 1 loop
+      for r in 0 to PR - 1 loop
+        if r mod 2 ** (level + 1) = 0 and r + 2 ** level < PR then
+          t(r) := t(r) + t(r + 2 ** level);
+        end if;
+      end loop;
+    end loop;
+    return t(0);
+  end function;
 begin
   in_ready  <= '1' when beats_in < IN_BEATS else '0';
   out_valid <= o_valid;
@@ -246,7 +277,7 @@ begin
            else '0';
 
   process (clk)
-    variable row_v : sample_vector(0 to BLOCKS * LANES - 1);
+    variable row_v : sample_vector(0 to BLOCKS * PO - 1);
     variable a     : signed(ACC_BITS - 1 downto 0);
     variable x     : sample_t;
     variable src   : integer;
@@ -258,8 +289,7 @@ begin
         issued   <= '0';
         pos      <= 0;
         blk      <= 0;
-        tap      <= 0;
-        ich      <= 0;
+        step     <= 0;
         addr     <= 0;
         p_valid  <= '0';
         o_valid  <= '0';
@@ -286,19 +316,19 @@ begin
           o_valid <= '0';
         end if;
         if stall = '0' then
-          -- stage 2: accumulators and requantizer
+          -- stage 2: adder trees, accumulators and requantizer
           if p_valid = '1' then
             row_v := row;
-            for j in 0 to LANES - 1 loop
+            for o in 0 to PO - 1 loop
               if p_first = '1' then
-                a := resize(prod(j), ACC_BITS);
+                a := tree_sum(prod, o);
               else
-                a := acc(j) + resize(prod(j), ACC_BITS);
+                a := acc(o) + tree_sum(prod, o);
               end if;
-              acc(j) <= a;
+              acc(o) <= a;
               if p_last = '1' then
-                row_v(p_blk * LANES + j) := requantize(
-                  a + to_signed(BIAS(p_blk * LANES + j), ACC_BITS), SHIFT,
+                row_v(p_blk * PO + o) := requantize(
+                  a + to_signed(BIAS(p_blk * PO + o), ACC_BITS), SHIFT,
                   NEAREST, DATA_BITS);
               end if;
             end loop;
@@ -308,48 +338,41 @@ begin
               o_valid <= '1';
             end if;
           end if;
-          -- stage 1: window and ROM read, P multipliers
+          -- stage 1: window and ROM read, PO * PR multipliers
           p_valid <= issue;
           if issue = '1' then
-            src := pos * STRIDE + tap - PAD_LO;
-            for j in 0 to LANES - 1 loop
-              if LANE_BASE(blk * LANES + j) < 0 then
-                x := (others => '0');
-              elsif src < 0 or src >= IN_LEN then
-                x := to_signed(PAD_VALUE, DATA_BITS);
-              else
-                x := buf(src * IN_CH + LANE_BASE(blk * LANES + j) + ich);
-              end if;
-              prod(j) <= x * ROM(addr)(j);
+            for o in 0 to PO - 1 loop
+              for r in 0 to PR - 1 loop
+                src := pos * STRIDE + TERM_TAP(step * PR + r) - PAD_LO;
+                if LANE_BASE(blk * PO + o) < 0 or TERM_TAP(step * PR + r) < 0 then
+                  x := (others => '0');
+                elsif src < 0 or src >= IN_LEN then
+                  x := to_signed(PAD_VALUE, DATA_BITS);
+                else
+                  x := buf(src * IN_CH + LANE_BASE(blk * PO + o)
+                           + TERM_CH(step * PR + r));
+                end if;
+                prod(o * PR + r) <= x * ROM(addr)(o * PR + r);
+              end loop;
             end loop;
             p_blk <= blk;
-            if tap = 0 and ich = 0 then p_first <= '1'; else p_first <= '0'; end if;
-            if tap = KERNEL - 1 and ich = CPG - 1 then
-              p_last <= '1';
-            else
-              p_last <= '0';
-            end if;
-            if tap = KERNEL - 1 and ich = CPG - 1 and blk = BLOCKS - 1 then
+            if step = 0 then p_first <= '1'; else p_first <= '0'; end if;
+            if step = STEPS - 1 then p_last <= '1'; else p_last <= '0'; end if;
+            if step = STEPS - 1 and blk = BLOCKS - 1 then
               p_row_end <= '1';
             else
               p_row_end <= '0';
             end if;
-            -- counters: ich, then tap, then blk, then pos
-            if ich < CPG - 1 then
-              ich  <= ich + 1;
-              addr <= addr + 1;
-            elsif tap < KERNEL - 1 then
-              ich  <= 0;
-              tap  <= tap + 1;
+            -- counters: step, then blk, then pos
+            if step < STEPS - 1 then
+              step <= step + 1;
               addr <= addr + 1;
             elsif blk < BLOCKS - 1 then
-              ich  <= 0;
-              tap  <= 0;
+              step <= 0;
               blk  <= blk + 1;
               addr <= addr + 1;
             else
-              ich  <= 0;
-              tap  <= 0;
+              step <= 0;
               blk  <= 0;
               addr <= 0;
               if pos < OUT_LEN - 1 then
@@ -366,30 +389,19 @@ begin
   end process;
 end architecture;
 )",
-                                             "", lanes,
-                                             c.getBlocks(), terms, entity,
-                                             "",
-                                             unit.getInWidth(),
-                                             unit.getInBeats(),
-                                             p.buffer.getElements(),
-                                             c.getInLen(), c.getInChannels(),
-                                             c.getOutLen(), unit.getOutWidth(),
-                                             c.getKernel(),
-                                             c.getChannelsPerGroup(),
-                                             c.getStride(), c.getPadLo(),
-                                             c.getPadValue(),
-                                             p.accumulators.getBits(),
-                                             p.requantizer.getShift(),
-                                             p.requantizer.getRounding() ==
-                                                     "nearest"
-                                                 ? "true"
-                                                 : "false",
-                                             romRows,
-                                             aggregate(p.rom.getLaneBase()),
-                                             aggregate(integersOf(
-                                                 p.requantizer.getBias())),
-                                             aggregate(need))
-                                   .str();
+                      unit.getInWidth(), unit.getInBeats(),
+                      p.buffer.getElements(), c.getInLen(), c.getInChannels(),
+                      c.getOutLen(), unit.getOutWidth(), po, pr, c.getBlocks(),
+                      c.getSteps(), c.getStride(), c.getPadLo(),
+                      c.getPadValue(), p.accumulators.getBits(),
+                      p.requantizer.getShift(),
+                      p.requantizer.getRounding() == "nearest" ? "true"
+                                                               : "false",
+                      romRows, aggregate(p.rom.getLaneBase()),
+                      aggregate(integersOf(p.requantizer.getBias())),
+                      aggregate(termTap), aggregate(termChannel),
+                      aggregate(need), fixed::ceilLog2(pr))
+            .str();
     files.push_back({entity.str() + ".vhd", text});
   }
 
@@ -415,15 +427,15 @@ end architecture;
                     "Layer " + op.getSymName() + ": " + op.getFunction() +
                         " on every value, one register stage.",
                     op.getWidth(), op.getWidth()) +
-        llvm::formatv(R"(  constant W  : natural := {4};
-  constant LO : integer := {5};
-  constant HI : integer := {6};
+        llvm::formatv(R"(  constant W  : natural := {0};
+  constant LO : integer := {1};
+  constant HI : integer := {2};
   signal o_valid : std_logic;
   signal o_data  : sample_vector(0 to W - 1);
 
   function f(x : sample_t) return sample_t is
     variable y : sample_t;
-{7}    if y < to_signed(LO, DATA_BITS) then
+{3}    if y < to_signed(LO, DATA_BITS) then
       return to_signed(LO, DATA_BITS);
     elsif y > to_signed(HI, DATA_BITS) then
       return to_signed(HI, DATA_BITS);
@@ -450,7 +462,6 @@ begin
   end process;
 end architecture;
 )",
-                                             "", "", entity, "",
                                              op.getWidth(), op.getLo(),
                                              op.getHi(), body)
                                    .str();
@@ -662,12 +673,12 @@ end architecture;
 
   /// Static figures; the cycles are measured by the testbench.
   void emitReport() {
-    int64_t multipliers = 0, romBits = 0, macs = 0, scheduled = 0, ideal = 0,
-            depth = 0;
+    int64_t multipliers = 0, adders = 0, romBits = 0, macs = 0, scheduled = 0,
+            ideal = 0, depth = 0;
     std::string stages;
     size_t i = 0;
     for (Operation &stage : design.getBody().front()) {
-      int64_t m = 0, bits = 0, unitMacs = 0, lanes = 0, cycles = 0;
+      int64_t m = 0, add = 0, bits = 0, unitMacs = 0, lanes = 0, cycles = 0;
       if (auto unit = dyn_cast<MacUnitOp>(stage)) {
         MacParts p = getMacParts(unit);
         CountersOp c = p.counters;
@@ -675,22 +686,24 @@ end architecture;
         bits = p.rom.getValues().getNumElements() * p.rom.getBits();
         int64_t terms = c.getKernel() * c.getChannelsPerGroup();
         unitMacs = c.getOutLen() * unit.getOutWidth() * terms;
-        cycles = c.getOutLen() * c.getBlocks() * terms;
+        cycles = c.getOutLen() * c.getBlocks() * c.getSteps();
+        add = p.tree.getCount() * (p.tree.getInputs() - 1);
         ideal += (unitMacs + lanes - 1) / lanes;
       }
       int64_t d = getPipelineDepth(&stage);
       multipliers += m;
+      adders += add;
       romBits += bits;
       macs += unitMacs;
       scheduled += cycles;
       depth += d;
       stages += llvm::formatv(
           R"({0}    {{"name": "{1}", "entity": "{2}", "kind": "{3}", )"
-          R"("lanes": {4}, "multipliers": {4}, "rom_bits": {5}, "macs": {6}, )"
+          R"("multipliers": {4}, "tree_adders": {9}, "rom_bits": {5}, "macs": {6}, )"
           R"("mac_cycles": {7}, "pipeline_depth": {8}})",
           i ? ",\n" : "", stage.getAttrOfType<StringAttr>("sym_name").getValue(),
           entities[i], stage.getName().stripDialect(), lanes, bits, unitMacs,
-          cycles, d);
+          cycles, d, add);
       ++i;
     }
     std::string fileList;
@@ -709,6 +722,7 @@ end architecture;
   "input": {{"width": {6}, "beats": {7}},
   "output": {{"width": {8}, "beats": {9}},
   "multipliers": {10},
+  "tree_adders": {18},
   "rom_bits": {11},
   "macs": {12},
   "pipeline_depth": {13},
@@ -725,7 +739,7 @@ end architecture;
                        design.getInWidth(), length, design.getOutWidth(),
                        design.getOutBeats(), multipliers, romBits, macs, depth,
                        scheduled, ideal + depth + length,
-                       scheduled + depth + length, stages)
+                       scheduled + depth + length, stages, adders)
              .str()});
   }
 

@@ -7,21 +7,24 @@
 // CHECK: constant DATA_BITS : natural := 8;
 // CHECK: function requantize(
 
-// The conv1d: 2 lanes, ROM rows (tap, lane), padding value -8 (-0.5 in Q8.4),
+// The conv1d: 2 output lanes, ROM rows per (tap, channel) step, padding value -8 (-0.5 in Q8.4),
 // output position l may start once NEED(l) input values have arrived.
 // CHECK-LABEL: -- file: tiny_c1.vhd
 // CHECK: entity tiny_c1 is
 // CHECK: in_data   : in  sample_vector(0 to 1);
 // CHECK: out_data  : out sample_vector(0 to 1));
-// CHECK: constant LANES     : natural := 2;
+// CHECK: constant PO        : natural := 2; -- output lanes
+// CHECK: constant PR        : natural := 1; -- reduction lanes (adder tree inputs)
 // CHECK: constant PAD_VALUE : integer := -8;
 // CHECK: constant ACC_BITS  : natural := 19;
 // CHECK: constant NEAREST   : boolean := true;
 // CHECK: to_samples((8, 2)),
 // CHECK-NEXT: to_samples((16, -6)),
-// CHECK: constant BIAS : int_vector(0 to BLOCKS * LANES - 1) := (128, -230);
+// CHECK: constant BIAS : int_vector(0 to BLOCKS * PO - 1) := (128, -230);
+// CHECK: constant TERM_TAP : int_vector(0 to STEPS * PR - 1) := (0, 0, 1, 1, 2, 2);
+// CHECK: constant TERM_CH : int_vector(0 to STEPS * PR - 1) := (0, 1, 0, 1, 0, 1);
 // CHECK: constant NEED : int_vector(0 to OUT_LEN - 1) := (4, 6, 8, 10, 12, 12);
-// CHECK: prod(j) <= x * ROM(addr)(j);
+// CHECK: prod(o * PR + r) <= x * ROM(addr)(o * PR + r);
 
 // CHECK-LABEL: -- file: tiny_r.vhd
 // CHECK: entity tiny_r is
@@ -45,6 +48,7 @@
 // CHECK-LABEL: -- file: report.json
 // CHECK: "files": ["tiny_pkg.vhd", "tiny_c1.vhd", "tiny_r.vhd", "tiny.vhd", "tiny_tb.vhd"],
 // CHECK: "multipliers": 2,
+// CHECK: "tree_adders": 0,
 // CHECK: "rom_bits": 96,
 // CHECK: "macs": 72,
 // CHECK: "pipeline_depth": 3,

@@ -28,6 +28,7 @@ MacParts unum::rtl::getMacParts(MacUnitOp unit) {
   parts.counters = cast<CountersOp>(*it++);
   parts.rom = cast<WeightRomOp>(*it++);
   parts.multipliers = cast<MultipliersOp>(*it++);
+  parts.tree = cast<AdderTreeOp>(*it++);
   parts.accumulators = cast<AccumulatorsOp>(*it++);
   parts.requantizer = cast<RequantizerOp>(*it);
   return parts;
@@ -99,15 +100,16 @@ LogicalResult MacUnitOp::verifyRegions() {
   };
   if (!expect(InputBufferOp()) || !expect(CountersOp()) ||
       !expect(WeightRomOp()) || !expect(MultipliersOp()) ||
-      !expect(AccumulatorsOp()) || !expect(RequantizerOp()) ||
-      it != body.end())
+      !expect(AdderTreeOp()) || !expect(AccumulatorsOp()) ||
+      !expect(RequantizerOp()) || it != body.end())
     return emitOpError("needs exactly rtl.input_buffer, rtl.counters, "
-                       "rtl.weight_rom, rtl.multipliers, rtl.accumulators, "
-                       "rtl.requantizer, in this order");
+                       "rtl.weight_rom, rtl.multipliers, rtl.adder_tree, "
+                       "rtl.accumulators, rtl.requantizer, in this order");
   MacParts p = getMacParts(*this);
   int64_t bits = cast<DesignOp>((*this)->getParentOp()).getDataBits();
   CountersOp c = p.counters;
-  int64_t lanes = p.rom.getLanes();
+  int64_t outLanes = p.rom.getOutLanes(), reduceLanes = p.rom.getReduceLanes();
+  int64_t terms = c.getKernel() * c.getChannelsPerGroup();
   if (p.buffer.getElements() != getInWidth() * getInBeats() ||
       p.buffer.getElements() != c.getInLen() * c.getInChannels())
     return p.buffer.emitOpError()
@@ -127,29 +129,42 @@ LogicalResult MacUnitOp::verifyRegions() {
     return c.emitOpError("counter bounds are inconsistent with the unit");
   if (!fits(c.getPadValue(), bits))
     return c.emitOpError("pad_value does not fit the data width");
-  if (lanes < 1 || getOutWidth() > c.getBlocks() * lanes ||
-      getOutWidth() <= (c.getBlocks() - 1) * lanes)
-    return p.rom.emitOpError() << lanes << " lanes in " << c.getBlocks()
-                               << " blocks do not cover " << getOutWidth()
-                               << " output channels";
-  int64_t terms = c.getKernel() * c.getChannelsPerGroup();
+  if (outLanes < 1 || getOutWidth() > c.getBlocks() * outLanes ||
+      getOutWidth() <= (c.getBlocks() - 1) * outLanes)
+    return p.rom.emitOpError() << outLanes << " output lanes in "
+                               << c.getBlocks() << " blocks do not cover "
+                               << getOutWidth() << " output channels";
+  if (reduceLanes < 1 || c.getSteps() * reduceLanes < terms ||
+      (c.getSteps() - 1) * reduceLanes >= terms)
+    return c.emitOpError() << c.getSteps() << " steps of " << reduceLanes
+                           << " terms do not cover " << terms << " products";
+  int64_t lanes = outLanes * reduceLanes;
   auto shape = cast<ShapedType>(p.rom.getValues().getType()).getShape();
-  if (shape.size() != 2 || shape[0] != c.getBlocks() * terms ||
+  if (shape.size() != 2 || shape[0] != c.getBlocks() * c.getSteps() ||
       shape[1] != lanes)
-    return p.rom.emitOpError() << "values must be [" << c.getBlocks() * terms
-                               << ", " << lanes << "]";
+    return p.rom.emitOpError() << "values must be ["
+                               << c.getBlocks() * c.getSteps() << ", " << lanes
+                               << "]";
   if (failed(checkFits(p.rom, p.rom.getValues(), bits, "weight")))
     return failure();
   ArrayRef<int64_t> base = p.rom.getLaneBase();
-  if (static_cast<int64_t>(base.size()) != c.getBlocks() * lanes)
-    return p.rom.emitOpError("lane_base needs one entry per block and lane");
+  if (static_cast<int64_t>(base.size()) != c.getBlocks() * outLanes)
+    return p.rom.emitOpError("lane_base needs one entry per block and output "
+                             "lane");
   for (int64_t b : base)
     if (b < -1 || b + c.getChannelsPerGroup() > c.getInChannels())
       return p.rom.emitOpError() << "lane_base " << b
                                  << " is outside the input channels";
-  if (p.multipliers.getCount() != lanes || p.accumulators.getCount() != lanes)
-    return emitOpError("needs one multiplier and one accumulator per lane");
+  if (p.multipliers.getCount() != lanes)
+    return p.multipliers.emitOpError()
+           << "needs one multiplier per weight of a ROM row (" << lanes << ")";
   int64_t accBits = p.accumulators.getBits();
+  if (p.tree.getCount() != outLanes || p.tree.getInputs() != reduceLanes ||
+      p.tree.getBits() != accBits)
+    return p.tree.emitOpError("needs one tree per output lane over its "
+                              "reduction lanes, as wide as the accumulator");
+  if (p.accumulators.getCount() != outLanes)
+    return p.accumulators.emitOpError("needs one accumulator per output lane");
   if (accBits < fixed::accumulatorBits(bits, terms) || accBits > 62)
     return p.accumulators.emitOpError()
            << "needs " << fixed::accumulatorBits(bits, terms)
@@ -159,8 +174,8 @@ LogicalResult MacUnitOp::verifyRegions() {
     return rq.emitOpError("rounding must be nearest or truncate");
   if (rq.getShift() < 1 || rq.getShift() >= accBits)
     return rq.emitOpError("shift must be 1 to the accumulator width - 1");
-  if (rq.getBias().getNumElements() != c.getBlocks() * lanes)
-    return rq.emitOpError("bias needs one value per block and lane");
+  if (rq.getBias().getNumElements() != c.getBlocks() * outLanes)
+    return rq.emitOpError("bias needs one value per block and output lane");
   return checkFits(rq, rq.getBias(), bits + rq.getShift(), "bias");
 }
 

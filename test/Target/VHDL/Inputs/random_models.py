@@ -52,6 +52,9 @@ for seed in range(args.first, args.first + args.seeds):
             kinds.add("stride>1" if nd["stride"] > 1 else "stride=1")
             kinds.add("groups>1" if nd["groups"] > 1 else "groups=1")
             kinds.add("bias" if nd["bias"] else "no-bias")
+    kinds.add("P=%d" % p)
+    if any(st.get("tree_adders", 0) for st in report["stages"]):
+        kinds.add("adder-tree")
     problems = []
     if got != expected:
         bad = [i for i, (a, b) in enumerate(zip(got, expected)) if a != b]
@@ -83,7 +86,8 @@ for seed in range(args.first, args.first + args.seeds):
 print("covered: " + " ".join(sorted(kinds)))
 REQUIRED = {"conv1d", "linear", "relu", "hardtanh", "hardsigmoid", "batchnorm1d",
             "flatten", "padding=valid", "padding=same", "padding=N", "stride>1",
-            "groups>1", "bias", "no-bias"}
+            "groups>1", "bias", "no-bias", "adder-tree", "P=1", "P=2", "P=4",
+            "P=8"}
 if args.seeds >= 16 and not REQUIRED <= kinds:
     print("FAIL: the seeds do not cover " + " ".join(sorted(REQUIRED - kinds)))
     failures += 1

@@ -20,6 +20,7 @@ struct MacParts {
   CountersOp counters;
   WeightRomOp rom;
   MultipliersOp multipliers;
+  AdderTreeOp tree;
   AccumulatorsOp accumulators;
   RequantizerOp requantizer;
 };

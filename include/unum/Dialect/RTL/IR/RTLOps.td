@@ -18,16 +18,17 @@ def RTL_Dialect : Dialect {
     * `rtl.mac_unit`: one conv1d or linear layer, built from its components
       in a fixed order: `rtl.input_buffer` (the window buffer: it holds the
       inference's input so that every window can be read), `rtl.counters`
-      (the loop nest: output position, channel block, kernel tap, input
-      channel), `rtl.weight_rom` (the weight loader: `lanes` weights per
-      address), `rtl.multipliers` (`lanes` of them, one product each per
-      cycle), `rtl.accumulators` and `rtl.requantizer` (bias, one rounding,
-      one saturation). Lane `j` of block `b` computes output channel
-      `b * lanes + j`.
+      (the loop nest: output position, channel block, reduction step),
+      `rtl.weight_rom` (the weight loader: one weight per multiplier and
+      address), `rtl.multipliers` (`out_lanes * reduce_lanes` of them, one
+      product each per cycle), `rtl.adder_tree` (sums the `reduce_lanes`
+      products of each output lane), `rtl.accumulators` (one per output lane)
+      and `rtl.requantizer` (bias, one rounding, one saturation). Output lane
+      `o` of block `b` computes output channel `b * out_lanes + o`.
     * `rtl.elementwise`: an activation applied to every value of a beat.
 
     The verifier checks each stage against its neighbours (stream shapes) and
-    each component against the others (lanes, ROM depth, accumulator width).
+    each component against the others (lanes, ROM shape, accumulator width).
   }];
 }
 
@@ -93,27 +94,34 @@ def RTL_InputBufferOp : RTL_Component<"input_buffer"> {
 def RTL_CountersOp : RTL_Component<"counters"> {
   let summary = "Loop counters and window addressing";
   let description = [{
-    Output position `l < out_len`, channel block `b < blocks`, kernel tap
-    `k < kernel`, input channel `i < channels_per_group`. Lane `j` reads
-    input `(l * stride + k - pad_lo, lane_base + i)` of the `[in_len,
+    Output position `l < out_len`, channel block `b < blocks`, step
+    `s < steps`. The `K * channels_per_group` products of one output are
+    split into `steps` steps of `reduce_lanes` terms (the last one padded).
+    Term `t` is kernel tap `t / channels_per_group`, input channel
+    `t % channels_per_group` of the lane's group; it reads input
+    `(l * stride + tap - pad_lo, lane_base + channel)` of the `[in_len,
     in_channels]` input, or `pad_value` outside `[0, in_len)`.
   }];
-  let arguments = (ins RTL_Int:$out_len, RTL_Int:$blocks, RTL_Int:$kernel,
-                       RTL_Int:$channels_per_group, RTL_Int:$in_len,
-                       RTL_Int:$in_channels, RTL_Int:$stride, RTL_Int:$pad_lo,
-                       RTL_Int:$pad_value);
+  let arguments = (ins RTL_Int:$out_len, RTL_Int:$blocks, RTL_Int:$steps,
+                       RTL_Int:$kernel, RTL_Int:$channels_per_group,
+                       RTL_Int:$in_len, RTL_Int:$in_channels, RTL_Int:$stride,
+                       RTL_Int:$pad_lo, RTL_Int:$pad_value);
 }
 
 def RTL_WeightRomOp : RTL_Component<"weight_rom"> {
-  let summary = "Weight loader: `lanes` weights per address";
+  let summary = "Weight loader: one weight per multiplier per address";
   let description = [{
-    `values` is `[blocks * kernel * channels_per_group, lanes]`; address
-    `(b * kernel + k) * channels_per_group + i` holds the weights of the
-    lanes of block `b` for tap `k`, input channel `i`. `lane_base` gives,
-    per `b * lanes + j`, the first input channel of the lane's group, or -1
-    for a lane past the last output channel (its weights are 0).
+    There are `out_lanes * reduce_lanes` multipliers: output lane `o`
+    computes output channel `b * out_lanes + o` of block `b`, its reduction
+    lanes `r` the terms `s * reduce_lanes + r` of step `s`. `values` is
+    `[blocks * steps, out_lanes * reduce_lanes]`: address `b * steps + s`,
+    column `o * reduce_lanes + r`. `lane_base` gives, per
+    `b * out_lanes + o`, the first input channel of the output's group, or -1
+    for a lane past the last output channel (its weights are 0). Padded terms
+    (past `K * channels_per_group`) have weight 0.
   }];
-  let arguments = (ins RTL_Int:$lanes, RTL_Int:$bits, ElementsAttr:$values,
+  let arguments = (ins RTL_Int:$out_lanes, RTL_Int:$reduce_lanes,
+                       RTL_Int:$bits, ElementsAttr:$values,
                        DenseI64ArrayAttr:$lane_base);
 }
 
@@ -122,8 +130,17 @@ def RTL_MultipliersOp : RTL_Component<"multipliers"> {
   let arguments = (ins RTL_Int:$count, RTL_Int:$bits);
 }
 
+def RTL_AdderTreeOp : RTL_Component<"adder_tree"> {
+  let summary = "`count` balanced trees summing `inputs` products each";
+  let description = [{
+    One tree per output lane over its `reduce_lanes` products
+    (`inputs - 1` adders each, none when `inputs` is 1), `bits` wide.
+  }];
+  let arguments = (ins RTL_Int:$count, RTL_Int:$inputs, RTL_Int:$bits);
+}
+
 def RTL_AccumulatorsOp : RTL_Component<"accumulators"> {
-  let summary = "One accumulator per lane";
+  let summary = "One accumulator per output lane";
   let arguments = (ins RTL_Int:$count, RTL_Int:$bits);
 }
 
@@ -132,7 +149,7 @@ def RTL_RequantizerOp : RTL_Component<"requantizer"> {
   let description = [{
     `out = saturate_bits(round_shift(acc + bias, shift))`, `rounding`
     nearest (ties toward +infinity) or truncate (toward -infinity); `bias`
-    holds one value per `b * lanes + j`.
+    holds one value per `b * out_lanes + o`.
   }];
   let arguments = (ins RTL_Int:$shift, StrAttr:$rounding, RTL_Int:$bits,
                        ElementsAttr:$bias);
