@@ -62,6 +62,14 @@ private:
   std::optional<Literal> tensorField(const Node &object, StringRef key,
                                      ArrayRef<int64_t> shape, bool optional);
   bool checkKeys(const Node &object, ArrayRef<StringRef> allowed);
+  /// Reports that field `key` (`given`) contradicts the input's channels.
+  Value channelMismatch(const Node &node, StringRef key, int64_t given,
+                        int64_t channels, StringRef hint = "") {
+    error(*node.find(key), key + " " + Twine(given) + " does not match the " +
+                               Twine(channels) + " channels of the input" +
+                               hint);
+    return {};
+  }
 
   /// Builds the op of `node` on `input`; returns null after an error.
   Value build(const Node &node, StringRef type, Value input);
@@ -209,10 +217,7 @@ Value Importer::buildConv(const Node &node, Value input, Shape in) {
   if (!inCh || !outCh || !kernel || !stride || !groups || !padValue)
     return {};
   if (*inCh != in.channels)
-    return error(*node.find("in_channels"),
-                 "in_channels " + Twine(*inCh) + " does not match the " +
-                     Twine(in.channels) + " channels of the input"),
-           Value();
+    return channelMismatch(node, "in_channels", *inCh, in.channels);
   if (*inCh % *groups || *outCh % *groups)
     return error(*node.find("groups"),
                  "groups " + Twine(*groups) +
@@ -266,12 +271,9 @@ Value Importer::buildLinear(const Node &node, Value input, Shape in) {
   if (!inF || !outF)
     return {};
   if (*inF != in.channels)
-    return error(*node.find("in_features"),
-                 "in_features " + Twine(*inF) + " does not match the " +
-                     Twine(in.channels) +
-                     " channels of the input (flatten first for a dense "
-                     "layer over all positions)"),
-           Value();
+    return channelMismatch(node, "in_features", *inF, in.channels,
+                           " (flatten first for a dense layer over all "
+                           "positions)");
   auto weight = tensorField(node, "weight", {*outF, *inF}, false);
   if (!weight)
     return {};
@@ -290,10 +292,7 @@ Value Importer::buildBatchNorm(const Node &node, Value input, Shape in) {
   if (!features)
     return {};
   if (*features != in.channels)
-    return error(*node.find("num_features"),
-                 "num_features " + Twine(*features) + " does not match the " +
-                     Twine(in.channels) + " channels of the input"),
-           Value();
+    return channelMismatch(node, "num_features", *features, in.channels);
   auto gamma = tensorField(node, "weight", {in.channels}, false);
   auto beta = tensorField(node, "bias", {in.channels}, false);
   auto mean = tensorField(node, "running_mean", {in.channels}, false);
