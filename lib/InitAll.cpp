@@ -20,6 +20,7 @@ void unum::registerAllDialects(mlir::DialectRegistry &registry) {
 void unum::registerAllPasses() {
   registerUnumConversionPasses();
   nn::registerNNPasses();
+  registerNNHardwarePipeline();
 }
 
 void unum::registerAllTranslations() {

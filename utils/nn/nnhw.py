@@ -279,9 +279,12 @@ def reference(tools, work, input_file):
 
 
 def ghdl(work, report, input_file, synth=True):
-    """Analyses, (optionally) synthesises and simulates the design; returns
-    (outputs, cycles per inference, seconds spent in GHDL)."""
-    vhdl = os.path.join(work, "vhdl")
+    """Analyses, (optionally) synthesises and simulates the design in
+    work/vhdl; returns (outputs, cycles per inference, seconds in GHDL)."""
+    return ghdl_dir(os.path.join(work, "vhdl"), report, input_file, synth)
+
+
+def ghdl_dir(vhdl, report, input_file, synth=True):
     start = time.time()
     run(["ghdl", "-a", "--std=08"] + report["files"], cwd=vhdl)
     if synth:

@@ -12,6 +12,10 @@ namespace unum {
 
 #define GEN_PASS_REGISTRATION
 #include "unum/Conversion/Passes.h.inc"
+
+/// Registers `nn-hardware-pipeline{total-bits frac-bits rounding
+/// parallelism}`: a float nn model to rtl in one option.
+void registerNNHardwarePipeline();
 } // namespace unum
 
 #endif // UNUM_CONVERSION_PASSES_H
