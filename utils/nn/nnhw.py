@@ -278,13 +278,22 @@ def reference(tools, work, input_file):
     return [int(v) for v in out.split()]
 
 
-def ghdl(work, report, input_file, synth=True):
+def _inferences(report, input_file):
+    with open(input_file) as f:
+        values = sum(1 for line in f if line.strip().lstrip("-").isdigit())
+    per = report["input"]["width"] * report["input"]["beats"]
+    return max(1, values // per)
+
+
+def ghdl(work, report, input_file, synth=True, stall_every=0):
     """Analyses, (optionally) synthesises and simulates the design in
-    work/vhdl; returns (outputs, cycles per inference, seconds in GHDL)."""
-    return ghdl_dir(os.path.join(work, "vhdl"), report, input_file, synth)
+    work/vhdl; returns (outputs, cycles per inference, seconds in GHDL).
+    stall_every > 0 drops out_ready every stall_every-th cycle."""
+    return ghdl_dir(os.path.join(work, "vhdl"), report, input_file, synth,
+                    stall_every)
 
 
-def ghdl_dir(vhdl, report, input_file, synth=True):
+def ghdl_dir(vhdl, report, input_file, synth=True, stall_every=0):
     start = time.time()
     run(["ghdl", "-a", "--std=08"] + report["files"], cwd=vhdl)
     if synth:
@@ -293,6 +302,10 @@ def ghdl_dir(vhdl, report, input_file, synth=True):
     run(["ghdl", "-r", "--std=08", report["testbench"],
          "-ginput_file=" + os.path.abspath(input_file),
          "-goutput_file=output.txt", "-gcycles_file=cycles.txt",
+         "-gstall_every=%d" % stall_every,
+         # a hang fails fast: far more than any inference needs, even stalled
+         "-gmax_cycles=%d" % (10 * (report["scheduled_bound"] + 20) * _inferences(
+             report, input_file)),
          "--ieee-asserts=disable"], cwd=vhdl)
     seconds = time.time() - start
     with open(os.path.join(vhdl, "output.txt")) as o:

@@ -540,7 +540,7 @@ end architecture;
         llvm::formatv(R"(
 -- Testbench of {0}: reads input_file (one raw integer per line, {1} per
 -- inference), feeds one inference at a time as fast as the design accepts,
--- writes every output value to output_file (one per line) and, per inference,
+-- takes outputs every cycle (or as stall_every says), writes every output value to output_file (one per line) and, per inference,
 -- the cycles from its first input beat to its last output beat (both
 -- included) to cycles_file.
 entity {2} is
@@ -548,7 +548,9 @@ entity {2} is
     input_file  : string  := "input.txt";
     output_file : string  := "output.txt";
     cycles_file : string  := "cycles.txt";
-    max_cycles  : natural := 100000000);
+    max_cycles  : natural := 100000000;
+    -- when not 0, out_ready is low every stall_every-th cycle (backpressure)
+    stall_every : natural := 0);
 end entity;
 
 architecture sim of {2} is
@@ -564,11 +566,13 @@ architecture sim of {2} is
   signal start     : natural := 0;
   signal finished  : natural := 0; -- inferences whose outputs are all out
   signal in_valid, in_ready, out_valid : std_logic := '0';
-  signal out_ready : std_logic := '1';
+  signal out_ready : std_logic;
   signal in_data   : std_logic_vector(IN_W * N - 1 downto 0) := (others => '0');
   signal out_data  : std_logic_vector(OUT_W * N - 1 downto 0);
 begin
   clk <= not clk after 5 ns when not done;
+  out_ready <= '0' when stall_every /= 0 and cycle mod stall_every = stall_every - 1
+               else '1';
 
   dut : entity work.{8}
     port map (clk => clk, rst => rst, in_valid => in_valid,

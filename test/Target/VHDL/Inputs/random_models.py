@@ -44,6 +44,16 @@ for seed in range(args.first, args.first + args.seeds):
     expected = nnhw.reference(args.tools, work, inputs)
     got, cycles, secs = nnhw.ghdl(work, report, inputs)
     seconds += secs
+    # Every third model again with backpressure: out_ready low every 3rd
+    # cycle stalls the stages; the outputs must not change.
+    if seed % 3 == 1:
+        stalled, _, secs = nnhw.ghdl(work, report, inputs, synth=False,
+                                     stall_every=3)
+        seconds += secs
+        kinds.add("backpressure")
+        if stalled != expected:
+            print("seed %d: FAIL under backpressure" % seed)
+            failures += 1
     layers = [nd["type"] for nd in model["nodes"][1:-1]]
     for nd in model["nodes"]:
         kinds.add(nd["type"])
@@ -86,7 +96,7 @@ for seed in range(args.first, args.first + args.seeds):
 print("covered: " + " ".join(sorted(kinds)))
 REQUIRED = {"conv1d", "linear", "relu", "hardtanh", "hardsigmoid", "batchnorm1d",
             "flatten", "padding=valid", "padding=same", "padding=N", "stride>1",
-            "groups>1", "bias", "no-bias", "adder-tree", "P=1", "P=2", "P=4",
+            "groups>1", "bias", "no-bias", "adder-tree", "backpressure", "P=1", "P=2", "P=4",
             "P=8"}
 if args.seeds >= 16 and not REQUIRED <= kinds:
     print("FAIL: the seeds do not cover " + " ".join(sorted(REQUIRED - kinds)))
