@@ -42,10 +42,10 @@ macs = length * c * c * k
 
 print("conv1d L=%d C_in=C_out=%d K=%d padding=same, Q8.4, %d MACs per inference"
       % (length, c, k, macs))
-print("%3s | %8s | %24s | %5s | %11s | %8s | %9s | %s"
+print("%3s | %8s | %24s | %5s | %11s | %8s | %11s | %9s | %s"
       % ("P", "cycles", "bound ceil(MACs/P)+d+L", "ratio", "multipliers", "ROM bits",
-         "GHDL s", "bit-exact"))
-print("-" * 96)
+         "buffer bits", "GHDL s", "bit-exact"))
+print("-" * 110)
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "model.json")
     with open(path, "w") as out:
@@ -61,8 +61,10 @@ with tempfile.TemporaryDirectory() as tmp:
         got, cycles, seconds = nnhw.ghdl(work, report, inputs)
         bound = math.ceil(macs / p) + report["pipeline_depth"] + length
         base = base or max(cycles)
-        print("%3d | %8d | %24d | %5.2f | %11d | %8d | %9.2f | %s"
+        print("%3d | %8d | %24d | %5.2f | %11d | %8d | %11d | %9.2f | %s"
               % (p, max(cycles), bound, base / max(cycles), report["multipliers"],
-                 report["rom_bits"], seconds, "yes" if got == expected else "NO"))
-print("ratio: cycles at P=1 / cycles at P; cycles are the worst of %d inferences"
+                 report["rom_bits"], report["buffer_bits"], seconds,
+                 "yes" if got == expected else "NO"))
+print("ratio: cycles at P=1 / cycles at P; cycles are the worst of %d inferences;"
       % args.inferences)
+print("GHDL s: analysis + ghdl --synth + simulation of all inferences")

@@ -4,6 +4,7 @@
 #include "unum/Dialect/NN/IR/NNDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace unum {
 #define GEN_PASS_DEF_CONVERTNNTORTL
@@ -84,7 +85,13 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
                                        i64(m.outCh), i64(m.outLen));
     OpBuilder::InsertionGuard guard(b);
     b.createBlock(&unit.getBody());
-    rtl::InputBufferOp::create(b, loc, i64(m.inLen * m.inCh), i64(bits));
+    // A line buffer when a power of two below the whole input holds the
+    // rows of a window and the next stride (rtl::getMinLineBuffer).
+    int64_t total = m.inLen * m.inCh;
+    int64_t lines = int64_t(llvm::PowerOf2Ceil(
+        (m.kernel + m.stride) * m.inCh + in.width));
+    rtl::InputBufferOp::create(b, loc, i64(lines < total ? lines : total),
+                               i64(bits));
     rtl::CountersOp::create(b, loc, i64(m.outLen), i64(blocks), i64(steps),
                             i64(m.kernel), i64(cpg), i64(m.inLen), i64(m.inCh),
                             i64(m.stride), i64(m.padLo), i64(m.padValue));

@@ -171,6 +171,11 @@ end package body;
       last = std::min(last, c.getInLen() - 1);
       need.push_back(last < 0 ? 0 : (last + 1) * c.getInChannels());
     }
+    int64_t cap = p.buffer.getElements();
+    std::vector<int64_t> first;
+    for (int64_t l = 0; l < c.getOutLen(); ++l)
+      first.push_back(std::max<int64_t>(0, l * c.getStride() - c.getPadLo()) *
+                      c.getInChannels());
     // Tap and channel of term s * pr + r (-1 past the last term).
     std::vector<int64_t> termTap, termChannel;
     for (int64_t t = 0; t < c.getSteps() * pr; ++t) {
@@ -214,6 +219,7 @@ end package body;
   constant NEAREST   : boolean := {16};
   constant DEPTH     : natural := BLOCKS * STEPS;
   constant TREE_LEVELS : natural := {23}; -- ceil(log2(PR))
+  constant CAP       : natural := {24}; -- window buffer slots
 
   -- weight ROM: address blk * STEPS + step, column o * PR + r
   type rom_t is array (0 to DEPTH - 1) of sample_vector(0 to PO * PR - 1);
@@ -227,12 +233,14 @@ end package body;
   constant TERM_CH : int_vector(0 to STEPS * PR - 1) := {21};
   -- input elements needed before output position l can start
   constant NEED : int_vector(0 to OUT_LEN - 1) := {22};
+  -- first input element output position l reads (older ones may go)
+  constant FIRST : int_vector(0 to OUT_LEN - 1) := {25};
 
   type acc_vector is array (natural range <>) of signed(ACC_BITS - 1 downto 0);
   type prod_vector is array (natural range <>) of
     signed(2 * DATA_BITS - 1 downto 0);
 
-  signal buf       : sample_vector(0 to ELEMS - 1);
+  signal buf       : sample_vector(0 to CAP - 1);
   signal beats_in  : natural range 0 to IN_BEATS;
   signal loaded    : natural range 0 to ELEMS;
   signal issued    : std_logic; -- every MAC of this inference issued
@@ -249,6 +257,13 @@ end package body;
   signal o_data    : sample_vector(0 to OUT_CH - 1);
   signal stall     : std_logic;
   signal issue     : std_logic;
+  signal accept    : std_logic;
+
+  -- the buffer slot of input element e
+  function slot(e : natural) return natural is
+  begin
+    return {26};
+  end function;
 
   -- balanced adder tree over the PR products of output lane o
   function tree_sum(v : prod_vector; o : natural) return signed is
@@ -267,7 +282,11 @@ end package body;
     return t(0);
   end function;
 begin
-  in_ready  <= '1' when beats_in < IN_BEATS else '0';
+  -- a beat may not overwrite what the current position still reads
+  accept <= '1' when beats_in < IN_BEATS and
+                     (issued = '1' or loaded + IN_W <= FIRST(pos) + CAP)
+            else '0';
+  in_ready  <= accept;
   out_valid <= o_valid;
   out_data  <= o_data;
   -- a finished row waits while the output register is still full
@@ -295,13 +314,9 @@ begin
         o_valid  <= '0';
       else
         -- window buffer: one beat per handshake
-        if in_valid = '1' and beats_in < IN_BEATS then
-          for b in 0 to IN_BEATS - 1 loop
-            if b = beats_in then
-              for i in 0 to IN_W - 1 loop
-                buf(b * IN_W + i) <= in_data(i);
-              end loop;
-            end if;
+        if in_valid = '1' and accept = '1' then
+          for i in 0 to IN_W - 1 loop
+            buf(slot(loaded + i)) <= in_data(i);
           end loop;
           beats_in <= beats_in + 1;
           loaded   <= loaded + IN_W;
@@ -349,8 +364,8 @@ begin
                 elsif src < 0 or src >= IN_LEN then
                   x := to_signed(PAD_VALUE, DATA_BITS);
                 else
-                  x := buf(src * IN_CH + LANE_BASE(blk * PO + o)
-                           + TERM_CH(step * PR + r));
+                  x := buf(slot(src * IN_CH + LANE_BASE(blk * PO + o)
+                                + TERM_CH(step * PR + r)));
                 end if;
                 prod(o * PR + r) <= x * ROM(addr)(o * PR + r);
               end loop;
@@ -390,7 +405,8 @@ begin
 end architecture;
 )",
                       unit.getInWidth(), unit.getInBeats(),
-                      p.buffer.getElements(), c.getInLen(), c.getInChannels(),
+                      c.getInLen() * c.getInChannels(), c.getInLen(),
+                      c.getInChannels(),
                       c.getOutLen(), unit.getOutWidth(), po, pr, c.getBlocks(),
                       c.getSteps(), c.getStride(), c.getPadLo(),
                       c.getPadValue(), p.accumulators.getBits(),
@@ -400,7 +416,10 @@ end architecture;
                       romRows, aggregate(p.rom.getLaneBase()),
                       aggregate(integersOf(p.requantizer.getBias())),
                       aggregate(termTap), aggregate(termChannel),
-                      aggregate(need), fixed::ceilLog2(pr))
+                      aggregate(need), fixed::ceilLog2(pr), cap,
+                      aggregate(first),
+                      cap < c.getInLen() * c.getInChannels() ? "e mod CAP"
+                                                             : "e")
             .str();
     files.push_back({entity.str() + ".vhd", text});
   }
@@ -677,12 +696,13 @@ end architecture;
 
   /// Static figures; the cycles are measured by the testbench.
   void emitReport() {
-    int64_t multipliers = 0, adders = 0, romBits = 0, macs = 0, scheduled = 0,
-            ideal = 0, depth = 0;
+    int64_t multipliers = 0, adders = 0, romBits = 0, bufferBits = 0,
+            macs = 0, scheduled = 0, ideal = 0, depth = 0;
     std::string stages;
     size_t i = 0;
     for (Operation &stage : design.getBody().front()) {
-      int64_t m = 0, add = 0, bits = 0, unitMacs = 0, lanes = 0, cycles = 0;
+      int64_t m = 0, add = 0, bits = 0, buffer = 0, unitMacs = 0, lanes = 0,
+              cycles = 0;
       if (auto unit = dyn_cast<MacUnitOp>(stage)) {
         MacParts p = getMacParts(unit);
         CountersOp c = p.counters;
@@ -692,22 +712,25 @@ end architecture;
         unitMacs = c.getOutLen() * unit.getOutWidth() * terms;
         cycles = c.getOutLen() * c.getBlocks() * c.getSteps();
         add = p.tree.getCount() * (p.tree.getInputs() - 1);
+        buffer = p.buffer.getElements() * p.buffer.getBits();
         ideal += (unitMacs + lanes - 1) / lanes;
       }
       int64_t d = getPipelineDepth(&stage);
       multipliers += m;
       adders += add;
+      bufferBits += buffer;
       romBits += bits;
       macs += unitMacs;
       scheduled += cycles;
       depth += d;
       stages += llvm::formatv(
           R"({0}    {{"name": "{1}", "entity": "{2}", "kind": "{3}", )"
-          R"("multipliers": {4}, "tree_adders": {9}, "rom_bits": {5}, "macs": {6}, )"
+          R"("multipliers": {4}, "tree_adders": {9}, "rom_bits": {5}, )"
+          R"("buffer_bits": {10}, "macs": {6}, )"
           R"("mac_cycles": {7}, "pipeline_depth": {8}})",
           i ? ",\n" : "", stage.getAttrOfType<StringAttr>("sym_name").getValue(),
           entities[i], stage.getName().stripDialect(), lanes, bits, unitMacs,
-          cycles, d, add);
+          cycles, d, add, buffer);
       ++i;
     }
     std::string fileList;
@@ -728,6 +751,7 @@ end architecture;
   "multipliers": {10},
   "tree_adders": {18},
   "rom_bits": {11},
+  "buffer_bits": {19},
   "macs": {12},
   "pipeline_depth": {13},
   "mac_cycles": {14},
@@ -743,7 +767,8 @@ end architecture;
                        design.getInWidth(), length, design.getOutWidth(),
                        design.getOutBeats(), multipliers, romBits, macs, depth,
                        scheduled, ideal + depth + length,
-                       scheduled + depth + length, stages, adders)
+                       scheduled + depth + length, stages, adders,
+                       bufferBits)
              .str()});
   }
 

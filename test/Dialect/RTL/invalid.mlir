@@ -99,3 +99,19 @@ rtl.design @hardsigmoid attributes {data_bits = 8, frac_bits = 4, in_width = 1, 
   // expected-error @+1 {{hardsigmoid needs a slope and a rounding}}
   rtl.elementwise @s "hardsigmoid" {width = 1, beats = 4, lo = 0, hi = 16}
 }
+
+// -----
+
+// 12 values: neither the whole input (16) nor a power of two.
+rtl.design @buffer attributes {data_bits = 8, frac_bits = 4, in_width = 1, in_beats = 16, out_width = 1, out_beats = 16} {
+  rtl.mac_unit @m attributes {in_width = 1, in_beats = 16, out_width = 1, out_beats = 16} {
+    // expected-error @+1 {{must hold the whole input (16 values) or be a power of two of at least 5 values below that}}
+    rtl.input_buffer {elements = 12, bits = 8}
+    rtl.counters {out_len = 16, blocks = 1, steps = 3, kernel = 3, channels_per_group = 1, in_len = 16, in_channels = 1, stride = 1, pad_lo = 1, pad_value = 0}
+    rtl.weight_rom {out_lanes = 1, reduce_lanes = 1, bits = 8, values = dense<1> : tensor<3x1xi32>, lane_base = array<i64: 0>}
+    rtl.multipliers {count = 1, bits = 8}
+    rtl.adder_tree {count = 1, inputs = 1, bits = 18}
+    rtl.accumulators {count = 1, bits = 18}
+    rtl.requantizer {shift = 4, rounding = "nearest", bits = 8, bias = dense<0> : tensor<1xi64>}
+  }
+}

@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace unum::rtl;
@@ -32,6 +33,12 @@ MacParts unum::rtl::getMacParts(MacUnitOp unit) {
   parts.accumulators = cast<AccumulatorsOp>(*it++);
   parts.requantizer = cast<RequantizerOp>(*it);
   return parts;
+}
+
+int64_t unum::rtl::getMinLineBuffer(MacUnitOp unit) {
+  CountersOp c = getMacParts(unit).counters;
+  return (c.getKernel() + c.getStride()) * c.getInChannels() +
+         unit.getInWidth();
 }
 
 int64_t unum::rtl::getPipelineDepth(Operation *stage) {
@@ -110,13 +117,19 @@ LogicalResult MacUnitOp::verifyRegions() {
   CountersOp c = p.counters;
   int64_t outLanes = p.rom.getOutLanes(), reduceLanes = p.rom.getReduceLanes();
   int64_t terms = c.getKernel() * c.getChannelsPerGroup();
-  if (p.buffer.getElements() != getInWidth() * getInBeats() ||
-      p.buffer.getElements() != c.getInLen() * c.getInChannels())
+  int64_t total = c.getInLen() * c.getInChannels();
+  if (total != getInWidth() * getInBeats())
+    return c.emitOpError() << "counts " << total
+                           << " input values, the input stream carries "
+                           << getInWidth() * getInBeats();
+  int64_t elements = p.buffer.getElements();
+  if (elements != total &&
+      (elements > total || !llvm::isPowerOf2_64(elements) ||
+       elements < getMinLineBuffer(*this)))
     return p.buffer.emitOpError()
-           << "holds " << p.buffer.getElements()
-           << " values, the input stream and the counters need "
-           << getInWidth() * getInBeats() << " and "
-           << c.getInLen() * c.getInChannels();
+           << "must hold the whole input (" << total
+           << " values) or be a power of two of at least "
+           << getMinLineBuffer(*this) << " values below that";
   for (int64_t b : {p.buffer.getBits(), p.rom.getBits(),
                     p.multipliers.getBits(), p.requantizer.getBits()})
     if (b != bits)

@@ -65,6 +65,10 @@ for seed in range(args.first, args.first + args.seeds):
     kinds.add("P=%d" % p)
     if any(st.get("tree_adders", 0) for st in report["stages"]):
         kinds.add("adder-tree")
+    for name in report["files"]:
+        with open(os.path.join(work, "vhdl", name)) as vhd:
+            if "return e mod CAP;" in vhd.read():
+                kinds.add("line-buffer")
     problems = []
     if got != expected:
         bad = [i for i, (a, b) in enumerate(zip(got, expected)) if a != b]
@@ -96,7 +100,7 @@ for seed in range(args.first, args.first + args.seeds):
 print("covered: " + " ".join(sorted(kinds)))
 REQUIRED = {"conv1d", "linear", "relu", "hardtanh", "hardsigmoid", "batchnorm1d",
             "flatten", "padding=valid", "padding=same", "padding=N", "stride>1",
-            "groups>1", "bias", "no-bias", "adder-tree", "backpressure", "P=1", "P=2", "P=4",
+            "groups>1", "bias", "no-bias", "adder-tree", "line-buffer", "backpressure", "P=1", "P=2", "P=4",
             "P=8"}
 if args.seeds >= 16 and not REQUIRED <= kinds:
     print("FAIL: the seeds do not cover " + " ".join(sorted(REQUIRED - kinds)))

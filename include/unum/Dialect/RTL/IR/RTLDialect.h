@@ -26,6 +26,10 @@ struct MacParts {
 };
 MacParts getMacParts(MacUnitOp unit);
 
+/// The smallest line buffer that never starves the unit: the rows of one
+/// window, the rows of the next stride and one beat.
+int64_t getMinLineBuffer(MacUnitOp unit);
+
 /// Cycles of pipeline latency a stage adds (multiplier and accumulator
 /// registers for a mac unit, one register for an elementwise stage).
 int64_t getPipelineDepth(mlir::Operation *stage);

@@ -16,8 +16,8 @@ def RTL_Dialect : Dialect {
     `width` values of `data_bits` bits; one inference is `beats` beats.
 
     * `rtl.mac_unit`: one conv1d or linear layer, built from its components
-      in a fixed order: `rtl.input_buffer` (the window buffer: it holds the
-      inference's input so that every window can be read), `rtl.counters`
+      in a fixed order: `rtl.input_buffer` (the window buffer: the input
+      rows that the windows still need), `rtl.counters`
       (the loop nest: output position, channel block, reduction step),
       `rtl.weight_rom` (the weight loader: one weight per multiplier and
       address), `rtl.multipliers` (`out_lanes * reduce_lanes` of them, one
@@ -88,6 +88,13 @@ class RTL_Component<string mnemonic>
 
 def RTL_InputBufferOp : RTL_Component<"input_buffer"> {
   let summary = "Window buffer: the layer input, written beat by beat";
+  let description = [{
+    Holds `elements` input values: the whole input, or, as a line buffer, a
+    power of two of at least `(kernel + stride) * in_channels + in_width`
+    values used circularly (value `e` in slot `e mod elements`). A line
+    buffer takes a beat only while it overwrites no value that the current
+    output position still needs.
+  }];
   let arguments = (ins RTL_Int:$elements, RTL_Int:$bits);
 }
 
