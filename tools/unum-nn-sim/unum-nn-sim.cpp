@@ -26,8 +26,7 @@ static llvm::cl::opt<std::string> modelFile(llvm::cl::Positional,
 static llvm::cl::opt<std::string>
     inputFile("input", llvm::cl::desc("Input samples: one integer per line"),
               llvm::cl::value_desc("file"), llvm::cl::Required);
-static llvm::cl::opt<std::string> outputFile("o",
-                                             llvm::cl::desc("Output file"),
+static llvm::cl::opt<std::string> outputFile("o", llvm::cl::desc("Output file"),
                                              llvm::cl::value_desc("file"),
                                              llvm::cl::init("-"));
 

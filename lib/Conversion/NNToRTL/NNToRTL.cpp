@@ -72,31 +72,31 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
         for (int64_t o = 0; o < po; ++o)
           for (int64_t r = 0; r < pr; ++r) {
             int64_t ch = blk * po + o, t = step * pr + r;
-            int64_t w = ch < m.outCh && t < terms
-                            ? m.weight[(ch * cpg + t % cpg) * m.kernel +
-                                       t / cpg]
-                            : 0;
+            int64_t w =
+                ch < m.outCh && t < terms
+                    ? m.weight[(ch * cpg + t % cpg) * m.kernel + t / cpg]
+                    : 0;
             rom.emplace_back(32, w, true);
           }
     }
     auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
-    auto unit = rtl::MacUnitOp::create(b, loc, b.getStringAttr(name),
-                                       i64(in.width), i64(in.beats),
-                                       i64(m.outCh), i64(m.outLen));
+    auto unit =
+        rtl::MacUnitOp::create(b, loc, b.getStringAttr(name), i64(in.width),
+                               i64(in.beats), i64(m.outCh), i64(m.outLen));
     OpBuilder::InsertionGuard guard(b);
     b.createBlock(&unit.getBody());
     // A line buffer when a power of two below the whole input holds the
     // rows of a window and the next stride (rtl::getMinLineBuffer).
     int64_t total = m.inLen * m.inCh;
-    int64_t lines = int64_t(llvm::PowerOf2Ceil(
-        (m.kernel + m.stride) * m.inCh + in.width));
+    int64_t lines =
+        int64_t(llvm::PowerOf2Ceil((m.kernel + m.stride) * m.inCh + in.width));
     rtl::InputBufferOp::create(b, loc, i64(lines < total ? lines : total),
                                i64(bits));
     rtl::CountersOp::create(b, loc, i64(m.outLen), i64(blocks), i64(steps),
                             i64(m.kernel), i64(cpg), i64(m.inLen), i64(m.inCh),
                             i64(m.stride), i64(m.padLo), i64(m.padValue));
-    auto romType = RankedTensorType::get({blocks * steps, po * pr},
-                                         b.getIntegerType(32));
+    auto romType =
+        RankedTensorType::get({blocks * steps, po * pr}, b.getIntegerType(32));
     rtl::WeightRomOp::create(b, loc, i64(po), i64(pr), i64(bits),
                              DenseElementsAttr::get(romType, rom),
                              b.getDenseI64ArrayAttr(laneBase));
@@ -121,8 +121,8 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
                                "nn-dead-node-elim)");
     unsigned bits = fixedType.getWidth(), frac = fixedType.getFrac();
     auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
-    auto design = rtl::DesignOp::create(b, 
-        model.getLoc(), model.getSymNameAttr(), i64(bits), i64(frac),
+    auto design = rtl::DesignOp::create(
+        b, model.getLoc(), model.getSymNameAttr(), i64(bits), i64(frac),
         i64(inType.getDimSize(1)), i64(inType.getDimSize(0)), i64(0), i64(0));
     b.createBlock(&design.getBody());
     Stream stream{inType.getDimSize(1), inType.getDimSize(0)};
@@ -134,25 +134,43 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
       };
       auto clamp = [&](int64_t lo, int64_t hi) {
         rtl::ElementwiseOp::create(b, loc, name, i64(stream.width),
-                                     i64(stream.beats),
-                                     b.getStringAttr("clamp"), i64(lo),
-                                     i64(hi), IntegerAttr(), StringAttr());
+                                   i64(stream.beats), b.getStringAttr("clamp"),
+                                   i64(lo), i64(hi), IntegerAttr(),
+                                   StringAttr());
       };
       if (auto conv = dyn_cast<nn::Conv1dOp>(op)) {
         auto in = shapeOf(conv.getInput()), out = shapeOf(conv.getResult());
         auto w = cast<ShapedType>(conv.getWeight().getType()).getShape();
-        MacLayer m{in[0], in[1], out[0], out[1], w[2], conv.getStrideAttr().getInt(),
-                   conv.getPadLoAttr().getInt(), conv.getGroupsAttr().getInt(),
+        MacLayer m{in[0],
+                   in[1],
+                   out[0],
+                   out[1],
+                   w[2],
+                   conv.getStrideAttr().getInt(),
+                   conv.getPadLoAttr().getInt(),
+                   conv.getGroupsAttr().getInt(),
                    cast<IntegerAttr>(conv.getPaddingValue()).getInt(),
-                   nn::getIntegers(conv.getWeight()), nn::getIntegers(conv.getBiasAttr()),
-                   int64_t(*conv.getAccBits()), *conv.getRounding()};
+                   nn::getIntegers(conv.getWeight()),
+                   nn::getIntegers(conv.getBiasAttr()),
+                   int64_t(*conv.getAccBits()),
+                   *conv.getRounding()};
         buildMac(b, loc, name, m, stream, bits, frac);
         stream = {out[1], out[0]};
       } else if (auto linear = dyn_cast<nn::LinearOp>(op)) {
         auto in = shapeOf(linear.getInput()), out = shapeOf(linear.getResult());
-        MacLayer m{in[0], in[1], out[0], out[1], 1, 1, 0, 1, 0,
-                   nn::getIntegers(linear.getWeight()), nn::getIntegers(linear.getBiasAttr()),
-                   int64_t(*linear.getAccBits()), *linear.getRounding()};
+        MacLayer m{in[0],
+                   in[1],
+                   out[0],
+                   out[1],
+                   1,
+                   1,
+                   0,
+                   1,
+                   0,
+                   nn::getIntegers(linear.getWeight()),
+                   nn::getIntegers(linear.getBiasAttr()),
+                   int64_t(*linear.getAccBits()),
+                   *linear.getRounding()};
         buildMac(b, loc, name, m, stream, bits, frac);
         stream = {out[1], out[0]};
       } else if (isa<nn::ReluOp>(op)) {
@@ -161,8 +179,8 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
         clamp(cast<IntegerAttr>(tanh.getMinVal()).getInt(),
               cast<IntegerAttr>(tanh.getMaxVal()).getInt());
       } else if (auto sigmoid = dyn_cast<nn::HardsigmoidOp>(op)) {
-        rtl::ElementwiseOp::create(b, 
-            loc, name, i64(stream.width), i64(stream.beats),
+        rtl::ElementwiseOp::create(
+            b, loc, name, i64(stream.width), i64(stream.beats),
             b.getStringAttr("hardsigmoid"), i64(0),
             i64(std::min(int64_t(1) << frac, fixed::maxValue(bits))),
             b.getI64IntegerAttr(*sigmoid.getSlope()),

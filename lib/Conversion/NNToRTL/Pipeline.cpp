@@ -14,8 +14,7 @@ struct HardwarePipelineOptions
   Option<unsigned> totalBits{*this, "total-bits",
                              llvm::cl::desc("Bits per value (2 to 16)"),
                              llvm::cl::init(8)};
-  Option<unsigned> fracBits{*this, "frac-bits",
-                            llvm::cl::desc("Fraction bits"),
+  Option<unsigned> fracBits{*this, "frac-bits", llvm::cl::desc("Fraction bits"),
                             llvm::cl::init(4)};
   Option<std::string> rounding{*this, "rounding",
                                llvm::cl::desc("nearest or truncate"),

@@ -5,10 +5,10 @@
 // leaves a model that the nn verifier then checks as a whole.
 //
 //===----------------------------------------------------------------------===//
-#include "unum/Target/NNJson/NNJson.h"
 #include "unum/Config/Document.h"
 #include "unum/Dialect/NN/IR/NNDialect.h"
 #include "unum/Target/JsonImage.h"
+#include "unum/Target/NNJson/NNJson.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
@@ -130,8 +130,8 @@ std::optional<int64_t> Importer::integer(const Node &object, StringRef key,
   int64_t v = 0;
   if (StringRef(value->text).getAsInteger(10, v) || v < minimum ||
       v > (int64_t(1) << 30)) {
-    error(*value, "'" + key + "' must be an integer of at least " +
-                      Twine(minimum));
+    error(*value,
+          "'" + key + "' must be an integer of at least " + Twine(minimum));
     return std::nullopt;
   }
   return v;
@@ -151,8 +151,7 @@ std::optional<double> Importer::number(const Node &object, StringRef key,
   return v;
 }
 
-bool Importer::tensor(const Node &node, ArrayRef<int64_t> shape,
-                      Literal &out) {
+bool Importer::tensor(const Node &node, ArrayRef<int64_t> shape, Literal &out) {
   if (shape.empty()) {
     double v = 0;
     if (node.kind != Node::Kind::Number ||
@@ -162,8 +161,8 @@ bool Importer::tensor(const Node &node, ArrayRef<int64_t> shape,
     return true;
   }
   if (node.kind != Node::Kind::Array)
-    return error(node, "expected an array of " + Twine(shape.front()) +
-                           " elements");
+    return error(node,
+                 "expected an array of " + Twine(shape.front()) + " elements");
   if (static_cast<int64_t>(node.items.size()) != shape.front())
     return error(node, "expected " + Twine(shape.front()) + " elements, got " +
                            Twine(node.items.size()));
@@ -191,7 +190,8 @@ std::optional<Literal> Importer::tensorField(const Node &object, StringRef key,
     std::string dims;
     for (int64_t d : shape)
       dims += (dims.empty() ? "" : ", ") + std::to_string(d);
-    diags.note(value->loc, "'" + key.str() + "' must have shape [" + dims + "]");
+    diags.note(value->loc,
+               "'" + key.str() + "' must have shape [" + dims + "]");
     return std::nullopt;
   }
   return literal;
@@ -226,8 +226,7 @@ Value Importer::buildConv(const Node &node, Value input, Shape in) {
   int64_t padLo = 0, padHi = 0;
   if (const Node *padding = node.find("padding")) {
     if (padding->kind == Node::Kind::String && padding->text == "valid") {
-    } else if (padding->kind == Node::Kind::String &&
-               padding->text == "same") {
+    } else if (padding->kind == Node::Kind::String && padding->text == "same") {
       if (*stride != 1)
         return error(*padding, "padding \"same\" needs stride 1"), Value();
       padLo = (*kernel - 1) / 2;
@@ -257,9 +256,10 @@ Value Importer::buildConv(const Node &node, Value input, Shape in) {
   if (diags.hasErrors())
     return {};
   Shape out{(in.length + padLo + padHi - *kernel) / *stride + 1, *outCh};
-  return nn::Conv1dOp::create(builder, 
-      loc(node), tensorType(out), builder.getStringAttr(node.find("name")->text),
-      input, elements(*weight), bias ? elements(*bias) : DenseElementsAttr(),
+  return nn::Conv1dOp::create(
+      builder, loc(node), tensorType(out),
+      builder.getStringAttr(node.find("name")->text), input, elements(*weight),
+      bias ? elements(*bias) : DenseElementsAttr(),
       builder.getI64IntegerAttr(*stride), builder.getI64IntegerAttr(padLo),
       builder.getI64IntegerAttr(padHi), builder.getF64FloatAttr(*padValue),
       builder.getI64IntegerAttr(*groups), IntegerAttr(), StringAttr());
@@ -280,8 +280,8 @@ Value Importer::buildLinear(const Node &node, Value input, Shape in) {
   auto bias = tensorField(node, "bias", {*outF}, true);
   if (diags.hasErrors())
     return {};
-  return nn::LinearOp::create(builder, 
-      loc(node), tensorType({in.length, *outF}),
+  return nn::LinearOp::create(
+      builder, loc(node), tensorType({in.length, *outF}),
       builder.getStringAttr(node.find("name")->text), input, elements(*weight),
       bias ? elements(*bias) : DenseElementsAttr(), IntegerAttr(),
       StringAttr());
@@ -305,10 +305,11 @@ Value Importer::buildBatchNorm(const Node &node, Value input, Shape in) {
       return error(*node.find("running_var"),
                    "running_var + eps must be positive"),
              Value();
-  return nn::BatchNormOp::create(builder, 
-      loc(node), tensorType(in), builder.getStringAttr(node.find("name")->text),
-      input, elements(*gamma), elements(*beta), elements(*mean),
-      elements(*var), builder.getF64FloatAttr(*eps));
+  return nn::BatchNormOp::create(builder, loc(node), tensorType(in),
+                                 builder.getStringAttr(node.find("name")->text),
+                                 input, elements(*gamma), elements(*beta),
+                                 elements(*mean), elements(*var),
+                                 builder.getF64FloatAttr(*eps));
 }
 
 Value Importer::build(const Node &node, StringRef type, Value input) {
@@ -340,9 +341,9 @@ Value Importer::build(const Node &node, StringRef type, Value input) {
       return {};
     if (*lo >= *hi)
       return error(node, "hardtanh needs min < max"), Value();
-    return nn::HardtanhOp::create(builder, 
-        loc(node), tensorType(in), name, input, builder.getF64FloatAttr(*lo),
-        builder.getF64FloatAttr(*hi));
+    return nn::HardtanhOp::create(builder, loc(node), tensorType(in), name,
+                                  input, builder.getF64FloatAttr(*lo),
+                                  builder.getF64FloatAttr(*hi));
   }
   if (!keys({}))
     return {};
@@ -350,11 +351,11 @@ Value Importer::build(const Node &node, StringRef type, Value input) {
     return nn::ReluOp::create(builder, loc(node), tensorType(in), name, input);
   if (type == "hardsigmoid")
     return nn::HardsigmoidOp::create(builder, loc(node), tensorType(in), name,
-                                             input, IntegerAttr(),
-                                             StringAttr());
+                                     input, IntegerAttr(), StringAttr());
   if (type == "flatten")
-    return nn::FlattenOp::create(builder, 
-        loc(node), tensorType({1, in.length * in.channels}), name, input);
+    return nn::FlattenOp::create(builder, loc(node),
+                                 tensorType({1, in.length * in.channels}), name,
+                                 input);
   nn::OutputOp::create(builder, loc(node), name, input);
   return input;
 }
@@ -370,8 +371,8 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
     return nullptr;
 
   // Nodes: unique names, known types.
-  static const StringRef types[] = {"input",   "output",      "conv1d",
-                                    "linear",  "relu",        "hardtanh",
+  static const StringRef types[] = {"input",       "output",      "conv1d",
+                                    "linear",      "relu",        "hardtanh",
                                     "hardsigmoid", "batchnorm1d", "flatten"};
   llvm::StringMap<size_t> index;
   std::vector<StringRef> typeOf;
@@ -477,8 +478,9 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
       continue;
     }
     Shape s{int64_t(shape->values[0]), int64_t(shape->values[1])};
-    value[i] = nn::InputOp::create(builder, 
-        loc(node), tensorType(s), builder.getStringAttr(node.find("name")->text));
+    value[i] =
+        nn::InputOp::create(builder, loc(node), tensorType(s),
+                            builder.getStringAttr(node.find("name")->text));
     built[i] = true;
     work.push_back(i);
   }
@@ -497,8 +499,8 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
     return nullptr;
   for (size_t i = 0; i < built.size(); ++i)
     if (!built[i])
-      error(nodes->items[i], "node '" + nodes->items[i].find("name")->text +
-                                 "' is on a cycle");
+      error(nodes->items[i],
+            "node '" + nodes->items[i].find("name")->text + "' is on a cycle");
   if (diags.hasErrors())
     return nullptr;
   OwningOpRef<ModuleOp> owned(module);

@@ -65,9 +65,9 @@ LogicalResult ModelOp::verifyRegions() {
     if (auto name = op.getAttrOfType<StringAttr>("name")) {
       auto [it, inserted] = names.try_emplace(name.getValue(), &op);
       if (!inserted) {
-        InFlightDiagnostic diag = op.emitOpError() << "layer name '"
-                                                   << name.getValue()
-                                                   << "' is already used";
+        InFlightDiagnostic diag = op.emitOpError()
+                                  << "layer name '" << name.getValue()
+                                  << "' is already used";
         diag.attachNote(it->second->getLoc()) << "first used here";
         return diag;
       }
@@ -111,18 +111,17 @@ static LogicalResult verifyResult(Operation *op, Shape expected) {
     return op->emitOpError("input and result element types differ");
   Shape got = shapeOf(result);
   if (got.length != expected.length || got.channels != expected.channels)
-    return op->emitOpError() << "result shape [" << got.length << ", "
-                             << got.channels << "] should be ["
-                             << expected.length << ", " << expected.channels
-                             << "]";
+    return op->emitOpError()
+           << "result shape [" << got.length << ", " << got.channels
+           << "] should be [" << expected.length << ", " << expected.channels
+           << "]";
   return success();
 }
 
 /// An attribute holding a scalar of the model's kind: a float, or an integer
 /// with fraction F that fits `bits`.
-static LogicalResult verifyScalar(Operation *op, Attribute attr,
-                                  StringRef what, FixedType fixed,
-                                  unsigned bits) {
+static LogicalResult verifyScalar(Operation *op, Attribute attr, StringRef what,
+                                  FixedType fixed, unsigned bits) {
   if (!fixed) {
     if (isa<FloatAttr>(attr))
       return success();
@@ -133,8 +132,8 @@ static LogicalResult verifyScalar(Operation *op, Attribute attr,
     return op->emitOpError() << what << " must be an integer once quantised";
   int64_t v = integer.getInt();
   if (v < fixed::minValue(bits) || v > fixed::maxValue(bits))
-    return op->emitOpError() << what << " " << v << " does not fit " << bits
-                             << " bits";
+    return op->emitOpError()
+           << what << " " << v << " does not fit " << bits << " bits";
   return success();
 }
 
@@ -152,8 +151,8 @@ static LogicalResult verifyElements(Operation *op, ElementsAttr elements,
   for (APInt v : elements.getValues<APInt>()) {
     int64_t x = v.getSExtValue();
     if (x < fixed::minValue(bits) || x > fixed::maxValue(bits))
-      return op->emitOpError() << what << " value " << x << " does not fit "
-                               << bits << " bits";
+      return op->emitOpError()
+             << what << " value " << x << " does not fit " << bits << " bits";
   }
   return success();
 }
@@ -198,8 +197,8 @@ static LogicalResult verifyMac(Operation *op, ElementsAttr weight,
   }
   unsigned needed = fixed::accumulatorBits(n, products);
   if (!accBits || *accBits < needed)
-    return op->emitOpError() << "needs an accumulator of at least " << needed
-                             << " bits";
+    return op->emitOpError()
+           << "needs an accumulator of at least " << needed << " bits";
   if (*accBits > 62)
     return op->emitOpError("accumulator wider than 62 bits");
   return success();
@@ -213,8 +212,8 @@ LogicalResult Conv1dOp::verify() {
                        "kernel_size]");
   int64_t outCh = wShape[0], inPerGroup = wShape[1], kernel = wShape[2];
   int64_t groups = getGroupsAttr().getInt();
-  if (groups < 1 || getStrideAttr().getInt() < 1 || getPadLoAttr().getInt() < 0 || getPadHiAttr().getInt() < 0 ||
-      kernel < 1)
+  if (groups < 1 || getStrideAttr().getInt() < 1 ||
+      getPadLoAttr().getInt() < 0 || getPadHiAttr().getInt() < 0 || kernel < 1)
     return emitOpError("groups, stride and kernel_size must be positive, "
                        "padding not negative");
   if (in.channels % groups || outCh % groups)
@@ -225,11 +224,13 @@ LogicalResult Conv1dOp::verify() {
     return emitOpError() << "weight has " << inPerGroup
                          << " input channels per group, the input gives "
                          << in.channels / groups;
-  int64_t padded = in.length + getPadLoAttr().getInt() + getPadHiAttr().getInt();
+  int64_t padded =
+      in.length + getPadLoAttr().getInt() + getPadHiAttr().getInt();
   if (padded < kernel)
     return emitOpError() << "kernel_size " << kernel
                          << " exceeds the padded length " << padded;
-  if (failed(verifyResult(*this, {(padded - kernel) / getStrideAttr().getInt() + 1, outCh})))
+  if (failed(verifyResult(
+          *this, {(padded - kernel) / getStrideAttr().getInt() + 1, outCh})))
     return failure();
   FixedType fixed = getFixedType(getInput());
   if (failed(verifyScalar(*this, getPaddingValue(), "padding_value", fixed,
@@ -263,11 +264,10 @@ LogicalResult HardtanhOp::verify() {
   if (failed(verifyScalar(*this, getMinVal(), "min_val", fixed, n)) ||
       failed(verifyScalar(*this, getMaxVal(), "max_val", fixed, n)))
     return failure();
-  bool ordered =
-      fixed ? cast<IntegerAttr>(getMinVal()).getInt() <
-                  cast<IntegerAttr>(getMaxVal()).getInt()
-            : cast<FloatAttr>(getMinVal()).getValueAsDouble() <
-                  cast<FloatAttr>(getMaxVal()).getValueAsDouble();
+  bool ordered = fixed ? cast<IntegerAttr>(getMinVal()).getInt() <
+                             cast<IntegerAttr>(getMaxVal()).getInt()
+                       : cast<FloatAttr>(getMinVal()).getValueAsDouble() <
+                             cast<FloatAttr>(getMaxVal()).getValueAsDouble();
   if (ordered)
     return success();
   return emitOpError("min_val must be below max_val");

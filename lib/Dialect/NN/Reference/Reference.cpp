@@ -66,74 +66,92 @@ LogicalResult unum::nn::evaluateReference(ModelOp model,
       for (int64_t v : x)
         y.push_back(f(v));
     };
-    bool ok = llvm::TypeSwitch<Operation *, bool>(&op)
-        .Case([&](InputOp) {
-          if (static_cast<int64_t>(input.size()) != shape[0] * shape[1]) {
-            error = "an inference needs " +
-                    std::to_string(shape[0] * shape[1]) + " input values";
-            return false;
-          }
-          for (int64_t v : input)
-            if (v < fixed::minValue(type.getWidth()) ||
-                v > fixed::maxValue(type.getWidth())) {
-              error = "input value " + std::to_string(v) + " does not fit " +
-                      std::to_string(type.getWidth()) + " bits";
+    bool ok =
+        llvm::TypeSwitch<Operation *, bool>(&op)
+            .Case([&](InputOp) {
+              if (static_cast<int64_t>(input.size()) != shape[0] * shape[1]) {
+                error = "an inference needs " +
+                        std::to_string(shape[0] * shape[1]) + " input values";
+                return false;
+              }
+              for (int64_t v : input)
+                if (v < fixed::minValue(type.getWidth()) ||
+                    v > fixed::maxValue(type.getWidth())) {
+                  error = "input value " + std::to_string(v) +
+                          " does not fit " + std::to_string(type.getWidth()) +
+                          " bits";
+                  return false;
+                }
+              y = input;
+              return true;
+            })
+            .Case([&](Conv1dOp conv) {
+              auto w = cast<ShapedType>(conv.getWeight().getType()).getShape();
+              Mac m{inShape[0],
+                    inShape[1],
+                    shape[0],
+                    shape[1],
+                    w[2],
+                    conv.getStrideAttr().getInt(),
+                    conv.getPadLoAttr().getInt(),
+                    conv.getGroupsAttr().getInt(),
+                    cast<IntegerAttr>(conv.getPaddingValue()).getInt(),
+                    getIntegers(conv.getWeight()),
+                    getIntegers(conv.getBiasAttr()),
+                    roundingOf(conv.getRounding())};
+              y = runMac(m, x, type);
+              return true;
+            })
+            .Case([&](LinearOp linear) {
+              Mac m{inShape[0],
+                    inShape[1],
+                    shape[0],
+                    shape[1],
+                    1,
+                    1,
+                    0,
+                    1,
+                    0,
+                    getIntegers(linear.getWeight()),
+                    getIntegers(linear.getBiasAttr()),
+                    roundingOf(linear.getRounding())};
+              y = runMac(m, x, type);
+              return true;
+            })
+            .Case([&](ReluOp) {
+              elementwise([](int64_t v) { return v < 0 ? 0 : v; });
+              return true;
+            })
+            .Case([&](HardtanhOp op) {
+              int64_t lo = cast<IntegerAttr>(op.getMinVal()).getInt();
+              int64_t hi = cast<IntegerAttr>(op.getMaxVal()).getInt();
+              elementwise(
+                  [&](int64_t v) { return v < lo ? lo : (v > hi ? hi : v); });
+              return true;
+            })
+            .Case([&](HardsigmoidOp op) {
+              int64_t slope = *op.getSlope();
+              fixed::Rounding r = roundingOf(op.getRounding());
+              elementwise([&](int64_t v) {
+                return fixed::hardsigmoid(v, slope, type.getWidth(),
+                                          type.getFrac(), r);
+              });
+              return true;
+            })
+            .Case([&](FlattenOp) {
+              y = x; // position-major order is already the flattened order
+              return true;
+            })
+            .Case([&](OutputOp) {
+              output = x;
+              return true;
+            })
+            .Default([&](Operation *other) {
+              error = "no reference for '" +
+                      other->getName().getStringRef().str() +
+                      "' (fold batchnorm first)";
               return false;
-            }
-          y = input;
-          return true;
-        })
-        .Case([&](Conv1dOp conv) {
-          auto w = cast<ShapedType>(conv.getWeight().getType()).getShape();
-          Mac m{inShape[0], inShape[1], shape[0], shape[1], w[2],
-                conv.getStrideAttr().getInt(), conv.getPadLoAttr().getInt(), conv.getGroupsAttr().getInt(),
-                cast<IntegerAttr>(conv.getPaddingValue()).getInt(),
-                getIntegers(conv.getWeight()), getIntegers(conv.getBiasAttr()),
-                roundingOf(conv.getRounding())};
-          y = runMac(m, x, type);
-          return true;
-        })
-        .Case([&](LinearOp linear) {
-          Mac m{inShape[0], inShape[1], shape[0], shape[1], 1, 1, 0, 1, 0,
-                getIntegers(linear.getWeight()), getIntegers(linear.getBiasAttr()),
-                roundingOf(linear.getRounding())};
-          y = runMac(m, x, type);
-          return true;
-        })
-        .Case([&](ReluOp) {
-          elementwise([](int64_t v) { return v < 0 ? 0 : v; });
-          return true;
-        })
-        .Case([&](HardtanhOp op) {
-          int64_t lo = cast<IntegerAttr>(op.getMinVal()).getInt();
-          int64_t hi = cast<IntegerAttr>(op.getMaxVal()).getInt();
-          elementwise(
-              [&](int64_t v) { return v < lo ? lo : (v > hi ? hi : v); });
-          return true;
-        })
-        .Case([&](HardsigmoidOp op) {
-          int64_t slope = *op.getSlope();
-          fixed::Rounding r = roundingOf(op.getRounding());
-          elementwise([&](int64_t v) {
-            return fixed::hardsigmoid(v, slope, type.getWidth(),
-                                      type.getFrac(), r);
-          });
-          return true;
-        })
-        .Case([&](FlattenOp) {
-          y = x; // position-major order is already the flattened order
-          return true;
-        })
-        .Case([&](OutputOp) {
-          output = x;
-          return true;
-        })
-        .Default([&](Operation *other) {
-          error = "no reference for '" +
-                  other->getName().getStringRef().str() +
-                  "' (fold batchnorm first)";
-          return false;
-        });
+            });
     if (!ok)
       return failure();
     if (op.getNumResults())

@@ -21,14 +21,13 @@ static std::vector<double> toDoubles(ElementsAttr attr) {
 }
 
 static DenseElementsAttr toF64(ArrayRef<int64_t> shape, MLIRContext *context,
-                                ArrayRef<double> values) {
+                               ArrayRef<double> values) {
   auto type = RankedTensorType::get(shape, Float64Type::get(context));
   return DenseElementsAttr::get(type, values);
 }
 
 /// Scales the weights of output channel o by s[o] and rewrites the bias.
-template <typename LayerOp>
-static void fold(LayerOp layer, BatchNormOp bn) {
+template <typename LayerOp> static void fold(LayerOp layer, BatchNormOp bn) {
   std::vector<double> gamma = toDoubles(bn.getGamma()),
                       beta = toDoubles(bn.getBeta()),
                       mean = toDoubles(bn.getMean()),
@@ -45,9 +44,9 @@ static void fold(LayerOp layer, BatchNormOp bn) {
     bias[o] = (bias[o] - mean[o]) * s + beta[o];
   }
   MLIRContext *context = layer.getContext();
-  layer.setWeightAttr(toF64(
-      cast<ShapedType>(layer.getWeight().getType()).getShape(), context,
-      weight));
+  layer.setWeightAttr(
+      toF64(cast<ShapedType>(layer.getWeight().getType()).getShape(), context,
+            weight));
   layer.setBiasAttr(toF64({int64_t(outCh)}, context, bias));
   bn.getResult().replaceAllUsesWith(layer.getResult());
   bn.erase();

@@ -33,8 +33,8 @@ struct Quantize : unum::nn::impl::NNQuantizeBase<Quantize> {
 
   IntegerAttr quantizeScalar(Attribute value) {
     double v = cast<FloatAttr>(value).getValueAsDouble();
-    return Builder(&getContext()).getI64IntegerAttr(
-        fixed::quantizeConstant(v, f, n));
+    return Builder(&getContext())
+        .getI64IntegerAttr(fixed::quantizeConstant(v, f, n));
   }
 
   /// Weights, bias and accumulator of a conv1d or linear.
@@ -53,7 +53,8 @@ struct Quantize : unum::nn::impl::NNQuantizeBase<Quantize> {
         fracBits >= totalBits) {
       model.emitError() << "nn-quantize: total-bits must be 2 to 16 and "
                            "frac-bits 1 to total-bits - 1, got total-bits="
-                        << unsigned(totalBits) << " frac-bits=" << unsigned(fracBits);
+                        << unsigned(totalBits)
+                        << " frac-bits=" << unsigned(fracBits);
       return signalPassFailure();
     }
     if (rounding != "nearest" && rounding != "truncate") {
@@ -85,14 +86,14 @@ struct Quantize : unum::nn::impl::NNQuantizeBase<Quantize> {
         quantizeMac(conv, shape[1] * shape[2]);
         conv.setPaddingValueAttr(quantizeScalar(conv.getPaddingValue()));
       } else if (auto linear = dyn_cast<LinearOp>(op)) {
-        quantizeMac(linear,
-                    cast<ShapedType>(linear.getWeight().getType()).getShape()[1]);
+        quantizeMac(
+            linear,
+            cast<ShapedType>(linear.getWeight().getType()).getShape()[1]);
       } else if (auto tanh = dyn_cast<HardtanhOp>(op)) {
         tanh.setMinValAttr(quantizeScalar(tanh.getMinVal()));
         tanh.setMaxValAttr(quantizeScalar(tanh.getMaxVal()));
       } else if (auto sigmoid = dyn_cast<HardsigmoidOp>(op)) {
-        sigmoid.setSlopeAttr(
-            b.getI64IntegerAttr(fixed::hardsigmoidSlope(f)));
+        sigmoid.setSlopeAttr(b.getI64IntegerAttr(fixed::hardsigmoidSlope(f)));
         sigmoid.setRoundingAttr(b.getStringAttr(rounding));
       }
     }

@@ -50,8 +50,8 @@ static bool fits(int64_t v, int64_t bits) {
 }
 
 /// Every value of `values` fits `bits`; reports the first that does not.
-static LogicalResult checkFits(Operation *op, ElementsAttr values,
-                               int64_t bits, StringRef what) {
+static LogicalResult checkFits(Operation *op, ElementsAttr values, int64_t bits,
+                               StringRef what) {
   if (!isa<IntegerType>(values.getElementType()))
     return op->emitOpError() << what << " must hold integers";
   for (APInt v : values.getValues<APInt>())
@@ -91,10 +91,9 @@ LogicalResult DesignOp::verifyRegions() {
     beats = outBeats;
   }
   if (width != getOutWidth() || beats != getOutBeats())
-    return emitOpError() << "output stream is " << getOutBeats()
-                         << " beats of " << getOutWidth()
-                         << " values but the last stage gives " << beats
-                         << " beats of " << width;
+    return emitOpError() << "output stream is " << getOutBeats() << " beats of "
+                         << getOutWidth() << " values but the last stage gives "
+                         << beats << " beats of " << width;
   return success();
 }
 
@@ -144,9 +143,9 @@ LogicalResult MacUnitOp::verifyRegions() {
     return c.emitOpError("pad_value does not fit the data width");
   if (outLanes < 1 || getOutWidth() > c.getBlocks() * outLanes ||
       getOutWidth() <= (c.getBlocks() - 1) * outLanes)
-    return p.rom.emitOpError() << outLanes << " output lanes in "
-                               << c.getBlocks() << " blocks do not cover "
-                               << getOutWidth() << " output channels";
+    return p.rom.emitOpError()
+           << outLanes << " output lanes in " << c.getBlocks()
+           << " blocks do not cover " << getOutWidth() << " output channels";
   if (reduceLanes < 1 || c.getSteps() * reduceLanes < terms ||
       (c.getSteps() - 1) * reduceLanes >= terms)
     return c.emitOpError() << c.getSteps() << " steps of " << reduceLanes
@@ -155,9 +154,9 @@ LogicalResult MacUnitOp::verifyRegions() {
   auto shape = cast<ShapedType>(p.rom.getValues().getType()).getShape();
   if (shape.size() != 2 || shape[0] != c.getBlocks() * c.getSteps() ||
       shape[1] != lanes)
-    return p.rom.emitOpError() << "values must be ["
-                               << c.getBlocks() * c.getSteps() << ", " << lanes
-                               << "]";
+    return p.rom.emitOpError()
+           << "values must be [" << c.getBlocks() * c.getSteps() << ", "
+           << lanes << "]";
   if (failed(checkFits(p.rom, p.rom.getValues(), bits, "weight")))
     return failure();
   ArrayRef<int64_t> base = p.rom.getLaneBase();
@@ -166,8 +165,8 @@ LogicalResult MacUnitOp::verifyRegions() {
                              "lane");
   for (int64_t b : base)
     if (b < -1 || b + c.getChannelsPerGroup() > c.getInChannels())
-      return p.rom.emitOpError() << "lane_base " << b
-                                 << " is outside the input channels";
+      return p.rom.emitOpError()
+             << "lane_base " << b << " is outside the input channels";
   if (p.multipliers.getCount() != lanes)
     return p.multipliers.emitOpError()
            << "needs one multiplier per weight of a ROM row (" << lanes << ")";

@@ -1,4 +1,5 @@
-//===- FixedPoint.h - The fixed-point arithmetic of quantised nn -*- C++ -*-===//
+//===- FixedPoint.h - The fixed-point arithmetic of quantised nn -*- C++
+//-*-===//
 //
 // One definition of the arithmetic that nn-quantize fixes, shared by the pass,
 // the CPU reference (unum-nn-sim) and the rtl lowering, so that the three
@@ -16,7 +17,9 @@ namespace unum::nn::fixed {
 enum class Rounding { Nearest, Truncate };
 
 inline int64_t minValue(unsigned bits) { return -(int64_t(1) << (bits - 1)); }
-inline int64_t maxValue(unsigned bits) { return (int64_t(1) << (bits - 1)) - 1; }
+inline int64_t maxValue(unsigned bits) {
+  return (int64_t(1) << (bits - 1)) - 1;
+}
 
 inline int64_t saturate(int64_t v, unsigned bits) {
   return v < minValue(bits) ? minValue(bits)
