@@ -688,8 +688,8 @@ end architecture;
 
   /// Static figures; the cycles are measured by the testbench.
   void emitReport() {
-    int64_t multipliers = 0, adders = 0, romBits = 0, bufferBits = 0, macs = 0,
-            scheduled = 0, ideal = 0, depth = 0;
+    int64_t multipliers = 0, constantMultipliers = 0, adders = 0, romBits = 0,
+            bufferBits = 0, macs = 0, scheduled = 0, ideal = 0, depth = 0;
     std::string stages;
     size_t i = 0;
     for (Operation &stage : design.getBody().front()) {
@@ -707,6 +707,11 @@ end architecture;
         buffer = p.buffer.getElements() * p.buffer.getBits();
         ideal += (unitMacs + lanes - 1) / lanes;
       }
+      // hardsigmoid multiplies every value by its constant slope
+      int64_t constant = 0;
+      if (auto ew = dyn_cast<ElementwiseOp>(stage))
+        constant = ew.getFunction() == "hardsigmoid" ? ew.getWidth() : 0;
+      constantMultipliers += constant;
       int64_t d = getPipelineDepth(&stage);
       multipliers += m;
       adders += add;
@@ -718,12 +723,12 @@ end architecture;
       stages += llvm::formatv(
           R"({0}    {{"name": "{1}", "entity": "{2}", "kind": "{3}", )"
           R"("multipliers": {4}, "tree_adders": {9}, "rom_bits": {5}, )"
-          R"("buffer_bits": {10}, "macs": {6}, )"
+          R"("buffer_bits": {10}, "constant_multipliers": {11}, "macs": {6}, )"
           R"("mac_cycles": {7}, "pipeline_depth": {8}})",
           i ? ",\n" : "",
           stage.getAttrOfType<StringAttr>("sym_name").getValue(), entities[i],
           stage.getName().stripDialect(), lanes, bits, unitMacs, cycles, d, add,
-          buffer);
+          buffer, constant);
       ++i;
     }
     std::string fileList;
@@ -745,6 +750,7 @@ end architecture;
   "tree_adders": {18},
   "rom_bits": {11},
   "buffer_bits": {19},
+  "constant_multipliers": {20},
   "macs": {12},
   "pipeline_depth": {13},
   "mac_cycles": {14},
@@ -760,7 +766,8 @@ end architecture;
                        design.getInWidth(), length, design.getOutWidth(),
                        design.getOutBeats(), multipliers, romBits, macs, depth,
                        scheduled, ideal + depth + length,
-                       scheduled + depth + length, stages, adders, bufferBits)
+                       scheduled + depth + length, stages, adders, bufferBits,
+                       constantMultipliers)
              .str()});
   }
 

@@ -44,12 +44,16 @@
 // CHECK: dut : entity work.tiny
 
 // 6 positions x 2 outputs x 6 products = 72 MACs on 2 lanes: 36 cycles,
-// bound 36 + depth 3 + L 6 = 45; ROM 6 rows x 2 lanes x 8 bits.
+// bound 36 + depth 3 + L 6 = 45; ROM 6 rows x 2 lanes x 8 bits; the window
+// buffer holds the whole input (12 values x 8 bits): a line buffer would need
+// 16 slots.
 // CHECK-LABEL: -- file: report.json
 // CHECK: "files": ["tiny_pkg.vhd", "tiny_c1.vhd", "tiny_r.vhd", "tiny.vhd", "tiny_tb.vhd"],
 // CHECK: "multipliers": 2,
 // CHECK: "tree_adders": 0,
 // CHECK: "rom_bits": 96,
+// CHECK: "buffer_bits": 96,
+// CHECK: "constant_multipliers": 0,
 // CHECK: "macs": 72,
 // CHECK: "pipeline_depth": 3,
 // CHECK: "cycle_bound": 45,
