@@ -834,6 +834,13 @@ bool writeDirectory(StringRef dir, const Files &files, std::string &error) {
     error = "'" + base + "' is not a directory";
     return cleanUp();
   }
+  // Whatever can fail is checked before the first rename, so that the
+  // renames (which replace files atomically) are all that is left.
+  for (const auto &file : files)
+    if (llvm::sys::fs::is_directory(base + "/" + file.first)) {
+      error = "'" + base + "/" + file.first + "' is a directory";
+      return cleanUp();
+    }
   for (const auto &file : files)
     if (::rename((staging + "/" + file.first).c_str(),
                  (base + "/" + file.first).c_str()) != 0) {
