@@ -90,8 +90,16 @@ struct Quantize : unum::nn::impl::NNQuantizeBase<Quantize> {
             linear,
             cast<ShapedType>(linear.getWeight().getType()).getShape()[1]);
       } else if (auto tanh = dyn_cast<HardtanhOp>(op)) {
-        tanh.setMinValAttr(quantizeScalar(tanh.getMinVal()));
-        tanh.setMaxValAttr(quantizeScalar(tanh.getMaxVal()));
+        IntegerAttr lo = quantizeScalar(tanh.getMinVal());
+        IntegerAttr hi = quantizeScalar(tanh.getMaxVal());
+        if (lo.getInt() >= hi.getInt()) {
+          tanh.emitOpError() << "bounds become " << lo.getInt() << " and "
+                             << hi.getInt() << " at " << f
+                             << " fraction bits: min must stay below max";
+          return signalPassFailure();
+        }
+        tanh.setMinValAttr(lo);
+        tanh.setMaxValAttr(hi);
       } else if (auto sigmoid = dyn_cast<HardsigmoidOp>(op)) {
         sigmoid.setSlopeAttr(b.getI64IntegerAttr(fixed::hardsigmoidSlope(f)));
         sigmoid.setRoundingAttr(b.getStringAttr(rounding));
