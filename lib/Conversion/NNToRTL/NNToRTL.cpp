@@ -16,14 +16,6 @@ using namespace unum;
 namespace fixed = unum::nn::fixed;
 
 namespace {
-/// A multiply-accumulate layer in conv1d terms (linear: kernel 1).
-struct MacLayer {
-  int64_t inLen, inCh, outLen, outCh, kernel, stride, padLo, groups, padValue;
-  std::vector<int64_t> weight, bias; // weight [outCh][inCh/groups][kernel]
-  int64_t accBits;
-  StringRef rounding;
-};
-
 struct Stream {
   int64_t width, beats;
 };
@@ -53,8 +45,9 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
   /// Lays the weights out: address b * steps + s, column o * pr + r holds the
   /// weight of output channel b * po + o for term s * pr + r (term t is tap
   /// t / cpg, channel t % cpg); zeros past the last channel or term.
-  void buildMac(OpBuilder &b, Location loc, StringRef name, const MacLayer &m,
-                Stream in, unsigned bits, unsigned frac) {
+  void buildMac(OpBuilder &b, Location loc, StringRef name,
+                const nn::MacLayer &m, Stream in, unsigned bits,
+                unsigned frac) {
     int64_t cpg = m.inCh / m.groups, outPerGroup = m.outCh / m.groups;
     int64_t terms = m.kernel * cpg;
     auto [po, pr] = chooseLanes(parallelism, m.outCh, terms);
@@ -104,9 +97,9 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
     rtl::AdderTreeOp::create(b, loc, i64(po), i64(pr), i64(m.accBits));
     rtl::AccumulatorsOp::create(b, loc, i64(po), i64(m.accBits));
     auto biasType = RankedTensorType::get({blocks * po}, b.getIntegerType(64));
-    rtl::RequantizerOp::create(b, loc, i64(frac), b.getStringAttr(m.rounding),
-                               i64(bits),
-                               DenseElementsAttr::get(biasType, bias));
+    rtl::RequantizerOp::create(
+        b, loc, i64(frac), b.getStringAttr(m.nearest ? "nearest" : "truncate"),
+        i64(bits), DenseElementsAttr::get(biasType, bias));
   }
 
   LogicalResult convert(nn::ModelOp model) {
@@ -129,50 +122,16 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
     for (Operation &op : model.getBody().front()) {
       Location loc = op.getLoc();
       auto name = op.getAttrOfType<StringAttr>("name");
-      auto shapeOf = [](Value v) {
-        return cast<RankedTensorType>(v.getType()).getShape();
-      };
       auto clamp = [&](int64_t lo, int64_t hi) {
         rtl::ElementwiseOp::create(b, loc, name, i64(stream.width),
                                    i64(stream.beats), b.getStringAttr("clamp"),
                                    i64(lo), i64(hi), IntegerAttr(),
                                    StringAttr());
       };
-      if (auto conv = dyn_cast<nn::Conv1dOp>(op)) {
-        auto in = shapeOf(conv.getInput()), out = shapeOf(conv.getResult());
-        auto w = cast<ShapedType>(conv.getWeight().getType()).getShape();
-        MacLayer m{in[0],
-                   in[1],
-                   out[0],
-                   out[1],
-                   w[2],
-                   conv.getStrideAttr().getInt(),
-                   conv.getPadLoAttr().getInt(),
-                   conv.getGroupsAttr().getInt(),
-                   cast<IntegerAttr>(conv.getPaddingValue()).getInt(),
-                   nn::getIntegers(conv.getWeight()),
-                   nn::getIntegers(conv.getBiasAttr()),
-                   int64_t(*conv.getAccBits()),
-                   *conv.getRounding()};
+      if (isa<nn::Conv1dOp, nn::LinearOp>(op)) {
+        nn::MacLayer m = nn::getMacLayer(&op);
         buildMac(b, loc, name, m, stream, bits, frac);
-        stream = {out[1], out[0]};
-      } else if (auto linear = dyn_cast<nn::LinearOp>(op)) {
-        auto in = shapeOf(linear.getInput()), out = shapeOf(linear.getResult());
-        MacLayer m{in[0],
-                   in[1],
-                   out[0],
-                   out[1],
-                   1,
-                   1,
-                   0,
-                   1,
-                   0,
-                   nn::getIntegers(linear.getWeight()),
-                   nn::getIntegers(linear.getBiasAttr()),
-                   int64_t(*linear.getAccBits()),
-                   *linear.getRounding()};
-        buildMac(b, loc, name, m, stream, bits, frac);
-        stream = {out[1], out[0]};
+        stream = {m.outCh, m.outLen};
       } else if (isa<nn::ReluOp>(op)) {
         clamp(0, fixed::maxValue(bits));
       } else if (auto tanh = dyn_cast<nn::HardtanhOp>(op)) {

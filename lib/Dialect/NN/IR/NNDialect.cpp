@@ -51,6 +51,43 @@ std::vector<int64_t> unum::nn::getIntegers(ElementsAttr attr) {
   return out;
 }
 
+MacLayer unum::nn::getMacLayer(Operation *op) {
+  auto shape = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  auto in = shape(op->getOperand(0)), out = shape(op->getResult(0));
+  if (auto conv = dyn_cast<Conv1dOp>(op)) {
+    auto w = cast<ShapedType>(conv.getWeight().getType()).getShape();
+    return {in[0],
+            in[1],
+            out[0],
+            out[1],
+            w[2],
+            conv.getStrideAttr().getInt(),
+            conv.getPadLoAttr().getInt(),
+            conv.getGroupsAttr().getInt(),
+            cast<IntegerAttr>(conv.getPaddingValue()).getInt(),
+            getIntegers(conv.getWeight()),
+            getIntegers(conv.getBiasAttr()),
+            static_cast<int64_t>(conv.getAccBits().value_or(0)),
+            conv.getRounding().value_or("nearest") == "nearest"};
+  }
+  auto linear = cast<LinearOp>(op);
+  return {in[0],
+          in[1],
+          out[0],
+          out[1],
+          /*kernel=*/1,
+          /*stride=*/1,
+          /*padLo=*/0,
+          /*groups=*/1,
+          /*padValue=*/0,
+          getIntegers(linear.getWeight()),
+          getIntegers(linear.getBiasAttr()),
+          static_cast<int64_t>(linear.getAccBits().value_or(0)),
+          linear.getRounding().value_or("nearest") == "nearest"};
+}
+
 //===----------------------------------------------------------------------===//
 // nn.model
 //===----------------------------------------------------------------------===//

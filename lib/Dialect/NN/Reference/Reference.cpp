@@ -15,15 +15,8 @@ static fixed::Rounding roundingOf(std::optional<StringRef> rounding) {
 
 /// The multiply-accumulate layers seen as one convolution (linear is a
 /// kernel of 1): the same loop nest the hardware runs.
-struct Mac {
-  int64_t inLen, inCh, outLen, outCh, kernel, stride, padLo, groups;
-  int64_t padValue;
-  std::vector<int64_t> weight, bias; // weight [outCh][inCh/groups][kernel]
-  fixed::Rounding rounding;
-};
-
-static std::vector<int64_t> runMac(const Mac &m, const std::vector<int64_t> &x,
-                                   FixedType type) {
+static std::vector<int64_t>
+runMac(const MacLayer &m, const std::vector<int64_t> &x, FixedType type) {
   int64_t perGroupIn = m.inCh / m.groups, perGroupOut = m.outCh / m.groups;
   std::vector<int64_t> y(m.outLen * m.outCh);
   for (int64_t l = 0; l < m.outLen; ++l)
@@ -39,7 +32,10 @@ static std::vector<int64_t> runMac(const Mac &m, const std::vector<int64_t> &x,
           acc += v * m.weight[(o * perGroupIn + i) * m.kernel + k];
         }
       y[l * m.outCh + o] = fixed::saturate(
-          fixed::roundShift(acc, type.getFrac(), m.rounding), type.getWidth());
+          fixed::roundShift(acc, type.getFrac(),
+                            m.nearest ? fixed::Rounding::Nearest
+                                      : fixed::Rounding::Truncate),
+          type.getWidth());
     }
   return y;
 }
@@ -58,8 +54,6 @@ LogicalResult unum::nn::evaluateReference(ModelOp model,
       return failure();
     }
     auto shape = cast<RankedTensorType>(result.getType()).getShape();
-    auto inShape = in ? cast<RankedTensorType>(in.getType()).getShape()
-                      : ArrayRef<int64_t>();
     std::vector<int64_t> x = in ? values[in] : std::vector<int64_t>();
     std::vector<int64_t> y;
     auto elementwise = [&](auto f) {
@@ -85,37 +79,8 @@ LogicalResult unum::nn::evaluateReference(ModelOp model,
               y = input;
               return true;
             })
-            .Case([&](Conv1dOp conv) {
-              auto w = cast<ShapedType>(conv.getWeight().getType()).getShape();
-              Mac m{inShape[0],
-                    inShape[1],
-                    shape[0],
-                    shape[1],
-                    w[2],
-                    conv.getStrideAttr().getInt(),
-                    conv.getPadLoAttr().getInt(),
-                    conv.getGroupsAttr().getInt(),
-                    cast<IntegerAttr>(conv.getPaddingValue()).getInt(),
-                    getIntegers(conv.getWeight()),
-                    getIntegers(conv.getBiasAttr()),
-                    roundingOf(conv.getRounding())};
-              y = runMac(m, x, type);
-              return true;
-            })
-            .Case([&](LinearOp linear) {
-              Mac m{inShape[0],
-                    inShape[1],
-                    shape[0],
-                    shape[1],
-                    1,
-                    1,
-                    0,
-                    1,
-                    0,
-                    getIntegers(linear.getWeight()),
-                    getIntegers(linear.getBiasAttr()),
-                    roundingOf(linear.getRounding())};
-              y = runMac(m, x, type);
+            .Case<Conv1dOp, LinearOp>([&](Operation *mac) {
+              y = runMac(getMacLayer(mac), x, type);
               return true;
             })
             .Case([&](ReluOp) {
