@@ -240,7 +240,9 @@ end package body;
   type prod_vector is array (natural range <>) of
     signed(2 * DATA_BITS - 1 downto 0);
 
-  signal buf       : sample_vector(0 to CAP - 1);
+  -- one spare slot for a one-value input: GHDL 2.0's --synth fails on a
+  -- one-entry memory
+  signal buf       : sample_vector(0 to CAP - 1 + {27});
   signal beats_in  : natural range 0 to IN_BEATS;
   signal loaded    : natural range 0 to ELEMS;
   signal issued    : std_logic; -- every MAC of this inference issued
@@ -414,7 +416,8 @@ end architecture;
             aggregate(integersOf(p.requantizer.getBias())), aggregate(termTap),
             aggregate(termChannel), aggregate(need), fixed::ceilLog2(pr), cap,
             aggregate(first),
-            cap < c.getInLen() * c.getInChannels() ? "e mod CAP" : "e")
+            cap < c.getInLen() * c.getInChannels() ? "e mod CAP" : "e",
+            cap == 1 ? 1 : 0)
             .str();
     files.push_back({entity.str() + ".vhd", text});
   }
