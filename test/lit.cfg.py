@@ -31,7 +31,8 @@ else:
                     "(set UNUM_SHARED_DIR)" % shared)
 
 tool_dirs = [config.unum_tools_dir, config.llvm_tools_dir]
-tools = ["unum-opt", "unum-translate", "unumc", "unum-run", "unum-airc", "split-file", "not", "count"]
+tools = ["unum-opt", "unum-translate", "unumc", "unum-run", "unum-airc", "unum-nn-sim",
+         "split-file", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # The AOT tests link a C program against the objects unum-airc writes.
@@ -43,3 +44,6 @@ if cc:
 # Runtime tests against a real Redis start their own redis-server.
 if shutil.which("redis-server"):
     config.available_features.add("redis-server")
+# Hardware tests simulate and synthesise the emitted VHDL with GHDL.
+if shutil.which("ghdl"):
+    config.available_features.add("ghdl")

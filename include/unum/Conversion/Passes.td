@@ -79,4 +79,26 @@ def ConvertAirToLinalg : Pass<"convert-air-to-linalg", "mlir::ModuleOp"> {
     "::mlir::tensor::TensorDialect"];
 }
 
+def ConvertNNToRTL : Pass<"convert-nn-to-rtl", "mlir::ModuleOp"> {
+  let summary = "Lower quantised nn models to rtl streaming datapaths";
+  let description = [{
+    Replaces every quantised `nn.model` by an `rtl.design` of the same name.
+    A conv1d or linear becomes an `rtl.mac_unit` with at most `parallelism`
+    multipliers, each doing one multiply per cycle, so `parallelism=1` is one
+    multiply-accumulate per cycle. They are split into `out_lanes` output
+    lanes (one output channel each) times `reduce_lanes` reduction lanes
+    (products of the same output, summed by an adder tree), choosing the
+    split with the fewest cycles, `L_out * ceil(C_out / out_lanes) *
+    ceil(K * C_in/groups / reduce_lanes)`; ties keep more output lanes. A
+    linear is a conv1d with a kernel of 1; flatten changes no hardware (the
+    stream order is already position-major). relu and hardtanh become
+    `clamp` stages, hardsigmoid a `hardsigmoid` stage.
+  }];
+  let options = [
+    Option<"parallelism", "parallelism", "unsigned", /*default=*/"1",
+           "Multipliers per multiply-accumulate layer (P >= 1)">,
+  ];
+  let dependentDialects = ["::unum::rtl::RTLDialect"];
+}
+
 #endif // UNUM_CONVERSION_PASSES_TD

@@ -20,11 +20,13 @@ static llvm::cl::opt<std::string>
 
 static llvm::cl::opt<std::string> outputDir(
     "output-dir",
-    llvm::cl::desc("Write DIR/<Function>/unum_config.{json,yaml} (all or "
-                   "nothing) instead of printing one document per function"),
+    llvm::cl::desc("Write DIR/<Function>/unum_config.{json,yaml} (--to-json, "
+                   "--to-yaml) or the VHDL files (--to-vhdl), all or "
+                   "nothing, instead of printing them"),
     llvm::cl::value_desc("dir"), llvm::cl::cat(category));
 
 StringRef unum::getAppNameOption() { return appName; }
+StringRef unum::getOutputDirOption() { return outputDir; }
 
 /// Set by unum-translate's main when the input is an app directory, which
 /// mlirTranslateMain cannot open as a file.

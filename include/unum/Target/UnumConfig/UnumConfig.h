@@ -55,6 +55,9 @@ void setConfigDirectoryInput(llvm::StringRef path);
 /// The value of --app-name (empty when not given); --from-asl names the state
 /// machine with it too.
 llvm::StringRef getAppNameOption();
+/// The value of --output-dir, shared with the other translations that write
+/// directories (--to-vhdl).
+llvm::StringRef getOutputDirOption();
 
 /// Registers --from-json, --from-yaml, --to-json, --to-yaml and their
 /// options (--app-name, --output-dir).

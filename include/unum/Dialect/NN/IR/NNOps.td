@@ -1,0 +1,143 @@
+//===- NNOps.td - Neural-network layers --------------------*- tablegen -*-===//
+#ifndef UNUM_DIALECT_NN_NNOPS_TD
+#define UNUM_DIALECT_NN_NNOPS_TD
+
+include "unum/Dialect/NN/IR/NNDialect.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// A layer value: a 2-D tensor [L, C] of f32 or !nn.fixed.
+def NN_Tensor : 2DTensorOf<[F32, NN_FixedType]>;
+
+def NN_ModelOp : NN_Op<"model", [
+    Symbol, IsolatedFromAbove, NoTerminator, SingleBlock, NoRegionArguments]> {
+  let summary = "A layer graph: one input, a chain of layers, one output";
+  let description = [{
+    ```mlir
+    nn.model @tiny {
+      %0 = nn.input "x" : tensor<8x2xf32>
+      %1 = nn.relu "act" %0 : tensor<8x2xf32> -> tensor<8x2xf32>
+      nn.output "y" %1 : tensor<8x2xf32>
+    }
+    ```
+    The verifier requires exactly one `nn.output`, at least one `nn.input`,
+    unique layer names, and one element type for every value (all `f32`, or
+    all the same `!nn.fixed<N, F>`).
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasRegionVerifier = 1;
+}
+
+class NN_LayerOp<string mnemonic, list<Trait> traits = []>
+    : NN_Op<mnemonic, !listconcat(traits, [Pure, HasParent<"ModelOp">])>;
+
+def NN_InputOp : NN_LayerOp<"input"> {
+  let summary = "The network input, shape [L, C]";
+  let arguments = (ins StrAttr:$name);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+}
+
+def NN_OutputOp : NN_Op<"output", [HasParent<"ModelOp">]> {
+  let summary = "The network output";
+  let arguments = (ins StrAttr:$name, NN_Tensor:$input);
+  let assemblyFormat = "$name $input attr-dict `:` type($input)";
+}
+
+class NN_UnaryOp<string mnemonic, list<Trait> traits = []>
+    : NN_LayerOp<mnemonic, traits> {
+  dag commonArgs = (ins StrAttr:$name, NN_Tensor:$input);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat =
+      "$name $input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def NN_Conv1dOp : NN_UnaryOp<"conv1d"> {
+  let summary = "1-D convolution over [L, C_in] with padding, stride, groups";
+  let description = [{
+    `out[l][o] = bias[o] + sum_{k, i} w[o][i][k] * x[l*stride + k - pad_lo]
+    [g*C_in/groups + i]` with `g = o / (C_out/groups)`; positions outside
+    `[0, L)` read `padding_value`. `weight` has shape
+    `[C_out, C_in/groups, K]`, `bias` `[C_out]` (absent: none). The output
+    length is `(L + pad_lo + pad_hi - K) / stride + 1`.
+
+    Quantised form: `weight` holds `N`-bit integers (fraction `F`), `bias`
+    integers with fraction `2F`, `padding_value` an integer with fraction
+    `F`; `acc_bits` is the accumulator width (at least
+    `2N + ceil(log2(K*C_in/groups + 1))`) and `rounding` how the sum is
+    brought back to `F` fractional bits.
+  }];
+  let arguments = !con(commonArgs, (ins
+    ElementsAttr:$weight,
+    OptionalAttr<ElementsAttr>:$bias,
+    I64Attr:$stride,
+    I64Attr:$pad_lo,
+    I64Attr:$pad_hi,
+    AnyAttr:$padding_value,
+    I64Attr:$groups,
+    OptionalAttr<I64Attr>:$acc_bits,
+    OptionalAttr<StrAttr>:$rounding
+  ));
+}
+
+def NN_LinearOp : NN_UnaryOp<"linear"> {
+  let summary = "Fully connected layer applied at every position";
+  let description = [{
+    `out[l][o] = bias[o] + sum_i w[o][i] * x[l][i]`; `weight` has shape
+    `[C_out, C_in]`. Applied to the output of `nn.flatten` this is a dense
+    layer over the whole input. Quantised form as for `nn.conv1d`.
+  }];
+  let arguments = !con(commonArgs, (ins
+    ElementsAttr:$weight,
+    OptionalAttr<ElementsAttr>:$bias,
+    OptionalAttr<I64Attr>:$acc_bits,
+    OptionalAttr<StrAttr>:$rounding
+  ));
+}
+
+def NN_ReluOp : NN_UnaryOp<"relu"> {
+  let summary = "max(x, 0)";
+  let arguments = commonArgs;
+}
+
+def NN_HardtanhOp : NN_UnaryOp<"hardtanh"> {
+  let summary = "clamp(x, min_val, max_val)";
+  let description = [{
+    Bounds are floats, or integers with fraction `F` once quantised.
+  }];
+  let arguments = !con(commonArgs, (ins AnyAttr:$min_val, AnyAttr:$max_val));
+}
+
+def NN_HardsigmoidOp : NN_UnaryOp<"hardsigmoid"> {
+  let summary = "clamp(x / 6 + 1/2, 0, 1)";
+  let description = [{
+    Quantised form: `slope` is `round(2^F / 6)`; the output is
+    `clamp(round_F(x * slope + 2^(2F-1)), 0, 2^F)`, saturated to N bits.
+  }];
+  let arguments = !con(commonArgs, (ins
+    OptionalAttr<I64Attr>:$slope,
+    OptionalAttr<StrAttr>:$rounding
+  ));
+}
+
+def NN_BatchNormOp : NN_UnaryOp<"batchnorm"> {
+  let summary = "Per-channel (x - mean) / sqrt(var + eps) * gamma + beta";
+  let description = [{
+    Float only: `nn-fold-batchnorm` folds it into the preceding `nn.conv1d`
+    or `nn.linear` before quantisation.
+  }];
+  let arguments = !con(commonArgs, (ins
+    ElementsAttr:$gamma, ElementsAttr:$beta, ElementsAttr:$mean,
+    ElementsAttr:$variance, F64Attr:$eps
+  ));
+}
+
+def NN_FlattenOp : NN_UnaryOp<"flatten"> {
+  let summary = "[L, C] -> [1, L*C], position-major";
+  let arguments = commonArgs;
+}
+
+#endif // UNUM_DIALECT_NN_NNOPS_TD

@@ -1,0 +1,165 @@
+//===- RTLOps.td - Streaming layer datapaths ---------------*- tablegen -*-===//
+#ifndef UNUM_DIALECT_RTL_RTLOPS_TD
+#define UNUM_DIALECT_RTL_RTLOPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/IR/SymbolInterfaces.td"
+
+def RTL_Dialect : Dialect {
+  let name = "rtl";
+  let cppNamespace = "::unum::rtl";
+  let summary = "Streaming fixed-point datapaths that VHDL is emitted from";
+  let description = [{
+    An `rtl.design` is a chain of stages between a streaming input and a
+    streaming output (docs/VHDLInterface.md). A stream carries beats of
+    `width` values of `data_bits` bits; one inference is `beats` beats.
+
+    * `rtl.mac_unit`: one conv1d or linear layer, built from its components
+      in a fixed order: `rtl.input_buffer` (the window buffer: the input
+      rows that the windows still need), `rtl.counters`
+      (the loop nest: output position, channel block, reduction step),
+      `rtl.weight_rom` (the weight loader: one weight per multiplier and
+      address), `rtl.multipliers` (`out_lanes * reduce_lanes` of them, one
+      product each per cycle), `rtl.adder_tree` (sums the `reduce_lanes`
+      products of each output lane), `rtl.accumulators` (one per output lane)
+      and `rtl.requantizer` (bias, one rounding, one saturation). Output lane
+      `o` of block `b` computes output channel `b * out_lanes + o`.
+    * `rtl.elementwise`: an activation applied to every value of a beat.
+
+    The verifier checks each stage against its neighbours (stream shapes) and
+    each component against the others (lanes, ROM shape, accumulator width).
+  }];
+}
+
+// Sizes and values read as signed 64-bit integers.
+def RTL_Int : TypedSignlessIntegerAttrBase<I64, "int64_t",
+                                           "64-bit signless integer"> {
+  let convertFromStorage = "$_self.getValue().getSExtValue()";
+}
+
+class RTL_Op<string mnemonic, list<Trait> traits = []>
+    : Op<RTL_Dialect, mnemonic, traits>;
+
+def RTL_DesignOp : RTL_Op<"design", [
+    Symbol, SymbolTable, IsolatedFromAbove, NoTerminator, SingleBlock, NoRegionArguments]> {
+  let summary = "A network: a chain of stages from the input to the output";
+  let arguments = (ins SymbolNameAttr:$sym_name, RTL_Int:$data_bits,
+                       RTL_Int:$frac_bits, RTL_Int:$in_width,
+                       RTL_Int:$in_beats, RTL_Int:$out_width,
+                       RTL_Int:$out_beats);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasRegionVerifier = 1;
+}
+
+def RTL_MacUnitOp : RTL_Op<"mac_unit", [
+    Symbol, HasParent<"DesignOp">, NoTerminator, SingleBlock,
+    NoRegionArguments]> {
+  let summary = "A multiply-accumulate layer (conv1d or linear)";
+  let arguments = (ins SymbolNameAttr:$sym_name, RTL_Int:$in_width,
+                       RTL_Int:$in_beats, RTL_Int:$out_width,
+                       RTL_Int:$out_beats);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasRegionVerifier = 1;
+}
+
+def RTL_ElementwiseOp : RTL_Op<"elementwise", [
+    Symbol, HasParent<"DesignOp">]> {
+  let summary = "An activation on every value of a beat, one register stage";
+  let description = [{
+    `clamp`: `min(max(x, lo), hi)` (relu, hardtanh). `hardsigmoid`:
+    `clamp(round_F(x * slope + 2^(2F-1)), lo, hi)` with `lo = 0`, `hi` =
+    one (or the largest value when one does not fit).
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, RTL_Int:$width,
+                       RTL_Int:$beats, StrAttr:$function, RTL_Int:$lo,
+                       RTL_Int:$hi, OptionalAttr<RTL_Int>:$slope,
+                       OptionalAttr<StrAttr>:$rounding);
+  let assemblyFormat = "$sym_name $function attr-dict";
+  let hasVerifier = 1;
+}
+
+class RTL_Component<string mnemonic>
+    : RTL_Op<mnemonic, [HasParent<"MacUnitOp">]> {
+  let assemblyFormat = "attr-dict";
+}
+
+def RTL_InputBufferOp : RTL_Component<"input_buffer"> {
+  let summary = "Window buffer: the layer input, written beat by beat";
+  let description = [{
+    Holds `elements` input values: the whole input, or, as a line buffer, a
+    power of two of at least `(kernel + stride) * in_channels + in_width`
+    values used circularly (value `e` in slot `e mod elements`). A line
+    buffer takes a beat only while it overwrites no value that the current
+    output position still needs.
+  }];
+  let arguments = (ins RTL_Int:$elements, RTL_Int:$bits);
+}
+
+def RTL_CountersOp : RTL_Component<"counters"> {
+  let summary = "Loop counters and window addressing";
+  let description = [{
+    Output position `l < out_len`, channel block `b < blocks`, step
+    `s < steps`. The `K * channels_per_group` products of one output are
+    split into `steps` steps of `reduce_lanes` terms (the last one padded).
+    Term `t` is kernel tap `t / channels_per_group`, input channel
+    `t % channels_per_group` of the lane's group; it reads input
+    `(l * stride + tap - pad_lo, lane_base + channel)` of the `[in_len,
+    in_channels]` input, or `pad_value` outside `[0, in_len)`.
+  }];
+  let arguments = (ins RTL_Int:$out_len, RTL_Int:$blocks, RTL_Int:$steps,
+                       RTL_Int:$kernel, RTL_Int:$channels_per_group,
+                       RTL_Int:$in_len, RTL_Int:$in_channels, RTL_Int:$stride,
+                       RTL_Int:$pad_lo, RTL_Int:$pad_value);
+}
+
+def RTL_WeightRomOp : RTL_Component<"weight_rom"> {
+  let summary = "Weight loader: one weight per multiplier per address";
+  let description = [{
+    There are `out_lanes * reduce_lanes` multipliers: output lane `o`
+    computes output channel `b * out_lanes + o` of block `b`, its reduction
+    lanes `r` the terms `s * reduce_lanes + r` of step `s`. `values` is
+    `[blocks * steps, out_lanes * reduce_lanes]`: address `b * steps + s`,
+    column `o * reduce_lanes + r`. `lane_base` gives, per
+    `b * out_lanes + o`, the first input channel of the output's group, or -1
+    for a lane past the last output channel (its weights are 0). Padded terms
+    (past `K * channels_per_group`) have weight 0.
+  }];
+  let arguments = (ins RTL_Int:$out_lanes, RTL_Int:$reduce_lanes,
+                       RTL_Int:$bits, ElementsAttr:$values,
+                       DenseI64ArrayAttr:$lane_base);
+}
+
+def RTL_MultipliersOp : RTL_Component<"multipliers"> {
+  let summary = "`count` signed bits x bits multipliers, registered";
+  let arguments = (ins RTL_Int:$count, RTL_Int:$bits);
+}
+
+def RTL_AdderTreeOp : RTL_Component<"adder_tree"> {
+  let summary = "`count` balanced trees summing `inputs` products each";
+  let description = [{
+    One tree per output lane over its `reduce_lanes` products
+    (`inputs - 1` adders each, none when `inputs` is 1), `bits` wide.
+  }];
+  let arguments = (ins RTL_Int:$count, RTL_Int:$inputs, RTL_Int:$bits);
+}
+
+def RTL_AccumulatorsOp : RTL_Component<"accumulators"> {
+  let summary = "One accumulator per output lane";
+  let arguments = (ins RTL_Int:$count, RTL_Int:$bits);
+}
+
+def RTL_RequantizerOp : RTL_Component<"requantizer"> {
+  let summary = "Bias, one rounding, one saturation per output";
+  let description = [{
+    `out = saturate_bits(round_shift(acc + bias, shift))`, `rounding`
+    nearest (ties toward +infinity) or truncate (toward -infinity); `bias`
+    holds one value per `b * out_lanes + o`.
+  }];
+  let arguments = (ins RTL_Int:$shift, StrAttr:$rounding, RTL_Int:$bits,
+                       ElementsAttr:$bias);
+}
+
+#endif // UNUM_DIALECT_RTL_RTLOPS_TD

@@ -1,0 +1,347 @@
+//===- NNDialect.cpp - Neural-network layers dialect ----------------------===//
+#include "unum/Dialect/NN/IR/NNDialect.h"
+#include "unum/Dialect/NN/IR/FixedPoint.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace unum::nn;
+
+#include "unum/Dialect/NN/IR/NNOpsDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "unum/Dialect/NN/IR/NNOpsTypes.cpp.inc"
+
+void NNDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "unum/Dialect/NN/IR/NNOpsTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "unum/Dialect/NN/IR/NNOps.cpp.inc"
+      >();
+}
+
+#define GET_OP_CLASSES
+#include "unum/Dialect/NN/IR/NNOps.cpp.inc"
+
+LogicalResult FixedType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                unsigned width, unsigned frac) {
+  if (width < 2 || width > 16)
+    return emitError() << "fixed-point width must be 2 to 16, got " << width;
+  if (frac < 1 || frac >= width)
+    return emitError() << "fraction bits must be 1 to width - 1, got " << frac;
+  return success();
+}
+
+FixedType unum::nn::getFixedType(Value value) {
+  return dyn_cast<FixedType>(
+      cast<RankedTensorType>(value.getType()).getElementType());
+}
+
+std::vector<int64_t> unum::nn::getIntegers(ElementsAttr attr) {
+  std::vector<int64_t> out;
+  if (attr)
+    for (APInt v : attr.getValues<APInt>())
+      out.push_back(v.getSExtValue());
+  return out;
+}
+
+MacLayer unum::nn::getMacLayer(Operation *op) {
+  auto shape = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  auto in = shape(op->getOperand(0)), out = shape(op->getResult(0));
+  if (auto conv = dyn_cast<Conv1dOp>(op)) {
+    auto w = cast<ShapedType>(conv.getWeight().getType()).getShape();
+    return {in[0],
+            in[1],
+            out[0],
+            out[1],
+            w[2],
+            conv.getStrideAttr().getInt(),
+            conv.getPadLoAttr().getInt(),
+            conv.getGroupsAttr().getInt(),
+            cast<IntegerAttr>(conv.getPaddingValue()).getInt(),
+            getIntegers(conv.getWeight()),
+            getIntegers(conv.getBiasAttr()),
+            static_cast<int64_t>(conv.getAccBits().value_or(0)),
+            conv.getRounding().value_or("nearest") == "nearest"};
+  }
+  auto linear = cast<LinearOp>(op);
+  return {in[0],
+          in[1],
+          out[0],
+          out[1],
+          /*kernel=*/1,
+          /*stride=*/1,
+          /*padLo=*/0,
+          /*groups=*/1,
+          /*padValue=*/0,
+          getIntegers(linear.getWeight()),
+          getIntegers(linear.getBiasAttr()),
+          static_cast<int64_t>(linear.getAccBits().value_or(0)),
+          linear.getRounding().value_or("nearest") == "nearest"};
+}
+
+//===----------------------------------------------------------------------===//
+// nn.model
+//===----------------------------------------------------------------------===//
+
+LogicalResult ModelOp::verifyRegions() {
+  unsigned inputs = 0, outputs = 0;
+  llvm::StringMap<Operation *> names;
+  Type element;
+  for (Operation &op : getBody().front()) {
+    inputs += isa<InputOp>(op);
+    outputs += isa<OutputOp>(op);
+    if (auto name = op.getAttrOfType<StringAttr>("name")) {
+      auto [it, inserted] = names.try_emplace(name.getValue(), &op);
+      if (!inserted) {
+        InFlightDiagnostic diag = op.emitOpError()
+                                  << "layer name '" << name.getValue()
+                                  << "' is already used";
+        diag.attachNote(it->second->getLoc()) << "first used here";
+        return diag;
+      }
+    }
+    for (Value result : op.getResults()) {
+      Type type = cast<RankedTensorType>(result.getType()).getElementType();
+      if (element && type != element)
+        return op.emitOpError() << "element type " << type
+                                << " differs from the model's " << element;
+      element = type;
+    }
+  }
+  if (outputs != 1)
+    return emitOpError() << "needs exactly one nn.output, found " << outputs;
+  if (inputs == 0)
+    return emitOpError() << "needs an nn.input";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Layers
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Shape {
+  int64_t length, channels;
+};
+} // namespace
+
+static Shape shapeOf(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return {type.getDimSize(0), type.getDimSize(1)};
+}
+
+/// The checks every unary layer shares, then the expected result shape.
+static LogicalResult verifyResult(Operation *op, Shape expected) {
+  Value input = op->getOperand(0), result = op->getResult(0);
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto outType = cast<RankedTensorType>(result.getType());
+  if (inType.getElementType() != outType.getElementType())
+    return op->emitOpError("input and result element types differ");
+  Shape got = shapeOf(result);
+  if (got.length != expected.length || got.channels != expected.channels)
+    return op->emitOpError()
+           << "result shape [" << got.length << ", " << got.channels
+           << "] should be [" << expected.length << ", " << expected.channels
+           << "]";
+  return success();
+}
+
+/// An attribute holding a scalar of the model's kind: a float, or an integer
+/// with fraction F that fits `bits`.
+static LogicalResult verifyScalar(Operation *op, Attribute attr, StringRef what,
+                                  FixedType fixed, unsigned bits) {
+  if (!fixed) {
+    if (isa<FloatAttr>(attr))
+      return success();
+    return op->emitOpError() << what << " must be a float";
+  }
+  auto integer = dyn_cast<IntegerAttr>(attr);
+  if (!integer)
+    return op->emitOpError() << what << " must be an integer once quantised";
+  int64_t v = integer.getInt();
+  if (v < fixed::minValue(bits) || v > fixed::maxValue(bits))
+    return op->emitOpError()
+           << what << " " << v << " does not fit " << bits << " bits";
+  return success();
+}
+
+static LogicalResult verifyElements(Operation *op, ElementsAttr elements,
+                                    StringRef what, FixedType fixed,
+                                    unsigned bits) {
+  Type type = elements.getElementType();
+  if (!fixed) {
+    if (isa<FloatType>(type))
+      return success();
+    return op->emitOpError() << what << " must hold floats";
+  }
+  if (!isa<IntegerType>(type))
+    return op->emitOpError() << what << " must hold integers once quantised";
+  for (APInt v : elements.getValues<APInt>()) {
+    int64_t x = v.getSExtValue();
+    if (x < fixed::minValue(bits) || x > fixed::maxValue(bits))
+      return op->emitOpError()
+             << what << " value " << x << " does not fit " << bits << " bits";
+  }
+  return success();
+}
+
+static LogicalResult verifyRounding(Operation *op, FixedType fixed,
+                                    std::optional<StringRef> rounding) {
+  if (!fixed) {
+    if (!rounding)
+      return success();
+    return op->emitOpError("has 'rounding' but is not quantised");
+  }
+  if (!rounding || (*rounding != "nearest" && *rounding != "truncate"))
+    return op->emitOpError("needs rounding = \"nearest\" or \"truncate\"");
+  return success();
+}
+
+/// Weight, bias and accumulator of a multiply-accumulate layer with `products`
+/// products per output and `outChannels` outputs.
+static LogicalResult verifyMac(Operation *op, ElementsAttr weight,
+                               ElementsAttr bias, int64_t products,
+                               int64_t outChannels,
+                               std::optional<uint64_t> accBits,
+                               std::optional<StringRef> rounding) {
+  FixedType fixed = getFixedType(op->getOperand(0));
+  unsigned n = fixed ? fixed.getWidth() : 0;
+  if (failed(verifyElements(op, weight, "weight", fixed, n)))
+    return failure();
+  if (bias) {
+    auto shape = cast<ShapedType>(bias.getType()).getShape();
+    if (shape.size() != 1 || shape[0] != outChannels)
+      return op->emitOpError() << "bias needs " << outChannels << " values";
+    if (failed(verifyElements(op, bias, "bias", fixed,
+                              fixed ? n + fixed.getFrac() : 0)))
+      return failure();
+  }
+  if (failed(verifyRounding(op, fixed, rounding)))
+    return failure();
+  if (!fixed) {
+    if (!accBits)
+      return success();
+    return op->emitOpError("has 'acc_bits' but is not quantised");
+  }
+  unsigned needed = fixed::accumulatorBits(n, products);
+  if (!accBits || *accBits < needed)
+    return op->emitOpError()
+           << "needs an accumulator of at least " << needed << " bits";
+  if (*accBits > 62)
+    return op->emitOpError("accumulator wider than 62 bits");
+  return success();
+}
+
+LogicalResult Conv1dOp::verify() {
+  Shape in = shapeOf(getInput());
+  auto wShape = cast<ShapedType>(getWeight().getType()).getShape();
+  if (wShape.size() != 3)
+    return emitOpError("weight must be [out_channels, in_channels/groups, "
+                       "kernel_size]");
+  int64_t outCh = wShape[0], inPerGroup = wShape[1], kernel = wShape[2];
+  int64_t groups = getGroupsAttr().getInt();
+  if (groups < 1 || getStrideAttr().getInt() < 1 ||
+      getPadLoAttr().getInt() < 0 || getPadHiAttr().getInt() < 0 || kernel < 1)
+    return emitOpError("groups, stride and kernel_size must be positive, "
+                       "padding not negative");
+  if (in.channels % groups || outCh % groups)
+    return emitOpError() << "groups " << groups
+                         << " must divide the input channels " << in.channels
+                         << " and the output channels " << outCh;
+  if (in.channels / groups != inPerGroup)
+    return emitOpError() << "weight has " << inPerGroup
+                         << " input channels per group, the input gives "
+                         << in.channels / groups;
+  int64_t padded =
+      in.length + getPadLoAttr().getInt() + getPadHiAttr().getInt();
+  if (padded < kernel)
+    return emitOpError() << "kernel_size " << kernel
+                         << " exceeds the padded length " << padded;
+  if (failed(verifyResult(
+          *this, {(padded - kernel) / getStrideAttr().getInt() + 1, outCh})))
+    return failure();
+  FixedType fixed = getFixedType(getInput());
+  if (failed(verifyScalar(*this, getPaddingValue(), "padding_value", fixed,
+                          fixed ? fixed.getWidth() : 0)))
+    return failure();
+  return verifyMac(*this, getWeight(), getBiasAttr(), kernel * inPerGroup,
+                   outCh, getAccBits(), getRounding());
+}
+
+LogicalResult LinearOp::verify() {
+  Shape in = shapeOf(getInput());
+  auto wShape = cast<ShapedType>(getWeight().getType()).getShape();
+  if (wShape.size() != 2 || wShape[1] != in.channels)
+    return emitOpError() << "weight must be [out_features, " << in.channels
+                         << "]";
+  if (failed(verifyResult(*this, {in.length, wShape[0]})))
+    return failure();
+  return verifyMac(*this, getWeight(), getBiasAttr(), in.channels, wShape[0],
+                   getAccBits(), getRounding());
+}
+
+LogicalResult ReluOp::verify() {
+  return verifyResult(*this, shapeOf(getInput()));
+}
+
+LogicalResult HardtanhOp::verify() {
+  if (failed(verifyResult(*this, shapeOf(getInput()))))
+    return failure();
+  FixedType fixed = getFixedType(getInput());
+  unsigned n = fixed ? fixed.getWidth() : 0;
+  if (failed(verifyScalar(*this, getMinVal(), "min_val", fixed, n)) ||
+      failed(verifyScalar(*this, getMaxVal(), "max_val", fixed, n)))
+    return failure();
+  bool ordered = fixed ? cast<IntegerAttr>(getMinVal()).getInt() <
+                             cast<IntegerAttr>(getMaxVal()).getInt()
+                       : cast<FloatAttr>(getMinVal()).getValueAsDouble() <
+                             cast<FloatAttr>(getMaxVal()).getValueAsDouble();
+  if (ordered)
+    return success();
+  return emitOpError("min_val must be below max_val");
+}
+
+LogicalResult HardsigmoidOp::verify() {
+  if (failed(verifyResult(*this, shapeOf(getInput()))))
+    return failure();
+  FixedType fixed = getFixedType(getInput());
+  if (failed(verifyRounding(*this, fixed, getRounding())))
+    return failure();
+  if (!fixed) {
+    if (!getSlope())
+      return success();
+    return emitOpError("has 'slope' but is not quantised");
+  }
+  if (getSlope() != fixed::hardsigmoidSlope(fixed.getFrac()))
+    return emitOpError() << "slope must be round(2^F / 6) = "
+                         << fixed::hardsigmoidSlope(fixed.getFrac());
+  return success();
+}
+
+LogicalResult BatchNormOp::verify() {
+  Shape in = shapeOf(getInput());
+  if (failed(verifyResult(*this, in)))
+    return failure();
+  if (getFixedType(getInput()))
+    return emitOpError("cannot be quantised; fold it first "
+                       "(nn-fold-batchnorm)");
+  for (ElementsAttr param : {getGamma(), getBeta(), getMean(), getVariance()})
+    if (param.getNumElements() != in.channels)
+      return emitOpError() << "parameters need " << in.channels
+                           << " values each";
+  return success();
+}
+
+LogicalResult FlattenOp::verify() {
+  Shape in = shapeOf(getInput());
+  return verifyResult(*this, {1, in.length * in.channels});
+}

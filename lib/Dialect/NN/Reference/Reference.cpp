@@ -1,0 +1,126 @@
+//===- Reference.cpp - CPU fixed-point reference of quantised nn ----------===//
+#include "unum/Dialect/NN/Reference/Reference.h"
+#include "unum/Dialect/NN/IR/FixedPoint.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace unum::nn;
+
+static fixed::Rounding roundingOf(std::optional<StringRef> rounding) {
+  return rounding && *rounding == "truncate" ? fixed::Rounding::Truncate
+                                             : fixed::Rounding::Nearest;
+}
+
+/// The multiply-accumulate layers seen as one convolution (linear is a
+/// kernel of 1): the same loop nest the hardware runs.
+static std::vector<int64_t>
+runMac(const MacLayer &m, const std::vector<int64_t> &x, FixedType type) {
+  int64_t perGroupIn = m.inCh / m.groups, perGroupOut = m.outCh / m.groups;
+  std::vector<int64_t> y(m.outLen * m.outCh);
+  for (int64_t l = 0; l < m.outLen; ++l)
+    for (int64_t o = 0; o < m.outCh; ++o) {
+      int64_t acc = m.bias.empty() ? 0 : m.bias[o];
+      int64_t g = o / perGroupOut;
+      for (int64_t k = 0; k < m.kernel; ++k)
+        for (int64_t i = 0; i < perGroupIn; ++i) {
+          int64_t pos = l * m.stride + k - m.padLo;
+          int64_t v = pos < 0 || pos >= m.inLen
+                          ? m.padValue
+                          : x[pos * m.inCh + g * perGroupIn + i];
+          acc += v * m.weight[(o * perGroupIn + i) * m.kernel + k];
+        }
+      y[l * m.outCh + o] = fixed::saturate(
+          fixed::roundShift(acc, type.getFrac(),
+                            m.nearest ? fixed::Rounding::Nearest
+                                      : fixed::Rounding::Truncate),
+          type.getWidth());
+    }
+  return y;
+}
+
+LogicalResult unum::nn::evaluateReference(ModelOp model,
+                                          const std::vector<int64_t> &input,
+                                          std::vector<int64_t> &output,
+                                          std::string &error) {
+  llvm::DenseMap<Value, std::vector<int64_t>> values;
+  for (Operation &op : model.getBody().front()) {
+    Value in = op.getNumOperands() ? op.getOperand(0) : Value();
+    Value result = op.getNumResults() ? op.getResult(0) : in;
+    FixedType type = getFixedType(result);
+    if (!type) {
+      error = "the model is not quantised (run nn-quantize)";
+      return failure();
+    }
+    auto shape = cast<RankedTensorType>(result.getType()).getShape();
+    std::vector<int64_t> x = in ? values[in] : std::vector<int64_t>();
+    std::vector<int64_t> y;
+    auto elementwise = [&](auto f) {
+      for (int64_t v : x)
+        y.push_back(f(v));
+    };
+    bool ok =
+        llvm::TypeSwitch<Operation *, bool>(&op)
+            .Case([&](InputOp) {
+              if (static_cast<int64_t>(input.size()) != shape[0] * shape[1]) {
+                error = "an inference needs " +
+                        std::to_string(shape[0] * shape[1]) + " input values";
+                return false;
+              }
+              for (int64_t v : input)
+                if (v < fixed::minValue(type.getWidth()) ||
+                    v > fixed::maxValue(type.getWidth())) {
+                  error = "input value " + std::to_string(v) +
+                          " does not fit " + std::to_string(type.getWidth()) +
+                          " bits";
+                  return false;
+                }
+              y = input;
+              return true;
+            })
+            .Case<Conv1dOp, LinearOp>([&](Operation *mac) {
+              y = runMac(getMacLayer(mac), x, type);
+              return true;
+            })
+            .Case([&](ReluOp) {
+              elementwise([](int64_t v) { return v < 0 ? 0 : v; });
+              return true;
+            })
+            .Case([&](HardtanhOp op) {
+              int64_t lo = cast<IntegerAttr>(op.getMinVal()).getInt();
+              int64_t hi = cast<IntegerAttr>(op.getMaxVal()).getInt();
+              elementwise(
+                  [&](int64_t v) { return v < lo ? lo : (v > hi ? hi : v); });
+              return true;
+            })
+            .Case([&](HardsigmoidOp op) {
+              int64_t slope = *op.getSlope();
+              fixed::Rounding r = roundingOf(op.getRounding());
+              elementwise([&](int64_t v) {
+                return fixed::hardsigmoid(v, slope, type.getWidth(),
+                                          type.getFrac(), r);
+              });
+              return true;
+            })
+            .Case([&](FlattenOp) {
+              y = x; // position-major order is already the flattened order
+              return true;
+            })
+            .Case([&](OutputOp) {
+              output = x;
+              return true;
+            })
+            .Default([&](Operation *other) {
+              error = "no reference for '" +
+                      other->getName().getStringRef().str() +
+                      "' (fold batchnorm first)";
+              return false;
+            });
+    if (!ok)
+      return failure();
+    if (op.getNumResults())
+      values[result] = std::move(y);
+  }
+  return success();
+}

@@ -1,0 +1,205 @@
+//===- RTLDialect.cpp - Streaming layer datapaths -------------------------===//
+#include "unum/Dialect/RTL/IR/RTLDialect.h"
+#include "unum/Dialect/NN/IR/FixedPoint.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace unum::rtl;
+namespace fixed = unum::nn::fixed;
+
+#include "unum/Dialect/RTL/IR/RTLOpsDialect.cpp.inc"
+
+void RTLDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "unum/Dialect/RTL/IR/RTLOps.cpp.inc"
+      >();
+}
+
+#define GET_OP_CLASSES
+#include "unum/Dialect/RTL/IR/RTLOps.cpp.inc"
+
+MacParts unum::rtl::getMacParts(MacUnitOp unit) {
+  auto it = unit.getBody().front().begin();
+  MacParts parts;
+  parts.buffer = cast<InputBufferOp>(*it++);
+  parts.counters = cast<CountersOp>(*it++);
+  parts.rom = cast<WeightRomOp>(*it++);
+  parts.multipliers = cast<MultipliersOp>(*it++);
+  parts.tree = cast<AdderTreeOp>(*it++);
+  parts.accumulators = cast<AccumulatorsOp>(*it++);
+  parts.requantizer = cast<RequantizerOp>(*it);
+  return parts;
+}
+
+int64_t unum::rtl::getMinLineBuffer(MacUnitOp unit) {
+  CountersOp c = getMacParts(unit).counters;
+  return (c.getKernel() + c.getStride()) * c.getInChannels() +
+         unit.getInWidth();
+}
+
+int64_t unum::rtl::getPipelineDepth(Operation *stage) {
+  return isa<MacUnitOp>(stage) ? 2 : 1;
+}
+
+static bool fits(int64_t v, int64_t bits) {
+  return v >= fixed::minValue(bits) && v <= fixed::maxValue(bits);
+}
+
+/// Every value of `values` fits `bits`; reports the first that does not.
+static LogicalResult checkFits(Operation *op, ElementsAttr values, int64_t bits,
+                               StringRef what) {
+  if (!isa<IntegerType>(values.getElementType()))
+    return op->emitOpError() << what << " must hold integers";
+  for (APInt v : values.getValues<APInt>())
+    if (!fits(v.getSExtValue(), bits))
+      return op->emitOpError() << what << " value " << v.getSExtValue()
+                               << " does not fit " << bits << " bits";
+  return success();
+}
+
+LogicalResult DesignOp::verifyRegions() {
+  if (getDataBits() < 2 || getDataBits() > 16 || getFracBits() < 1 ||
+      getFracBits() >= getDataBits())
+    return emitOpError("needs data_bits 2 to 16 and frac_bits 1 to "
+                       "data_bits - 1");
+  int64_t width = getInWidth(), beats = getInBeats();
+  if (width < 1 || beats < 1)
+    return emitOpError("input stream needs a positive width and beat count");
+  for (Operation &stage : getBody().front()) {
+    int64_t inWidth, inBeats, outWidth, outBeats;
+    if (auto mac = dyn_cast<MacUnitOp>(stage)) {
+      inWidth = mac.getInWidth();
+      inBeats = mac.getInBeats();
+      outWidth = mac.getOutWidth();
+      outBeats = mac.getOutBeats();
+    } else if (auto ew = dyn_cast<ElementwiseOp>(stage)) {
+      inWidth = outWidth = ew.getWidth();
+      inBeats = outBeats = ew.getBeats();
+    } else {
+      return stage.emitOpError("is not a stage of an rtl.design");
+    }
+    if (inWidth != width || inBeats != beats)
+      return stage.emitOpError()
+             << "takes " << inBeats << " beats of " << inWidth
+             << " values but its input stream has " << beats << " beats of "
+             << width;
+    width = outWidth;
+    beats = outBeats;
+  }
+  if (width != getOutWidth() || beats != getOutBeats())
+    return emitOpError() << "output stream is " << getOutBeats() << " beats of "
+                         << getOutWidth() << " values but the last stage gives "
+                         << beats << " beats of " << width;
+  return success();
+}
+
+LogicalResult MacUnitOp::verifyRegions() {
+  Block &body = getBody().front();
+  auto it = body.begin();
+  auto expect = [&](auto tag) -> bool {
+    using T = decltype(tag);
+    return it != body.end() && isa<T>(*it++);
+  };
+  if (!expect(InputBufferOp()) || !expect(CountersOp()) ||
+      !expect(WeightRomOp()) || !expect(MultipliersOp()) ||
+      !expect(AdderTreeOp()) || !expect(AccumulatorsOp()) ||
+      !expect(RequantizerOp()) || it != body.end())
+    return emitOpError("needs exactly rtl.input_buffer, rtl.counters, "
+                       "rtl.weight_rom, rtl.multipliers, rtl.adder_tree, "
+                       "rtl.accumulators, rtl.requantizer, in this order");
+  MacParts p = getMacParts(*this);
+  int64_t bits = cast<DesignOp>((*this)->getParentOp()).getDataBits();
+  CountersOp c = p.counters;
+  int64_t outLanes = p.rom.getOutLanes(), reduceLanes = p.rom.getReduceLanes();
+  int64_t terms = c.getKernel() * c.getChannelsPerGroup();
+  int64_t total = c.getInLen() * c.getInChannels();
+  if (total != getInWidth() * getInBeats())
+    return c.emitOpError() << "counts " << total
+                           << " input values, the input stream carries "
+                           << getInWidth() * getInBeats();
+  int64_t elements = p.buffer.getElements();
+  if (elements != total &&
+      (elements > total || !llvm::isPowerOf2_64(elements) ||
+       elements < getMinLineBuffer(*this)))
+    return p.buffer.emitOpError()
+           << "must hold the whole input (" << total
+           << " values) or be a power of two of at least "
+           << getMinLineBuffer(*this) << " values below that";
+  for (int64_t b : {p.buffer.getBits(), p.rom.getBits(),
+                    p.multipliers.getBits(), p.requantizer.getBits()})
+    if (b != bits)
+      return emitOpError() << "component width " << b
+                           << " differs from the design's " << bits << " bits";
+  if (c.getOutLen() != getOutBeats() || c.getOutLen() < 1 ||
+      c.getBlocks() < 1 || c.getKernel() < 1 || c.getChannelsPerGroup() < 1 ||
+      c.getStride() < 1 || c.getPadLo() < 0 ||
+      c.getInChannels() % c.getChannelsPerGroup())
+    return c.emitOpError("counter bounds are inconsistent with the unit");
+  if (!fits(c.getPadValue(), bits))
+    return c.emitOpError("pad_value does not fit the data width");
+  if (outLanes < 1 || getOutWidth() > c.getBlocks() * outLanes ||
+      getOutWidth() <= (c.getBlocks() - 1) * outLanes)
+    return p.rom.emitOpError()
+           << outLanes << " output lanes in " << c.getBlocks()
+           << " blocks do not cover " << getOutWidth() << " output channels";
+  if (reduceLanes < 1 || c.getSteps() * reduceLanes < terms ||
+      (c.getSteps() - 1) * reduceLanes >= terms)
+    return c.emitOpError() << c.getSteps() << " steps of " << reduceLanes
+                           << " terms do not cover " << terms << " products";
+  int64_t lanes = outLanes * reduceLanes;
+  auto shape = cast<ShapedType>(p.rom.getValues().getType()).getShape();
+  if (shape.size() != 2 || shape[0] != c.getBlocks() * c.getSteps() ||
+      shape[1] != lanes)
+    return p.rom.emitOpError()
+           << "values must be [" << c.getBlocks() * c.getSteps() << ", "
+           << lanes << "]";
+  if (failed(checkFits(p.rom, p.rom.getValues(), bits, "weight")))
+    return failure();
+  ArrayRef<int64_t> base = p.rom.getLaneBase();
+  if (static_cast<int64_t>(base.size()) != c.getBlocks() * outLanes)
+    return p.rom.emitOpError("lane_base needs one entry per block and output "
+                             "lane");
+  for (int64_t b : base)
+    if (b < -1 || b + c.getChannelsPerGroup() > c.getInChannels())
+      return p.rom.emitOpError()
+             << "lane_base " << b << " is outside the input channels";
+  if (p.multipliers.getCount() != lanes)
+    return p.multipliers.emitOpError()
+           << "needs one multiplier per weight of a ROM row (" << lanes << ")";
+  int64_t accBits = p.accumulators.getBits();
+  if (p.tree.getCount() != outLanes || p.tree.getInputs() != reduceLanes ||
+      p.tree.getBits() != accBits)
+    return p.tree.emitOpError("needs one tree per output lane over its "
+                              "reduction lanes, as wide as the accumulator");
+  if (p.accumulators.getCount() != outLanes)
+    return p.accumulators.emitOpError("needs one accumulator per output lane");
+  if (accBits < fixed::accumulatorBits(bits, terms) || accBits > 62)
+    return p.accumulators.emitOpError()
+           << "needs " << fixed::accumulatorBits(bits, terms)
+           << " to 62 bits for " << terms << " products";
+  RequantizerOp rq = p.requantizer;
+  if (rq.getRounding() != "nearest" && rq.getRounding() != "truncate")
+    return rq.emitOpError("rounding must be nearest or truncate");
+  if (rq.getShift() < 1 || rq.getShift() >= accBits)
+    return rq.emitOpError("shift must be 1 to the accumulator width - 1");
+  if (rq.getBias().getNumElements() != c.getBlocks() * outLanes)
+    return rq.emitOpError("bias needs one value per block and output lane");
+  return checkFits(rq, rq.getBias(), bits + rq.getShift(), "bias");
+}
+
+LogicalResult ElementwiseOp::verify() {
+  int64_t bits = cast<DesignOp>((*this)->getParentOp()).getDataBits();
+  if (getFunction() != "clamp" && getFunction() != "hardsigmoid")
+    return emitOpError("function must be clamp or hardsigmoid");
+  if (!fits(getLo(), bits) || !fits(getHi(), bits) || getLo() > getHi())
+    return emitOpError("needs lo <= hi within the data width");
+  if (getFunction() == "hardsigmoid" &&
+      (!getSlope() || !getRounding() ||
+       (*getRounding() != "nearest" && *getRounding() != "truncate")))
+    return emitOpError("hardsigmoid needs a slope and a rounding");
+  return success();
+}

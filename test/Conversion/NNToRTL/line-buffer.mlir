@@ -1,0 +1,28 @@
+// RUN: unum-opt %s --convert-nn-to-rtl | FileCheck %s
+// RUN: unum-opt %s --convert-nn-to-rtl | unum-translate --to-vhdl | FileCheck %s --check-prefix=VHDL
+
+// A long input gets a line buffer: the smallest power of two holding the
+// rows of a window and of the next stride plus a beat, (3 + 2) * 2 + 2 = 12
+// -> 16 values instead of 64 * 2 = 128. A short one keeps the whole input.
+// CHECK-LABEL: rtl.mac_unit @long
+// CHECK-NEXT: rtl.input_buffer {bits = 8 : i64, elements = 16 : i64}
+// CHECK-LABEL: rtl.mac_unit @short
+// CHECK-NEXT: rtl.input_buffer {bits = 8 : i64, elements = 62 : i64}
+
+// The line buffer is used circularly and takes a beat only when it
+// overwrites nothing the current position (first element FIRST(l)) reads.
+// VHDL-LABEL: entity lines_long is
+// VHDL: constant CAP       : natural := 16; -- window buffer slots
+// VHDL: constant FIRST : int_vector(0 to OUT_LEN - 1) := (0, 4, 8,
+// VHDL: return e mod CAP;
+// VHDL: loaded + IN_W <= FIRST(pos) + CAP
+// VHDL-LABEL: entity lines_short is
+// VHDL: constant CAP       : natural := 62; -- window buffer slots
+// VHDL: return e;
+!q = !nn.fixed<8, 4>
+nn.model @lines {
+  %0 = nn.input "x" : tensor<64x2x!q>
+  %1 = nn.conv1d "long" %0 {weight = dense<1> : tensor<2x2x3xi32>, stride = 2, pad_lo = 0, pad_hi = 0, padding_value = 0, groups = 1, acc_bits = 19, rounding = "nearest"} : tensor<64x2x!q> -> tensor<31x2x!q>
+  %2 = nn.conv1d "short" %1 {weight = dense<1> : tensor<1x2x30xi32>, stride = 1, pad_lo = 0, pad_hi = 0, padding_value = 0, groups = 1, acc_bits = 22, rounding = "nearest"} : tensor<31x2x!q> -> tensor<2x1x!q>
+  nn.output "y" %2 : tensor<2x1x!q>
+}

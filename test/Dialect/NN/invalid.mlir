@@ -1,0 +1,86 @@
+// RUN: unum-opt %s -split-input-file -verify-diagnostics
+
+nn.model @wrong_length {
+  %0 = nn.input "x" : tensor<8x2xf32>
+  // expected-error @+1 {{result shape [8, 3] should be [6, 3]}}
+  %1 = nn.conv1d "c" %0 {weight = dense<1.0> : tensor<3x2x3xf64>, stride = 1, pad_lo = 0, pad_hi = 0, padding_value = 0.0, groups = 1} : tensor<8x2xf32> -> tensor<8x3xf32>
+  nn.output "y" %1 : tensor<8x3xf32>
+}
+
+// -----
+
+nn.model @groups {
+  %0 = nn.input "x" : tensor<8x3xf32>
+  // expected-error @+1 {{groups 2 must divide the input channels 3 and the output channels 4}}
+  %1 = nn.conv1d "c" %0 {weight = dense<1.0> : tensor<4x1x1xf64>, stride = 1, pad_lo = 0, pad_hi = 0, padding_value = 0.0, groups = 2} : tensor<8x3xf32> -> tensor<8x4xf32>
+  nn.output "y" %1 : tensor<8x4xf32>
+}
+
+// -----
+
+nn.model @narrow_accumulator {
+  %0 = nn.input "x" : tensor<4x2x!nn.fixed<8, 4>>
+  // expected-error @+1 {{needs an accumulator of at least 18 bits}}
+  %1 = nn.linear "fc" %0 {weight = dense<1> : tensor<3x2xi32>, acc_bits = 17, rounding = "nearest"} : tensor<4x2x!nn.fixed<8, 4>> -> tensor<4x3x!nn.fixed<8, 4>>
+  nn.output "y" %1 : tensor<4x3x!nn.fixed<8, 4>>
+}
+
+// -----
+
+nn.model @weight_range {
+  %0 = nn.input "x" : tensor<4x2x!nn.fixed<8, 4>>
+  // expected-error @+1 {{weight value 128 does not fit 8 bits}}
+  %1 = nn.linear "fc" %0 {weight = dense<128> : tensor<3x2xi32>, acc_bits = 18, rounding = "nearest"} : tensor<4x2x!nn.fixed<8, 4>> -> tensor<4x3x!nn.fixed<8, 4>>
+  nn.output "y" %1 : tensor<4x3x!nn.fixed<8, 4>>
+}
+
+// -----
+
+nn.model @mixed_types {
+  %0 = nn.input "x" : tensor<4x2x!nn.fixed<8, 4>>
+  // expected-error @+1 {{input and result element types differ}}
+  %1 = nn.relu "r" %0 : tensor<4x2x!nn.fixed<8, 4>> -> tensor<4x2xf32>
+  nn.output "y" %1 : tensor<4x2xf32>
+}
+
+// -----
+
+nn.model @duplicate_names {
+  // expected-note @+1 {{first used here}}
+  %0 = nn.input "x" : tensor<4x2xf32>
+  // expected-error @+1 {{layer name 'x' is already used}}
+  %1 = nn.relu "x" %0 : tensor<4x2xf32> -> tensor<4x2xf32>
+  nn.output "y" %1 : tensor<4x2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{needs exactly one nn.output, found 0}}
+nn.model @no_output {
+  %0 = nn.input "x" : tensor<4x2xf32>
+}
+
+// -----
+
+nn.model @quantised_batchnorm {
+  %0 = nn.input "x" : tensor<4x1x!nn.fixed<8, 4>>
+  // expected-error @+1 {{cannot be quantised; fold it first}}
+  %1 = nn.batchnorm "bn" %0 {gamma = dense<1.0> : tensor<1xf64>, beta = dense<0.0> : tensor<1xf64>, mean = dense<0.0> : tensor<1xf64>, variance = dense<1.0> : tensor<1xf64>, eps = 1.0e-5} : tensor<4x1x!nn.fixed<8, 4>> -> tensor<4x1x!nn.fixed<8, 4>>
+  nn.output "y" %1 : tensor<4x1x!nn.fixed<8, 4>>
+}
+
+// -----
+
+nn.model @bad_slope {
+  %0 = nn.input "x" : tensor<4x1x!nn.fixed<8, 4>>
+  // expected-error @+1 {{slope must be round(2^F / 6) = 3}}
+  %1 = nn.hardsigmoid "s" %0 {slope = 2, rounding = "nearest"} : tensor<4x1x!nn.fixed<8, 4>> -> tensor<4x1x!nn.fixed<8, 4>>
+  nn.output "y" %1 : tensor<4x1x!nn.fixed<8, 4>>
+}
+
+// -----
+
+nn.model @bad_type {
+  // expected-error @+1 {{fraction bits must be 1 to width - 1, got 8}}
+  %0 = nn.input "x" : tensor<1x1x!nn.fixed<8, 8>>
+}

@@ -1,0 +1,112 @@
+"""Random models through the whole hardware flow under GHDL.
+
+For every seed: a random 2-4 layer model (utils/nn/nnhw.py), quantised with
+varying widths and rounding, lowered at P = 1, 2, 4 or 8, emitted, checked
+with `ghdl --synth`, and simulated on random inputs. Fails unless the
+simulation equals unum-nn-sim bit for bit, stays within the float error
+bound, and meets the cycle bound of report.json."""
+
+import argparse
+import json
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "..",
+                                "utils", "nn"))
+import nnhw  # noqa: E402
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--tools", required=True)
+parser.add_argument("--work", required=True)
+parser.add_argument("--seeds", type=int, default=16)
+parser.add_argument("--first", type=int, default=0)
+parser.add_argument("--inferences", type=int, default=2)
+args = parser.parse_args()
+
+FORMATS = [(8, 4), (10, 5), (12, 6), (6, 3), (16, 8)]
+kinds, failures, seconds = set(), 0, 0.0
+for seed in range(args.first, args.first + args.seeds):
+    rng = random.Random(1000 + seed)
+    model = nnhw.random_model(seed)
+    n, f = FORMATS[seed % len(FORMATS)]
+    rounding = "nearest" if seed % 3 else "truncate"
+    p = [1, 2, 4, 8][seed % 4]
+    work = os.path.join(args.work, "seed%d" % seed)
+    os.makedirs(work, exist_ok=True)
+    path = os.path.join(work, "model.json")
+    with open(path, "w") as out:
+        json.dump(model, out, indent=1)
+    report = nnhw.compile_model(args.tools, path, work, n, f, rounding, p)
+    shape = model["nodes"][0]["shape"]
+    inputs = os.path.join(work, "input.txt")
+    samples = nnhw.write_inputs(inputs, rng, args.inferences, n, *shape)
+    expected = nnhw.reference(args.tools, work, inputs)
+    got, cycles, secs = nnhw.ghdl(work, report, inputs)
+    seconds += secs
+    # Every third model again with backpressure: out_ready low every 3rd
+    # cycle stalls the stages; the outputs must not change.
+    if seed % 3 == 1:
+        stalled, _, secs = nnhw.ghdl(work, report, inputs, synth=False,
+                                     stall_every=3)
+        seconds += secs
+        kinds.add("backpressure")
+        if stalled != expected:
+            print("seed %d: FAIL under backpressure" % seed)
+            failures += 1
+    layers = [nd["type"] for nd in model["nodes"][1:-1]]
+    for nd in model["nodes"]:
+        kinds.add(nd["type"])
+        if nd["type"] == "conv1d":
+            kinds.add("padding=%s" % (nd["padding"] if isinstance(nd["padding"], str) else "N"))
+            kinds.add("stride>1" if nd["stride"] > 1 else "stride=1")
+            kinds.add("groups>1" if nd["groups"] > 1 else "groups=1")
+            kinds.add("bias" if nd["bias"] else "no-bias")
+    kinds.add("P=%d" % p)
+    if any(st.get("tree_adders", 0) for st in report["stages"]):
+        kinds.add("adder-tree")
+    for name in report["files"]:
+        with open(os.path.join(work, "vhdl", name)) as vhd:
+            if "return e mod CAP;" in vhd.read():
+                kinds.add("line-buffer")
+    problems = []
+    if got != expected:
+        bad = [i for i, (a, b) in enumerate(zip(got, expected)) if a != b]
+        problems.append("not bit-exact: %d of %d outputs differ (first at %s)"
+                        % (len(bad) + abs(len(got) - len(expected)), len(expected),
+                           bad[:1] or "the end"))
+    bound = nnhw.error_bound(model, n, f, rounding)
+    per = len(expected) // args.inferences
+    worst = 0.0
+    for k, sample in enumerate(samples):
+        ref = nnhw.float_reference(model, sample, n, f)
+        hw = got[k * per:(k + 1) * per]
+        if len(ref) != len(hw):
+            problems.append("output count %d, float reference %d" % (len(hw), len(ref)))
+            break
+        worst = max([worst] + [abs(a / 2.0 ** f - b) for a, b in zip(hw, ref)])
+    if worst > bound:
+        problems.append("float error %.5f above the bound %.5f" % (worst, bound))
+    limit = report["cycle_bound"] if nnhw.lanes_divide(report) else report["scheduled_bound"]
+    if not cycles or max(cycles) > limit:
+        problems.append("cycles %s above %d" % (cycles, limit))
+    status = "FAIL " + "; ".join(problems) if problems else "ok"
+    failures += bool(problems)
+    print("seed %d: %s Q%d.%d %s P=%d: %d outputs, cycles %d <= %d (%s), "
+          "float error %.4f <= %.4f: %s"
+          % (seed, "+".join(layers), n, f, rounding, p, len(expected), max(cycles or [0]),
+             limit, "ceil(MACs/P)+depth+L" if limit == report["cycle_bound"]
+             else "scheduled", worst, bound, status))
+print("covered: " + " ".join(sorted(kinds)))
+REQUIRED = {"conv1d", "linear", "relu", "hardtanh", "hardsigmoid", "batchnorm1d",
+            "flatten", "padding=valid", "padding=same", "padding=N", "stride>1",
+            "groups>1", "bias", "no-bias", "adder-tree", "line-buffer", "backpressure", "P=1", "P=2", "P=4",
+            "P=8"}
+if args.seeds >= 16 and not REQUIRED <= kinds:
+    print("FAIL: the seeds do not cover " + " ".join(sorted(REQUIRED - kinds)))
+    failures += 1
+print("GHDL time: %.1f s" % seconds)
+if failures:
+    print("%d of %d models FAILED" % (failures, args.seeds))
+    sys.exit(1)
+print("all %d models bit-exact" % args.seeds)

@@ -1,0 +1,331 @@
+"""Shared by the GHDL tests and the benchmark: random nn models (seeded,
+stdlib only), a float reference with its quantisation error bound, and the
+compile -> simulate flow (unum-translate, unum-opt, unum-nn-sim, GHDL).
+
+The float reference evaluates the JSON model in float64 and clamps every
+value a layer writes to the fixed-point range, as the hardware saturates
+there; the bound below follows the arithmetic of docs/NNQuantization.md
+layer by layer (clamps and activations are 1-Lipschitz)."""
+
+import json
+import math
+import os
+import random
+import subprocess
+import time
+
+
+# ---------------------------------------------------------------- models
+def _uniform(rng, lo, hi):
+    return round(rng.uniform(lo, hi), 6)
+
+
+def conv1d_node(rng, name, in_ch, length, out_ch=None, groups=None,
+                kernel=None, stride=None, padding=None, bias=None):
+    divisors = [g for g in range(1, in_ch + 1) if in_ch % g == 0]
+    groups = groups or rng.choice(divisors)
+    out_ch = out_ch or groups * rng.randint(1, max(1, 6 // groups))
+    kernel = kernel or rng.randint(1, 4)
+    stride = stride or rng.choice([1, 1, 2, 3])
+    if padding is None:
+        options = ["valid", rng.randint(0, 2)] + (["same"] * 2 if stride == 1 else [])
+        padding = rng.choice(options)
+    pad = {"valid": 0, "same": kernel - 1}.get(padding, None)
+    if pad is None:
+        pad = 2 * padding
+    if length + pad < kernel:
+        padding, kernel = "valid", min(kernel, length)
+    # distinct random weights for every output channel
+    weight = [[[_uniform(rng, -1, 1) for _ in range(kernel)]
+               for _ in range(in_ch // groups)] for _ in range(out_ch)]
+    has_bias = rng.random() < 0.7 if bias is None else bias
+    return {"name": name, "type": "conv1d", "in_channels": in_ch,
+            "out_channels": out_ch, "kernel_size": kernel, "stride": stride,
+            "padding": padding, "padding_value": _uniform(rng, -1, 1),
+            "groups": groups, "weight": weight,
+            "bias": [_uniform(rng, -0.5, 0.5) for _ in range(out_ch)]
+            if has_bias else []}
+
+
+def random_model(seed):
+    """A 2-4 layer model; each of the model kinds the tests must cover comes
+    up for some seed (see KINDS)."""
+    rng = random.Random(seed)
+    length, ch = rng.randint(4, 10), rng.randint(1, 4)
+    nodes = [{"name": "x", "type": "input", "shape": [length, ch]}]
+    layers = rng.randint(2, 4)
+    shape = [length, ch]
+    flat = False
+    while len(nodes) - 1 < layers:
+        kind = rng.choice(["conv1d", "conv1d", "linear", "relu", "hardtanh",
+                           "hardsigmoid", "batchnorm1d", "flatten"])
+        name = "n%d_%s" % (len(nodes), kind)
+        prev = nodes[-1]["type"]
+        if kind == "batchnorm1d" and prev not in ("conv1d", "linear"):
+            kind = "relu"
+            name = "n%d_relu" % len(nodes)
+        if kind == "flatten" and flat:
+            kind = "hardtanh"
+            name = "n%d_hardtanh" % len(nodes)
+        if kind == "conv1d" and not flat:
+            node = conv1d_node(rng, name, shape[1], shape[0])
+            pads = {"valid": (0, 0), "same": ((node["kernel_size"] - 1) // 2,
+                                              node["kernel_size"] - 1 - (node["kernel_size"] - 1) // 2)}
+            lo, hi = pads.get(node["padding"], (node["padding"], node["padding"])) \
+                if isinstance(node["padding"], str) else (node["padding"], node["padding"])
+            shape = [(shape[0] + lo + hi - node["kernel_size"]) // node["stride"] + 1,
+                     node["out_channels"]]
+        elif kind in ("conv1d", "linear"):
+            out = rng.randint(1, 6)
+            node = {"name": name.replace("conv1d", "linear"), "type": "linear",
+                    "in_features": shape[1], "out_features": out,
+                    "weight": [[_uniform(rng, -1, 1) for _ in range(shape[1])]
+                               for _ in range(out)],
+                    "bias": [_uniform(rng, -0.5, 0.5) for _ in range(out)]}
+            shape = [shape[0], out]
+        elif kind == "batchnorm1d":
+            c = shape[1]
+            node = {"name": name, "type": "batchnorm1d", "num_features": c,
+                    "weight": [_uniform(rng, 0.5, 1.5) for _ in range(c)],
+                    "bias": [_uniform(rng, -0.5, 0.5) for _ in range(c)],
+                    "running_mean": [_uniform(rng, -0.5, 0.5) for _ in range(c)],
+                    "running_var": [_uniform(rng, 0.5, 2) for _ in range(c)]}
+        elif kind == "flatten":
+            node = {"name": name, "type": "flatten"}
+            shape = [1, shape[0] * shape[1]]
+            flat = True
+        elif kind == "hardtanh":
+            node = {"name": name, "type": "hardtanh",
+                    "min": _uniform(rng, -2, -0.25), "max": _uniform(rng, 0.25, 2)}
+        else:
+            node = {"name": name, "type": kind}
+        nodes.append(node)
+    nodes.append({"name": "y", "type": "output"})
+    edges = [{"src": a["name"], "dst": b["name"]} for a, b in zip(nodes, nodes[1:])]
+    return {"name": "rand%d" % seed, "nodes": nodes, "edges": edges}
+
+
+# ------------------------------------------------------ float reference
+def _padding(node):
+    k, p = node["kernel_size"], node.get("padding", "valid")
+    if p == "valid":
+        return 0, 0
+    if p == "same":
+        return (k - 1) // 2, k - 1 - (k - 1) // 2
+    return p, p
+
+
+def _conv(node, x, shape):
+    length, cin = shape
+    k, s, g = node["kernel_size"], node.get("stride", 1), node.get("groups", 1)
+    lo, hi = _padding(node)
+    cout = node["out_channels"]
+    out_len = (length + lo + hi - k) // s + 1
+    w, b = node["weight"], node.get("bias") or [0.0] * cout
+    cpg, opg = cin // g, cout // g
+    pv = node.get("padding_value", 0.0)
+    y = []
+    for l in range(out_len):
+        for o in range(cout):
+            acc = b[o]
+            for t in range(k):
+                pos = l * s + t - lo
+                for i in range(cpg):
+                    v = pv if pos < 0 or pos >= length else x[pos * cin + (o // opg) * cpg + i]
+                    acc += v * w[o][i][t]
+            y.append(acc)
+    return y, [out_len, cout]
+
+
+def quantize_const(v, frac, bits):
+    """Nearest, ties away from zero, saturated (FixedPoint.h)."""
+    scaled = math.ldexp(v, frac)
+    q = int(math.floor(abs(scaled) + 0.5)) * (1 if scaled >= 0 else -1)
+    return max(-(1 << (bits - 1)), min((1 << (bits - 1)) - 1, q))
+
+
+def float_reference(model, inputs, n, f):
+    """Float outputs of one inference (inputs are raw fixed-point)."""
+    lo_range, hi_range = -(1 << (n - 1)) / 2.0 ** f, ((1 << (n - 1)) - 1) / 2.0 ** f
+    x = [v / 2.0 ** f for v in inputs]
+    shape = None
+    nodes = model["nodes"]
+    for index, node in enumerate(nodes):
+        t = node["type"]
+        # a conv1d/linear followed by batchnorm saturates once, after both
+        if index + 1 < len(nodes) and nodes[index + 1]["type"] == "batchnorm1d":
+            clamp = lambda v: v
+        else:
+            clamp = lambda v: min(max(v, lo_range), hi_range)
+        if t == "input":
+            shape = list(node["shape"])
+        elif t == "conv1d":
+            x, shape = _conv(node, x, shape)
+            x = [clamp(v) for v in x]
+        elif t == "linear":
+            conv = {"kernel_size": 1, "out_channels": node["out_features"],
+                    "weight": [[[w] for w in row] for row in node["weight"]],
+                    "bias": node.get("bias")}
+            x, shape = _conv(conv, x, shape)
+            x = [clamp(v) for v in x]
+        elif t == "batchnorm1d":
+            c = shape[1]
+            eps = node.get("eps", 1e-5)
+            x = [clamp((v - node["running_mean"][i % c]) /
+                       math.sqrt(node["running_var"][i % c] + eps) *
+                       node["weight"][i % c] + node["bias"][i % c])
+                 for i, v in enumerate(x)]
+        elif t == "relu":
+            x = [max(v, 0.0) for v in x]
+        elif t == "hardtanh":
+            x = [min(max(v, node.get("min", -1.0)), node.get("max", 1.0)) for v in x]
+        elif t == "hardsigmoid":
+            x = [clamp(min(max(v / 6 + 0.5, 0.0), 1.0)) for v in x]
+        elif t == "flatten":
+            shape = [1, shape[0] * shape[1]]
+    return x
+
+
+def _folded(nodes):
+    """conv1d/linear weights as [out][R] lists and bias, batchnorm folded."""
+    result = {}
+    for a, b in zip(nodes, nodes[1:]):
+        if a["type"] not in ("conv1d", "linear"):
+            continue
+        if a["type"] == "conv1d":
+            w = [[v for row in ch for v in row] for ch in a["weight"]]
+        else:
+            w = [list(row) for row in a["weight"]]
+        bias = list(a.get("bias") or [0.0] * len(w))
+        if b["type"] == "batchnorm1d":
+            for o in range(len(w)):
+                s = b["weight"][o] / math.sqrt(b["running_var"][o] + b.get("eps", 1e-5))
+                w[o] = [v * s for v in w[o]]
+                bias[o] = (bias[o] - b["running_mean"][o]) * s + b["bias"][o]
+        result[a["name"]] = (w, bias)
+    return result
+
+
+def error_bound(model, n, f, rounding):
+    """Largest |hardware - float| any output can show (real units)."""
+    lsb = 2.0 ** -f
+    r = lsb / 2 if rounding == "nearest" else lsb
+    xmax = 2.0 ** (n - 1 - f)
+    folded = _folded(model["nodes"])
+    e = 0.0
+    for node in model["nodes"]:
+        t = node["type"]
+        if t in ("conv1d", "linear"):
+            w, bias = folded[node["name"]]
+            e_in = e
+            if t == "conv1d":
+                pv = node.get("padding_value", 0.0)
+                e_in = max(e, abs(pv - quantize_const(pv, f, n) * lsb))
+            worst = 0.0
+            for o, row in enumerate(w):
+                werr = sum(abs(v - quantize_const(v, f, n) * lsb) for v in row)
+                berr = abs(bias[o] - quantize_const(bias[o], 2 * f, n + f) * lsb * lsb) \
+                    if (node.get("bias") or model_has_bn(model, node)) else 0.0
+                worst = max(worst, sum(abs(v) for v in row) * e_in + werr * xmax + berr)
+            e = worst + r + 1e-9
+        elif t == "hardtanh":
+            for key, default in (("min", -1.0), ("max", 1.0)):
+                v = node.get(key, default)
+                e = max(e, abs(v - quantize_const(v, f, n) * lsb))
+        elif t == "hardsigmoid":
+            slope = round(2.0 ** f / 6) * lsb
+            e = e / 6 + xmax * abs(1 / 6 - slope) + r
+    return e
+
+
+def model_has_bn(model, node):
+    nodes = model["nodes"]
+    i = nodes.index(node)
+    return i + 1 < len(nodes) and nodes[i + 1]["type"] == "batchnorm1d"
+
+
+# ------------------------------------------------------------ the flow
+def run(cmd, **kw):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, **kw)
+    if p.returncode != 0:
+        raise RuntimeError("%s failed (%d):\n%s%s" % (" ".join(cmd), p.returncode,
+                                                      p.stdout, p.stderr))
+    return p.stdout
+
+
+def compile_model(tools, model_path, work, n, f, rounding, parallelism):
+    """JSON -> quantised nn (q.mlir) -> VHDL in work/vhdl; returns report."""
+    nn = run([os.path.join(tools, "unum-translate"), "--from-nn-json", model_path])
+    q = run([os.path.join(tools, "unum-opt"), "--nn-dead-node-elim",
+             "--nn-fold-batchnorm",
+             "--nn-quantize=total-bits=%d frac-bits=%d rounding=%s" % (n, f, rounding)],
+            input=nn)
+    with open(os.path.join(work, "q.mlir"), "w") as out:
+        out.write(q)
+    rtl = run([os.path.join(tools, "unum-opt"),
+               "--convert-nn-to-rtl=parallelism=%d" % parallelism], input=q)
+    vhdl = os.path.join(work, "vhdl")
+    run([os.path.join(tools, "unum-translate"), "--to-vhdl", "--output-dir", vhdl, "-"],
+        input=rtl)
+    with open(os.path.join(vhdl, "report.json")) as r:
+        return json.load(r)
+
+
+def reference(tools, work, input_file):
+    out = run([os.path.join(tools, "unum-nn-sim"), os.path.join(work, "q.mlir"),
+               "--input", input_file])
+    return [int(v) for v in out.split()]
+
+
+def _inferences(report, input_file):
+    with open(input_file) as f:
+        values = sum(1 for line in f if line.strip().lstrip("-").isdigit())
+    per = report["input"]["width"] * report["input"]["beats"]
+    return max(1, values // per)
+
+
+def ghdl(work, report, input_file, synth=True, stall_every=0):
+    """Analyses, (optionally) synthesises and simulates the design in
+    work/vhdl; returns (outputs, cycles per inference, seconds in GHDL).
+    stall_every > 0 drops out_ready every stall_every-th cycle."""
+    return ghdl_dir(os.path.join(work, "vhdl"), report, input_file, synth,
+                    stall_every)
+
+
+def ghdl_dir(vhdl, report, input_file, synth=True, stall_every=0):
+    start = time.time()
+    run(["ghdl", "-a", "--std=08"] + report["files"], cwd=vhdl)
+    if synth:
+        run(["ghdl", "--synth", "--std=08", report["top"]], cwd=vhdl)
+    run(["ghdl", "-e", "--std=08", report["testbench"]], cwd=vhdl)
+    run(["ghdl", "-r", "--std=08", report["testbench"],
+         "-ginput_file=" + os.path.abspath(input_file),
+         "-goutput_file=output.txt", "-gcycles_file=cycles.txt",
+         "-gstall_every=%d" % stall_every,
+         # a hang fails fast: far more than any inference needs, even stalled
+         "-gmax_cycles=%d" % (10 * (report["scheduled_bound"] + 20) * _inferences(
+             report, input_file)),
+         "--ieee-asserts=disable"], cwd=vhdl)
+    seconds = time.time() - start
+    with open(os.path.join(vhdl, "output.txt")) as o:
+        outputs = [int(v) for v in o.read().split()]
+    with open(os.path.join(vhdl, "cycles.txt")) as c:
+        cycles = [int(v) for v in c.read().split()]
+    return outputs, cycles, seconds
+
+
+def lanes_divide(report):
+    """True when every mac unit's lanes divide its output channels, the case
+    where the schedule reaches ceil(MACs / P)."""
+    return all(s["macs"] == s["mac_cycles"] * s["multipliers"]
+               for s in report["stages"] if s["kind"] == "mac_unit")
+
+
+def write_inputs(path, rng, count, n, length, channels):
+    samples = [[rng.randint(-(1 << (n - 1)), (1 << (n - 1)) - 1)
+                for _ in range(length * channels)] for _ in range(count)]
+    with open(path, "w") as out:
+        for s in samples:
+            out.write("\n".join(str(v) for v in s) + "\n")
+    return samples
