@@ -11,13 +11,30 @@ using namespace unum::runtime;
 namespace config = unum::config;
 namespace fs = std::filesystem;
 
+App &App::operator=(const App &other) {
+  if (this != &other) {
+    fns = other.fns;
+    reindex();
+  }
+  return *this;
+}
+
+void App::reindex() {
+  index.clear();
+  index.reserve(fns.size());
+  for (const auto &[name, spec] : fns)
+    index.emplace(name, &spec);
+}
+
 Status App::add(config::FunctionConfig config, std::shared_ptr<Handler> handler,
                 std::string dir) {
   std::string name = config.name;
   if (fns.count(name))
     return Status::error("function '" + name + "' is defined twice");
-  fns.emplace(name, FunctionSpec{std::move(config), std::move(handler),
-                                 std::move(dir)});
+  auto it = fns.emplace(name, FunctionSpec{std::move(config),
+                                           std::move(handler), std::move(dir)})
+                .first;
+  index.emplace(it->first, &it->second);
   return Status::ok();
 }
 
@@ -31,8 +48,8 @@ Status App::setHandler(const std::string &function,
 }
 
 const FunctionSpec *App::find(const std::string &function) const {
-  auto it = fns.find(function);
-  return it == fns.end() ? nullptr : &it->second;
+  auto it = index.find(function);
+  return it == index.end() ? nullptr : it->second;
 }
 
 std::vector<std::string> App::startFunctions() const {

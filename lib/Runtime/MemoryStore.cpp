@@ -68,7 +68,7 @@ public:
     if (!inserted)
       return PutResult{false, it->second};
     s.effects.insert(s.effects.end(), effects.begin(), effects.end());
-    return PutResult{true, rec};
+    return PutResult{true, {}};
   }
 
   Status retire(const std::string &session,

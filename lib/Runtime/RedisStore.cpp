@@ -166,7 +166,7 @@ public:
         return replies.getStatus();
       redisReply *old = replies->front().get();
       if (old->type == REDIS_REPLY_NIL)
-        return PutResult{true, rec};
+        return PutResult{true, {}};
       if (old->type != REDIS_REPLY_STRING)
         return Status::error(where() + ": unexpected checkpoint reply");
       return PutResult{false, std::string(old->str, old->len)};
@@ -186,7 +186,7 @@ public:
     if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 1)
       return Status::error(where() + ": unexpected checkpoint reply");
     if (rep->element[0]->integer == 1)
-      return PutResult{true, rec};
+      return PutResult{true, {}};
     if (rep->elements < 2 || rep->element[1]->type != REDIS_REPLY_STRING)
       return Status::error(where() + ": checkpoint vanished after a lost put");
     return PutResult{false,

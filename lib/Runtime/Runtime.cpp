@@ -37,9 +37,10 @@ const char *unum::runtime::stepName(Step step) {
 struct Runtime::Invocation {
   const FunctionSpec *fn = nullptr;
   const Payload *payload = nullptr;
-  std::string session;
-  std::string instance;
   Context ctx;
+  // The names live once, in what the user code sees.
+  std::string &session = ctx.session;
+  std::string &instance = ctx.instance;
   bool failed = false; // `output` is an error object
   Value output;
   /// This execution ran the user code on a fresh payload and won its put:
@@ -132,8 +133,6 @@ Status Runtime::handle(const std::string &function, const Payload &payload) {
     if (inv.session.empty())
       inv.session = newSessionId();
     inv.ctx.function = function;
-    inv.ctx.instance = inv.instance;
-    inv.ctx.session = inv.session;
     inv.ctx.fanout = payload.fanout;
     s = run(inv);
   }
@@ -177,19 +176,22 @@ Status Runtime::run(Invocation &inv) {
   if (crashAt(Step::BeforeUserCode, inv.instance))
     return crash(&inv, Step::BeforeUserCode);
 
-  // The effective input: inline, or a fan-in's checkpoints in order.
-  Value effective;
+  // The effective input: inline (read in place), or a fan-in's checkpoints
+  // in order.
+  Value gathered;
+  const Value *effective = &payload.value;
   std::vector<std::string> consumed; // fan-in inputs this target retires
   if (!reused) {
     if (payload.source == Payload::Source::Checkpoint) {
+      effective = &gathered;
       std::vector<std::string> names;
       for (const Value &n : payload.value.getArray())
         names.push_back(n.getString());
       auto recs = store.getMany(inv.session, names);
       if (!recs)
         return storeFailure(recs.getStatus(), "reading fan-in inputs");
-      effective = Value::array();
-      effective.getArray().reserve(names.size());
+      gathered = Value::array();
+      gathered.getArray().reserve(names.size());
       for (size_t i = 0; i < names.size(); ++i) {
         const auto &rec = (*recs)[i];
         if (!rec)
@@ -226,31 +228,43 @@ Status Runtime::run(Invocation &inv) {
           return Status::error("fan-in input '" + names[i] + "' failed");
         if ((*rec)[0] == record::Output)
           consumed.push_back(names[i]);
-        effective.push(std::move(decoded->second));
+        gathered.push(std::move(decoded->second));
       }
-    } else {
-      effective = payload.value;
     }
   }
 
   if (!reused) {
-    auto input = flow.input(*inv.fn, effective, inv.ctx);
-    if (!input)
-      return input.getStatus().withContext("input");
+    // The default data flow is the identity for a function without DataFlow
+    // fields: then the user code reads the payload in place and its result
+    // is moved, not copied.
+    const bool identityFlow = !opts.dataFlow && !cfg.dataFlow;
+    Value flowed;
+    const Value *input = effective;
+    if (!identityFlow) {
+      auto in = flow.input(*inv.fn, *effective, inv.ctx);
+      if (!in)
+        return in.getStatus().withContext("input");
+      flowed = in.take();
+      input = &flowed;
+    }
     int64_t retries = cfg.retry.value_or(0);
     HandlerResult hr;
     for (unsigned attempt = 0;; ++attempt) {
       inv.ctx.attempt = attempt;
       inv.ctx.effects.clear();
       hr = inv.fn->handler->call(*input, inv.ctx);
+      if (!hr.ok && hr.error.empty())
+        hr.error = "States.TaskFailed";
       if (hr.ok || attempt >= retries)
         break;
       if (tracing())
         trace(inv, "attempt " + std::to_string(attempt + 1) + " failed (" +
                        hr.error + ": " + hr.cause + "); retrying");
     }
-    if (hr.ok) {
-      auto out = flow.output(*inv.fn, effective, hr.output, inv.ctx);
+    if (hr.ok && identityFlow) {
+      inv.output = std::move(hr.output);
+    } else if (hr.ok) {
+      auto out = flow.output(*inv.fn, *effective, hr.output, inv.ctx);
       if (!out)
         return out.getStatus().withContext("output");
       inv.output = out.take();
@@ -299,7 +313,7 @@ Status Runtime::run(Invocation &inv) {
     inv.fresh = payload.fresh;
     if (ckpt) {
       std::string rec(1, flag);
-      rec += toJson(inv.output);
+      appendJson(rec, inv.output);
       auto put =
           store.putIfAbsent(inv.session, inv.instance, rec, effects, retire);
       if (!put)
@@ -347,13 +361,20 @@ Status Runtime::continuations(Invocation &inv) {
   // Conditionals and fan-in values see this instance's own levels; the
   // modifiers then shape what is passed on.
   EvalEnv env{&inv.output, &payload.fanout};
-  auto post = applyModifiers(cfg.modifiers, payload.fanout, &inv.output);
-  if (!post)
-    return post.getStatus();
+  std::vector<FanOutLevel> modified;
+  const std::vector<FanOutLevel> *post = &payload.fanout;
+  if (!cfg.modifiers.empty()) {
+    auto m = applyModifiers(cfg.modifiers, payload.fanout, &inv.output);
+    if (!m)
+      return m.getStatus();
+    modified = m.take();
+    post = &modified;
+  }
 
   struct Send {
     std::string target;
     Payload p;
+    bool carriesOutput = false; // p.value is filled in after the loop
   };
   struct FanIn {
     std::string target;
@@ -361,6 +382,7 @@ Status Runtime::continuations(Invocation &inv) {
     FanInValues values;
   };
   std::vector<Send> sends;
+  sends.reserve(cfg.next.size());
   std::vector<FanIn> fanIns;
   // A list's unconditional Scalar entries are parallel branches, each with a
   // new level, when there are several of them, or when the list is a one-edge
@@ -394,7 +416,6 @@ Status Runtime::continuations(Invocation &inv) {
     switch (e.kind) {
     case EdgeKind::Scalar:
     case EdgeKind::Error:
-      p.value = inv.output;
       p.fanout = *post;
       if (branchEdge && parallel)
         p.fanout.insert(p.fanout.begin(),
@@ -402,7 +423,7 @@ Status Runtime::continuations(Invocation &inv) {
       if (p.fanout.size() > kMaxFanOutDepth)
         return Status::error("fan-out nested deeper than " +
                              std::to_string(kMaxFanOutDepth));
-      sends.push_back({e.target, std::move(p)});
+      sends.push_back({e.target, std::move(p), true});
       break;
     case EdgeKind::Map: {
       auto items = flow.items(*inv.fn, e, inv.output);
@@ -421,7 +442,7 @@ Status Runtime::continuations(Invocation &inv) {
         m.fanout.reserve(post->size() + 1);
         m.fanout.push_back(FanOutLevel{"Map", i, n});
         m.fanout.insert(m.fanout.end(), post->begin(), post->end());
-        sends.push_back({e.target, std::move(m)});
+        sends.push_back({e.target, std::move(m), false});
       }
       break;
     }
@@ -444,7 +465,17 @@ Status Runtime::continuations(Invocation &inv) {
     }
   }
 
+  // The output goes to every chain or branch target: copies for all but the
+  // last, which takes it (the rest of this step needs only its names).
   const bool terminal = sends.empty() && fanIns.empty();
+  for (size_t k = sends.size(); k-- > 0;)
+    if (sends[k].carriesOutput) {
+      for (size_t j = 0; j < k; ++j)
+        if (sends[j].carriesOutput)
+          sends[j].p.value = inv.output;
+      sends[k].p.value = std::move(inv.output);
+      break;
+    }
   // The only continuation retires this checkpoint in its own put: one store
   // operation fewer per chain step.
   const bool handOff =

@@ -149,7 +149,7 @@ public:
       }
       if (Status st = appendLocked(session, effects); !st)
         return st;
-      return PutResult{true, rec};
+      return PutResult{true, {}};
     });
   }
 

@@ -199,7 +199,7 @@ TEST_P(DataStoreTest, ConcurrentPutsHaveOneWinner) {
         ASSERT_TRUE(r.isOk()) << r.getStatus().message();
         winners += r->won;
         std::lock_guard<std::mutex> lock(mu);
-        seen.insert(r->record);
+        seen.insert(r->won ? "c" + std::to_string(t) : r->record);
       });
     for (auto &t : threads)
       t.join();

@@ -15,6 +15,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace unum::runtime {
@@ -27,6 +29,12 @@ struct FunctionSpec {
 
 class App {
 public:
+  App() = default;
+  App(const App &other) : fns(other.fns) { reindex(); }
+  App &operator=(const App &other);
+  App(App &&) = default; // map nodes and the index move along
+  App &operator=(App &&) = default;
+
   /// Adds a function; a second function of the same name is an error.
   Status add(config::FunctionConfig config,
              std::shared_ptr<Handler> handler = nullptr, std::string dir = "");
@@ -52,7 +60,12 @@ public:
   static Result<App> fromJson(const std::vector<std::string> &configs);
 
 private:
+  void reindex();
+
   std::map<std::string, FunctionSpec> fns;
+  /// find() runs once per invocation: a hashed index over fns' nodes (whose
+  /// addresses and keys never move) instead of a tree walk.
+  std::unordered_map<std::string_view, const FunctionSpec *> index;
 };
 
 } // namespace unum::runtime

@@ -67,7 +67,8 @@ public:
 
   struct PutResult {
     bool won = false;
-    std::string record; // ours if we won, else the winner's
+    std::string record; // the winner's when we lost; empty when we won (the
+                        // caller has its own: no copy on every step)
   };
   /// Conditional put. Only the winner's `effects` are committed, atomically
   /// with the record. `retire` (existing records only) is retired whether
