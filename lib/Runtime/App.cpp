@@ -19,11 +19,39 @@ App &App::operator=(const App &other) {
   return *this;
 }
 
+App &App::operator=(App &&other) noexcept {
+  if (this != &other) {
+    fns = std::move(other.fns);
+    reindex();
+  }
+  return *this;
+}
+
 void App::reindex() {
   index.clear();
+  dangling.clear();
   index.reserve(fns.size());
-  for (const auto &[name, spec] : fns)
-    index.emplace(name, &spec);
+  for (auto &[name, spec] : fns)
+    link(spec);
+}
+
+void App::link(FunctionSpec &spec) {
+  spec.owner = this;
+  index.emplace(spec.config.name, &spec);
+  spec.targets.assign(spec.config.next.size(), nullptr);
+  for (size_t i = 0; i < spec.config.next.size(); ++i) {
+    const std::string &target = spec.config.next[i].target;
+    if (const FunctionSpec *t = find(target))
+      spec.targets[i] = t;
+    else
+      dangling[target].push_back({&spec, i});
+  }
+  auto waiting = dangling.find(spec.config.name);
+  if (waiting != dangling.end()) {
+    for (auto &[from, edge] : waiting->second)
+      from->targets[edge] = &spec;
+    dangling.erase(waiting);
+  }
 }
 
 Status App::add(config::FunctionConfig config, std::shared_ptr<Handler> handler,
@@ -31,10 +59,11 @@ Status App::add(config::FunctionConfig config, std::shared_ptr<Handler> handler,
   std::string name = config.name;
   if (fns.count(name))
     return Status::error("function '" + name + "' is defined twice");
-  auto it = fns.emplace(name, FunctionSpec{std::move(config),
-                                           std::move(handler), std::move(dir)})
-                .first;
-  index.emplace(it->first, &it->second);
+  FunctionSpec spec;
+  spec.config = std::move(config);
+  spec.handler = std::move(handler);
+  spec.dir = std::move(dir);
+  link(fns.emplace(name, std::move(spec)).first->second);
   return Status::ok();
 }
 

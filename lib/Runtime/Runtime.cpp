@@ -99,6 +99,42 @@ static Status adopt(const std::string &rec, const std::string &name,
   return Status::ok();
 }
 
+namespace {
+struct Send {
+  std::string target;
+  Payload p;
+  bool carriesOutput = false; // p.value is filled in after the edges
+};
+
+/// The continuations of one step, all built before any is issued. Most
+/// steps have exactly one: it lives inline, so a step allocates no list.
+class Sends {
+public:
+  Send &add(const std::string &target, const FunctionSpec *spec,
+            const std::string &session, bool fresh, bool carriesOutput) {
+    Send &s = n++ == 0 ? first : rest.emplace_back();
+    s.target = target;
+    s.p.spec = spec;
+    s.p.session = session;
+    s.p.fresh = fresh;
+    s.carriesOutput = carriesOutput;
+    return s;
+  }
+  void reserve(size_t total) {
+    if (total > 1)
+      rest.reserve(total - 1);
+  }
+  size_t size() const { return n; }
+  bool empty() const { return n == 0; }
+  Send &operator[](size_t k) { return k == 0 ? first : rest[k - 1]; }
+
+private:
+  size_t n = 0;
+  Send first;
+  std::vector<Send> rest;
+};
+} // namespace
+
 Status Runtime::handleJson(const std::string &function,
                            const std::string &json) {
   auto fail = [&](const Status &s) {
@@ -118,7 +154,10 @@ Status Runtime::handleJson(const std::string &function,
 Status Runtime::handle(const std::string &function, const Payload &payload) {
   Invocation inv;
   inv.payload = &payload;
-  inv.fn = app.find(function);
+  const FunctionSpec *hint = payload.spec;
+  inv.fn = hint && app.owns(*hint) && hint->config.name == function
+               ? hint
+               : app.find(function);
   inv.instance = instanceName(function, payload.fanout);
   inv.session = payload.session;
   Status s;
@@ -371,18 +410,13 @@ Status Runtime::continuations(Invocation &inv) {
     post = &modified;
   }
 
-  struct Send {
-    std::string target;
-    Payload p;
-    bool carriesOutput = false; // p.value is filled in after the loop
-  };
   struct FanIn {
     std::string target;
+    const FunctionSpec *spec;
     std::string set;
     FanInValues values;
   };
-  std::vector<Send> sends;
-  sends.reserve(cfg.next.size());
+  Sends sends;
   std::vector<FanIn> fanIns;
   // A list's unconditional Scalar entries are parallel branches, each with a
   // new level, when there are several of them, or when the list is a one-edge
@@ -398,7 +432,10 @@ Status Runtime::continuations(Invocation &inv) {
   const bool parallel =
       nScalar > 1 || (cfg.nextIsList && cfg.next.size() == 1 && nScalar == 1);
   int64_t scalarPos = 0;
-  for (const Edge &e : cfg.next) {
+  for (size_t edge = 0; edge < cfg.next.size(); ++edge) {
+    const Edge &e = cfg.next[edge];
+    const FunctionSpec *targetSpec =
+        edge < inv.fn->targets.size() ? inv.fn->targets[edge] : nullptr;
     bool branchEdge = isBranch(e);
     int64_t branch = branchEdge ? scalarPos++ : 0;
     if ((e.kind == EdgeKind::Error) != inv.failed)
@@ -410,21 +447,19 @@ Status Runtime::continuations(Invocation &inv) {
       if (!*c)
         continue;
     }
-    Payload p;
-    p.session = inv.session;
-    p.fresh = inv.fresh;
     switch (e.kind) {
     case EdgeKind::Scalar:
-    case EdgeKind::Error:
-      p.fanout = *post;
-      if (branchEdge && parallel)
-        p.fanout.insert(p.fanout.begin(),
-                        FanOutLevel{"Parallel", branch, nScalar});
-      if (p.fanout.size() > kMaxFanOutDepth)
+    case EdgeKind::Error: {
+      const bool level = branchEdge && parallel;
+      if (post->size() + level > kMaxFanOutDepth)
         return Status::error("fan-out nested deeper than " +
                              std::to_string(kMaxFanOutDepth));
-      sends.push_back({e.target, std::move(p), true});
+      Send &s = sends.add(e.target, targetSpec, inv.session, inv.fresh, true);
+      if (level)
+        s.p.fanout.push_back(FanOutLevel{"Parallel", branch, nScalar});
+      s.p.fanout.insert(s.p.fanout.end(), post->begin(), post->end());
       break;
+    }
     case EdgeKind::Map: {
       auto items = flow.items(*inv.fn, e, inv.output);
       if (!items)
@@ -435,14 +470,12 @@ Status Runtime::continuations(Invocation &inv) {
       int64_t n = int64_t(items->size());
       sends.reserve(sends.size() + items->size());
       for (int64_t i = 0; i < n; ++i) {
-        Payload m;
-        m.session = inv.session;
-        m.fresh = inv.fresh;
+        Payload &m =
+            sends.add(e.target, targetSpec, inv.session, inv.fresh, false).p;
         m.value = std::move((*items)[i]);
         m.fanout.reserve(post->size() + 1);
         m.fanout.push_back(FanOutLevel{"Map", i, n});
         m.fanout.insert(m.fanout.end(), post->begin(), post->end());
-        sends.push_back({e.target, std::move(m), false});
       }
       break;
     }
@@ -459,7 +492,7 @@ Status Runtime::continuations(Invocation &inv) {
                              values->key + ") do not name this instance");
       std::string targetInstance = instanceName(e.target, *post);
       std::string set = targetInstance + "|" + values->key;
-      fanIns.push_back({e.target, std::move(set), values.take()});
+      fanIns.push_back({e.target, targetSpec, std::move(set), values.take()});
       break;
     }
     }
@@ -551,6 +584,7 @@ Status Runtime::continuations(Invocation &inv) {
       p.value.push(std::move(name));
     p.fanout = *post;
     p.fanInSet = f.set;
+    p.spec = f.spec;
     if (tracing())
       trace(inv, "completed the fan-in; invoking " + f.target);
     if (Status s = invoker.invoke(f.target, std::move(p)); !s)

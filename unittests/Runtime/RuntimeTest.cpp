@@ -592,3 +592,55 @@ TEST(Runtime, DataFlowErrorsNameTheFieldAndFunction) {
   EXPECT_NE(errorsOf(r).find("selects nothing"), std::string::npos)
       << errorsOf(r);
 }
+
+TEST(App, TargetsAreLinkedInAnyOrderAndFollowCopies) {
+  // B is added before the function that continues to it, C after.
+  App app = appFromJson({R"({"Name": "B", "Next": {"Name": "C",
+                               "InputType": "Scalar"}})",
+                         R"({"Name": "A", "Start": true, "Next": [
+                               {"Name": "B", "InputType": "Scalar"},
+                               {"Name": "A", "InputType": "Scalar",
+                                "Conditional": "false"}]})",
+                         R"({"Name": "C"})"});
+  const FunctionSpec *a = app.find("A");
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->targets.size(), 2u);
+  EXPECT_EQ(a->targets[0], app.find("B"));
+  EXPECT_EQ(a->targets[1], a); // a self-loop
+  EXPECT_EQ(app.find("B")->targets[0], app.find("C"));
+  EXPECT_TRUE(app.owns(*a));
+
+  App copy = app;
+  const FunctionSpec *ca = copy.find("A");
+  EXPECT_TRUE(copy.owns(*ca));
+  EXPECT_FALSE(copy.owns(*a));
+  EXPECT_EQ(ca->targets[0], copy.find("B"));
+  App moved = std::move(copy);
+  EXPECT_TRUE(moved.owns(*moved.find("A")));
+  EXPECT_EQ(moved.find("A")->targets[0], moved.find("B"));
+}
+
+TEST(Runtime, ASpecHintFromAnotherAppIsIgnored) {
+  auto constant = [](int64_t k) {
+    return makeFunctionHandler(
+        [k](const Value &, Context &) { return HandlerResult::success(k); });
+  };
+  App mine = appFromJson({R"({"Name": "F", "Start": true})"});
+  App other = mine;
+  (void)mine.setHandler("F", constant(1));
+  (void)other.setHandler("F", constant(2));
+  auto store = createMemoryStore();
+  LocalRunner runner(mine, *store, {});
+  Payload p;
+  p.session = "s1";
+  p.value = Value(int64_t(0));
+  p.spec = other.find("F"); // same name, another App's code
+  ASSERT_TRUE(runner.runtime().handle("F", p).isOk());
+  runner.wait();
+  EXPECT_EQ(runner.result("s1").outputs["F"], Value(int64_t(1)));
+  // A hint must also name the function it is delivered to.
+  p.spec = mine.find("F");
+  Status s = runner.runtime().handle("G", p);
+  EXPECT_NE(s.message().find("unknown function"), std::string::npos)
+      << s.message();
+}
