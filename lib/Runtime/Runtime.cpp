@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <iostream>
+#include <set>
 #include <thread>
 
 using namespace unum::runtime;
@@ -134,6 +135,110 @@ private:
   std::vector<Send> rest;
 };
 } // namespace
+
+/// Whether a function's Next list is a parallel fan-out, and whether an
+/// edge of it is one of the branches (each adding a level). Several
+/// unconditional Scalar entries are branches, and so is a one-edge list's
+/// (a one-branch Parallel); a lone Scalar entry beside fan-in or error edges
+/// is a chain, and conditional Scalar entries are alternatives (a lowered
+/// Choice), so neither adds a level.
+static bool isBranchEdge(const Edge &e) {
+  return e.kind == EdgeKind::Scalar && !e.conditional;
+}
+static int64_t branchCount(const config::FunctionConfig &cfg) {
+  return std::count_if(cfg.next.begin(), cfg.next.end(), isBranchEdge);
+}
+static bool isParallel(const config::FunctionConfig &cfg) {
+  int64_t n = branchCount(cfg);
+  return n > 1 || (cfg.nextIsList && cfg.next.size() == 1 && n == 1);
+}
+
+namespace {
+/// Where a Map edge's instances are collected: the fan-in target that an
+/// empty map continues to directly, with no inputs.
+struct MapClosing {
+  const FunctionSpec *target = nullptr;
+  std::vector<FanOutLevel> fanout; // the target's levels
+};
+} // namespace
+
+/// Finds the fan-in that collects the instances of a Map edge to
+/// `mapTarget`, from the mapper's outgoing levels `post`: the first fan-in
+/// in the map body (followed through chains, branches and inner maps) whose
+/// tail's modifiers drop the map's level. None if the body just ends. An
+/// empty map has no instances to report to that fan-in's completion set, so
+/// the mapper invokes its target itself, with an empty input list, as Step
+/// Functions continues an empty Map with [].
+static Result<std::optional<MapClosing>>
+findMapClosing(const App &app, const std::string &mapTarget,
+               const std::vector<FanOutLevel> &post) {
+  struct Visit {
+    const FunctionSpec *fn;
+    unsigned inner; // levels inside the map's own
+  };
+  std::vector<Visit> work;
+  std::set<std::pair<const FunctionSpec *, unsigned>> seen;
+  auto visit = [&](const FunctionSpec *fn, unsigned inner) {
+    if (fn && inner + 1 + post.size() <= kMaxFanOutDepth &&
+        seen.insert({fn, inner}).second)
+      work.push_back({fn, inner});
+  };
+  visit(app.find(mapTarget), 0);
+  std::optional<MapClosing> found;
+  while (!work.empty()) {
+    Visit v = work.back();
+    work.pop_back();
+    const config::FunctionConfig &cfg = v.fn->config;
+    long pops = 0;
+    bool assigns = false;
+    for (const config::Modifier &m : cfg.modifiers) {
+      pops += m.kind == config::Modifier::Kind::Pop;
+      assigns |= m.kind != config::Modifier::Kind::Pop;
+    }
+    const long after = long(v.inner) - pops; // < 0: the map's level is gone
+    const bool parallel = isParallel(cfg);
+    for (size_t i = 0; i < cfg.next.size(); ++i) {
+      const Edge &e = cfg.next[i];
+      const FunctionSpec *target =
+          i < v.fn->targets.size() && v.fn->targets[i] ? v.fn->targets[i]
+                                                       : app.find(e.target);
+      if (after >= 0) {
+        unsigned level = e.kind == EdgeKind::Map ||
+                         (parallel && isBranchEdge(e));
+        visit(target, unsigned(after) + level);
+        continue;
+      }
+      if (e.kind != EdgeKind::FanIn || !target)
+        continue; // leaves the map without collecting it
+      if (assigns)
+        return Status::error("its fan-in to '" + e.target + "' rewrites "
+                             "levels with modifiers that need an output");
+      // The tail's levels: those inside the map, the map's own (no
+      // items), then the mapper's.
+      std::vector<FanOutLevel> tail(v.inner, FanOutLevel{"Map", 0, 0});
+      tail.push_back(FanOutLevel{"Map", 0, 0});
+      tail.insert(tail.end(), post.begin(), post.end());
+      EvalEnv env{nullptr, &tail};
+      auto values = resolveFanIn(e.values, env);
+      if (!values)
+        return values.getStatus().withContext("fan-in to '" + e.target + "'");
+      if (values->count != 0)
+        return Status::error("the fan-in to '" + e.target +
+                             "' also waits for other instances (" +
+                             values->key + ")");
+      MapClosing c{target, std::vector<FanOutLevel>(
+                               tail.begin() + std::min<size_t>(
+                                                  tail.size(), size_t(pops)),
+                               tail.end())};
+      if (found && (found->target != c.target || !(found->fanout == c.fanout)))
+        return Status::error("its instances fan in to both '" +
+                             found->target->config.name + "' and '" +
+                             e.target + "'");
+      found = std::move(c);
+    }
+  }
+  return found;
+}
 
 Status Runtime::handleJson(const std::string &function,
                            const std::string &json) {
@@ -418,25 +523,17 @@ Status Runtime::continuations(Invocation &inv) {
   };
   Sends sends;
   std::vector<FanIn> fanIns;
-  // A list's unconditional Scalar entries are parallel branches, each with a
-  // new level, when there are several of them, or when the list is a one-edge
-  // fan-out (a one-branch Parallel). A lone Scalar entry beside fan-in or
-  // error edges is a chain, as in the original runtime (ExCamera's vpxenc),
-  // and conditional Scalar entries are alternatives (a lowered Choice), so
-  // neither adds a level.
-  auto isBranch = [](const Edge &e) {
-    return e.kind == EdgeKind::Scalar && !e.conditional;
-  };
-  const int64_t nScalar =
-      std::count_if(cfg.next.begin(), cfg.next.end(), isBranch);
-  const bool parallel =
-      nScalar > 1 || (cfg.nextIsList && cfg.next.size() == 1 && nScalar == 1);
+  // Parallel branches add a level each (isBranchEdge says which entries
+  // are branches; ExCamera's lone chain beside fan-ins and a lowered
+  // Choice's alternatives add none).
+  const int64_t nScalar = branchCount(cfg);
+  const bool parallel = isParallel(cfg);
   int64_t scalarPos = 0;
   for (size_t edge = 0; edge < cfg.next.size(); ++edge) {
     const Edge &e = cfg.next[edge];
     const FunctionSpec *targetSpec =
         edge < inv.fn->targets.size() ? inv.fn->targets[edge] : nullptr;
-    bool branchEdge = isBranch(e);
+    bool branchEdge = isBranchEdge(e);
     int64_t branch = branchEdge ? scalarPos++ : 0;
     if ((e.kind == EdgeKind::Error) != inv.failed)
       continue;
@@ -468,6 +565,24 @@ Status Runtime::continuations(Invocation &inv) {
         return Status::error("fan-out nested deeper than " +
                              std::to_string(kMaxFanOutDepth));
       int64_t n = int64_t(items->size());
+      if (n == 0) {
+        auto closing = findMapClosing(app, e.target, *post);
+        if (!closing)
+          return closing.getStatus().withContext(
+              "Map edge to '" + e.target + "' over an empty list");
+        if (*closing) {
+          // The collecting fan-in's target, with no inputs: [].
+          const MapClosing &c = **closing;
+          Payload &m = sends
+                           .add(c.target->config.name, c.target, inv.session,
+                                inv.fresh, false)
+                           .p;
+          m.source = Payload::Source::Checkpoint;
+          m.value = Value::array();
+          m.fanout = c.fanout;
+        }
+        break;
+      }
       sends.reserve(sends.size() + items->size());
       for (int64_t i = 0; i < n; ++i) {
         Payload &m =

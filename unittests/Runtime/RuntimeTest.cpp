@@ -296,7 +296,7 @@ TEST(Runtime, MapOverANonListFailsLoudly) {
       << r.errors[0];
 }
 
-TEST(Runtime, EmptyMapEndsAtTheMapper) {
+TEST(Runtime, EmptyMapWithoutAFanInEndsAtTheMapper) {
   TestApp t = mapApp(0);
   auto store = createMemoryStore();
   RunResult r = runApp(t.app, t.input, *store);
@@ -305,7 +305,9 @@ TEST(Runtime, EmptyMapEndsAtTheMapper) {
   EXPECT_EQ(r.outputs["A"], Value::array());
 }
 
-TEST(Runtime, IncompleteFanInIsReported) {
+namespace {
+/// A maps over `items`; C collects B's instances and Never, which never runs.
+App waitsForNeverApp(int items) {
   App app = appFromJson({
       R"({"Name": "A", "Next": {"Name": "B", "InputType": "Map"},
           "Checkpoint": true, "Start": true})",
@@ -314,20 +316,37 @@ TEST(Runtime, IncompleteFanInIsReported) {
           "Next Payload Modifiers": ["Pop"], "Checkpoint": true})",
       R"({"Name": "C", "Checkpoint": true})",
       R"({"Name": "Never", "Checkpoint": true})"});
-  (void)app.setHandler("A", pure([](const Value &) {
+  (void)app.setHandler("A", pure([items](const Value &) {
                          Value v = Value::array();
-                         v.push(Value(1));
-                         v.push(Value(2));
+                         for (int i = 1; i <= items; ++i)
+                           v.push(Value(i));
                          return v;
                        }));
   for (const char *f : {"B", "C", "Never"})
     (void)app.setHandler(f, pure([](const Value &x) { return x; }));
+  return app;
+}
+} // namespace
+
+TEST(Runtime, IncompleteFanInIsReported) {
+  App app = waitsForNeverApp(2);
   auto store = createMemoryStore();
   RunResult r = runApp(app, Value(), *store);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.errors[0].find("fan-in to 'C' never completed: 2 of 3"),
             std::string::npos)
       << errorsOf(r);
+}
+
+TEST(Runtime, EmptyMapIntoAFanInThatWaitsForMoreFailsLoudly) {
+  App app = waitsForNeverApp(0);
+  auto store = createMemoryStore();
+  RunResult r = runApp(app, Value(), *store);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.errors[0].find("Map edge to 'B' over an empty list: the fan-in "
+                             "to 'C' also waits for other instances"),
+            std::string::npos)
+      << r.errors[0];
 }
 
 TEST(Runtime, FanInMustNameTheTail) {
