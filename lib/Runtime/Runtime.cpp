@@ -148,9 +148,9 @@ static bool isBranchEdge(const Edge &e) {
 static int64_t branchCount(const config::FunctionConfig &cfg) {
   return std::count_if(cfg.next.begin(), cfg.next.end(), isBranchEdge);
 }
-static bool isParallel(const config::FunctionConfig &cfg) {
-  int64_t n = branchCount(cfg);
-  return n > 1 || (cfg.nextIsList && cfg.next.size() == 1 && n == 1);
+static bool isParallel(const config::FunctionConfig &cfg, int64_t branches) {
+  return branches > 1 ||
+         (cfg.nextIsList && cfg.next.size() == 1 && branches == 1);
 }
 
 namespace {
@@ -168,8 +168,9 @@ struct MapClosing {
 /// tail's modifiers drop the map's level. None if the body just ends. An
 /// empty map has no instances to report to that fan-in's completion set, so
 /// the mapper invokes its target itself, with an empty input list, as Step
-/// Functions continues an empty Map with [].
-static Result<std::optional<MapClosing>>
+/// Functions continues an empty Map with []. (Rare: kept out of line so
+/// that it does not weigh on every step's code.)
+[[gnu::noinline, gnu::cold]] static Result<std::optional<MapClosing>>
 findMapClosing(const App &app, const std::string &mapTarget,
                const std::vector<FanOutLevel> &post) {
   struct Visit {
@@ -196,7 +197,7 @@ findMapClosing(const App &app, const std::string &mapTarget,
       assigns |= m.kind != config::Modifier::Kind::Pop;
     }
     const long after = long(v.inner) - pops; // < 0: the map's level is gone
-    const bool parallel = isParallel(cfg);
+    const bool parallel = isParallel(cfg, branchCount(cfg));
     for (size_t i = 0; i < cfg.next.size(); ++i) {
       const Edge &e = cfg.next[i];
       const FunctionSpec *target =
@@ -527,7 +528,7 @@ Status Runtime::continuations(Invocation &inv) {
   // are branches; ExCamera's lone chain beside fan-ins and a lowered
   // Choice's alternatives add none).
   const int64_t nScalar = branchCount(cfg);
-  const bool parallel = isParallel(cfg);
+  const bool parallel = isParallel(cfg, nScalar);
   int64_t scalarPos = 0;
   for (size_t edge = 0; edge < cfg.next.size(); ++edge) {
     const Edge &e = cfg.next[edge];
