@@ -138,13 +138,25 @@ private:
   std::atomic<uint64_t> ops{0};
 };
 
-/// Opens "memory", "sqlite:PATH" or "redis://HOST:PORT".
+/// What a store keeps, from the URI's query ("sqlite:PATH?ttl=SECONDS").
+struct StoreOptions {
+  /// Seconds a tombstone (a retired checkpoint) or a consumed completion
+  /// set's marker is kept; 0: until the session is deleted. Once one has
+  /// expired, a duplicate of that instance or a late report to that set
+  /// arriving later is no longer recognised: pick a TTL longer than the
+  /// platform's longest redelivery delay.
+  int64_t ttlSeconds = 0;
+};
+
+/// Opens "memory", "sqlite:PATH[?ttl=SECONDS]" or
+/// "redis://HOST:PORT[?ttl=SECONDS]".
 Result<std::unique_ptr<DataStore>> openDataStore(const std::string &uri);
 
 std::unique_ptr<DataStore> createMemoryStore();
-Result<std::unique_ptr<DataStore>> openSqliteStore(const std::string &path);
-Result<std::unique_ptr<DataStore>> openRedisStore(const std::string &host,
-                                                  int port);
+Result<std::unique_ptr<DataStore>> openSqliteStore(const std::string &path,
+                                                   StoreOptions options = {});
+Result<std::unique_ptr<DataStore>>
+openRedisStore(const std::string &host, int port, StoreOptions options = {});
 
 } // namespace unum::runtime
 
