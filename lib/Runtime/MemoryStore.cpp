@@ -59,7 +59,7 @@ public:
   Result<PutResult>
   putIfAbsent(const std::string &session, const std::string &instance,
               const std::string &rec, const std::vector<Effect> &effects,
-              const std::vector<std::string> &retire) override {
+              NameList retire) override {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     Session &s = sessions[session];
@@ -71,8 +71,7 @@ public:
     return PutResult{true, {}};
   }
 
-  Status retire(const std::string &session,
-                const std::vector<std::string> &instances) override {
+  Status retire(const std::string &session, NameList instances) override {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     retireLocked(sessions[session], instances);
@@ -165,7 +164,7 @@ public:
   }
 
 private:
-  static void retireLocked(Session &s, const std::vector<std::string> &names) {
+  static void retireLocked(Session &s, NameList names) {
     for (const std::string &name : names) {
       auto it = s.records.find(name);
       if (it != s.records.end())

@@ -162,7 +162,7 @@ public:
   Result<PutResult>
   putIfAbsent(const std::string &session, const std::string &instance,
               const std::string &rec, const std::vector<Effect> &effects,
-              const std::vector<std::string> &retireList) override {
+              NameList retireList) override {
     std::string p = prefix(session);
     if (effects.empty()) {
       // The common case needs no script (EVAL costs about two round trips
@@ -210,8 +210,7 @@ public:
                      std::string(rep->element[1]->str, rep->element[1]->len)};
   }
 
-  Status retire(const std::string &session,
-                const std::vector<std::string> &instances) override {
+  Status retire(const std::string &session, NameList instances) override {
     if (instances.empty())
       return Status::ok();
     std::string p = prefix(session);

@@ -102,7 +102,7 @@ static Status adopt(const std::string &rec, const std::string &name,
 
 namespace {
 struct Send {
-  std::string target;
+  const std::string *target = nullptr; // the edge's name, in the config
   Payload p;
   bool carriesOutput = false; // p.value is filled in after the edges
 };
@@ -114,7 +114,7 @@ public:
   Send &add(const std::string &target, const FunctionSpec *spec,
             const std::string &session, bool fresh, bool carriesOutput) {
     Send &s = n++ == 0 ? first : rest.emplace_back();
-    s.target = target;
+    s.target = &target;
     s.p.spec = spec;
     s.p.session = session;
     s.p.fresh = fresh;
@@ -446,11 +446,21 @@ Status Runtime::run(Invocation &inv) {
         flag = record::Keep;
     }
 
-    std::vector<std::string> retire;
-    if (opts.gc && !payload.retire.empty())
-      retire.push_back(payload.retire);
-    if (opts.gc && ckpt)
-      retire.insert(retire.end(), consumed.begin(), consumed.end());
+    // What this step retires: its sender's record (a chain step's only
+    // continuation) or a fan-in's inputs, passed without a copy.
+    NameList retire;
+    std::vector<std::string> both; // a step that retires both (not seen)
+    const bool sender = opts.gc && !payload.retire.empty();
+    const bool inputs = opts.gc && ckpt && !consumed.empty();
+    if (sender && inputs) {
+      both = consumed;
+      both.push_back(payload.retire);
+      retire = both;
+    } else if (sender) {
+      retire = payload.retire;
+    } else if (inputs) {
+      retire = consumed;
+    }
     std::vector<Effect> effects;
     for (const Value &e : inv.ctx.effects)
       effects.push_back({inv.instance, toJson(e)});
@@ -634,8 +644,8 @@ Status Runtime::continuations(Invocation &inv) {
 
   if (!invoker.blocking() || sends.size() <= 1) {
     for (size_t k = 0; k < sends.size(); ++k) {
-      if (Status s = invoker.invoke(sends[k].target, std::move(sends[k].p)); !s)
-        return s.withContext("invoking '" + sends[k].target + "'");
+      if (Status s = invoker.invoke(*sends[k].target, std::move(sends[k].p)); !s)
+        return s.withContext("invoking '" + *sends[k].target + "'");
       if (crashAt(Step::AfterInvoke, inv.instance, unsigned(k)))
         return crash(&inv, Step::AfterInvoke);
     }
@@ -650,11 +660,11 @@ Status Runtime::continuations(Invocation &inv) {
     for (unsigned t = 0; t < width; ++t)
       threads.emplace_back([&] {
         for (size_t k; (k = next++) < sends.size();) {
-          Status s = invoker.invoke(sends[k].target, std::move(sends[k].p));
+          Status s = invoker.invoke(*sends[k].target, std::move(sends[k].p));
           if (!s) {
             std::lock_guard<std::mutex> lock(mu);
             if (first.isOk())
-              first = s.withContext("invoking '" + sends[k].target + "'");
+              first = s.withContext("invoking '" + *sends[k].target + "'");
           }
         }
       });
@@ -718,7 +728,7 @@ Status Runtime::continuations(Invocation &inv) {
   if (crashAt(Step::BeforeRetire, inv.instance))
     return crash(&inv, Step::BeforeRetire);
   if (opts.gc && cfg.checkpoint && !handOff && fanIns.empty())
-    if (Status s = store.retire(inv.session, {inv.instance}); !s)
+    if (Status s = store.retire(inv.session, inv.instance); !s)
       return storeFailure(s, "garbage-collecting");
   return Status::ok();
 }

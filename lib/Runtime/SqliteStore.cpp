@@ -148,7 +148,7 @@ public:
   Result<PutResult>
   putIfAbsent(const std::string &session, const std::string &instance,
               const std::string &rec, const std::vector<Effect> &effects,
-              const std::vector<std::string> &retireList) override {
+              NameList retireList) override {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     return transaction<PutResult>([&]() -> Result<PutResult> {
@@ -179,8 +179,7 @@ public:
     });
   }
 
-  Status retire(const std::string &session,
-                const std::vector<std::string> &instances) override {
+  Status retire(const std::string &session, NameList instances) override {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     auto r = transaction<bool>([&]() -> Result<bool> {
@@ -442,7 +441,7 @@ private:
   }
 
   Status retireLocked(const std::string &session,
-                      const std::vector<std::string> &names) {
+                      NameList names) {
     if (names.empty())
       return Status::ok();
     sqlite3_stmt *s = stmt("UPDATE unum_records SET record=X'74', expires=?3 "

@@ -67,8 +67,8 @@ TEST_P(DataStoreTest, PutRetires) {
       fx.push_back({"C", "1"});
     std::string suffix = withEffects ? "fx" : "";
     ASSERT_TRUE(store->putIfAbsent(session, "P" + suffix, "c1", {}, {}).isOk());
-    auto won = store->putIfAbsent(session, "C" + suffix, "c2", fx,
-                                  {"P" + suffix, "Missing"});
+    std::vector<std::string> retire = {"P" + suffix, "Missing"};
+    auto won = store->putIfAbsent(session, "C" + suffix, "c2", fx, retire);
     ASSERT_TRUE(won.isOk()) << won.getStatus().message();
     EXPECT_TRUE(won->won);
     EXPECT_EQ(**store->get(session, "P" + suffix), "t");

@@ -44,6 +44,24 @@ constexpr char Failed = 'e'; // the error object after retries ran out
 constexpr char Done = 't';   // retired: the instance finished, data dropped
 } // namespace record
 
+/// Names passed to a store without building a list: a vector or one name.
+/// A view: what it refers to must outlive the call.
+class NameList {
+public:
+  NameList() = default;
+  NameList(const std::vector<std::string> &names)
+      : first(names.data()), n(names.size()) {}
+  NameList(const std::string &name) : first(&name), n(1) {}
+  const std::string *begin() const { return first; }
+  const std::string *end() const { return first + n; }
+  size_t size() const { return n; }
+  bool empty() const { return n == 0; }
+
+private:
+  const std::string *first = nullptr;
+  size_t n = 0;
+};
+
 /// A side effect staged by user code: committed once per instance name.
 struct Effect {
   std::string instance;
@@ -77,10 +95,9 @@ public:
   virtual Result<PutResult>
   putIfAbsent(const std::string &session, const std::string &instance,
               const std::string &record, const std::vector<Effect> &effects,
-              const std::vector<std::string> &retire) = 0;
+              NameList retire) = 0;
   /// Replaces existing records by the Done tombstone.
-  virtual Status retire(const std::string &session,
-                        const std::vector<std::string> &instances) = 0;
+  virtual Status retire(const std::string &session, NameList instances) = 0;
 
   // --- Completion sets -----------------------------------------------------
   struct AddResult {

@@ -1,4 +1,4 @@
-//===- HttpServer.h - A minimal HTTP/1.1 endpoint for POSTs ------*- C++ -*-===//
+//===- HttpServer.h - A minimal HTTP/1.1 endpoint for POSTs -----*- C++ -*-===//
 //
 // The other end of HttpInvoker: what a FaaS gateway does for a function,
 // small enough for local runs and tests. One thread accepts connections and
