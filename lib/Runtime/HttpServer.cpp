@@ -38,15 +38,13 @@ const char *reason(int status) {
 }
 
 void answer(int fd, int status, const std::string &body) {
-  std::string resp = "HTTP/1.1 " + std::to_string(status) + " " +
-                     reason(status) +
-                     "\r\nContent-Type: text/plain\r\nContent-Length: " +
-                     std::to_string(body.size()) +
-                     "\r\nConnection: close\r\n\r\n" + body;
+  std::string resp =
+      "HTTP/1.1 " + std::to_string(status) + " " + reason(status) +
+      "\r\nContent-Type: text/plain\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
   size_t sent = 0;
   while (sent < resp.size()) {
-    ssize_t n =
-        send(fd, resp.data() + sent, resp.size() - sent, MSG_NOSIGNAL);
+    ssize_t n = send(fd, resp.data() + sent, resp.size() - sent, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)

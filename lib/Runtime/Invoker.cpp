@@ -56,7 +56,7 @@ Status ThreadPoolInvoker::invoke(const std::string &function, Payload payload) {
 }
 
 void ThreadPoolInvoker::Queue::push(const std::string &function,
-                                     Payload &&payload, unsigned delivery) {
+                                    Payload &&payload, unsigned delivery) {
   if (count == slots.size()) {
     std::vector<Task> grown(std::max<size_t>(16, 2 * slots.size()));
     for (size_t i = 0; i < count; ++i)

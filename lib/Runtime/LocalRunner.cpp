@@ -62,8 +62,8 @@ LocalRunner::LocalRunner(const App &app, DataStore &store, Options options)
   pool = std::make_unique<ThreadPoolInvoker>(opts.workers, opts.maxDeliveries);
   RuntimeOptions ro = opts.runtime;
   ro.observer = collector.get();
-  rt = std::make_unique<Runtime>(
-      app, store, opts.platform ? *opts.platform : *pool, ro);
+  rt = std::make_unique<Runtime>(app, store,
+                                 opts.platform ? *opts.platform : *pool, ro);
   pool->setDispatch([this](const std::string &fn, const Payload &p) {
     return rt->handle(fn, p);
   });

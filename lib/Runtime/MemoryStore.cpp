@@ -56,10 +56,11 @@ public:
     return out;
   }
 
-  Result<PutResult>
-  putIfAbsent(const std::string &session, const std::string &instance,
-              const std::string &rec, const std::vector<Effect> &effects,
-              NameList retire) override {
+  Result<PutResult> putIfAbsent(const std::string &session,
+                                const std::string &instance,
+                                const std::string &rec,
+                                const std::vector<Effect> &effects,
+                                NameList retire) override {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     Session &s = sessions[session];
@@ -210,7 +211,8 @@ unum::runtime::openDataStore(const std::string &full) {
   const std::string &uri = parsed->first;
   const StoreOptions &opts = parsed->second;
   if (uri == "memory")
-    return Status::error("store '" + full + "': the memory store lives as "
+    return Status::error("store '" + full +
+                         "': the memory store lives as "
                          "long as the run; ?ttl is for sqlite and redis");
   if (uri.rfind("sqlite:", 0) == 0) {
     std::string path = uri.substr(7);

@@ -159,10 +159,11 @@ public:
     return out;
   }
 
-  Result<PutResult>
-  putIfAbsent(const std::string &session, const std::string &instance,
-              const std::string &rec, const std::vector<Effect> &effects,
-              NameList retireList) override {
+  Result<PutResult> putIfAbsent(const std::string &session,
+                                const std::string &instance,
+                                const std::string &rec,
+                                const std::vector<Effect> &effects,
+                                NameList retireList) override {
     std::string p = prefix(session);
     if (effects.empty()) {
       // The common case needs no script (EVAL costs about two round trips

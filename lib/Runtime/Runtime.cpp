@@ -200,19 +200,20 @@ findMapClosing(const App &app, const std::string &mapTarget,
     const bool parallel = isParallel(cfg, branchCount(cfg));
     for (size_t i = 0; i < cfg.next.size(); ++i) {
       const Edge &e = cfg.next[i];
-      const FunctionSpec *target =
-          i < v.fn->targets.size() && v.fn->targets[i] ? v.fn->targets[i]
-                                                       : app.find(e.target);
+      const FunctionSpec *target = i < v.fn->targets.size() && v.fn->targets[i]
+                                       ? v.fn->targets[i]
+                                       : app.find(e.target);
       if (after >= 0) {
-        unsigned level = e.kind == EdgeKind::Map ||
-                         (parallel && isBranchEdge(e));
+        unsigned level =
+            e.kind == EdgeKind::Map || (parallel && isBranchEdge(e));
         visit(target, unsigned(after) + level);
         continue;
       }
       if (e.kind != EdgeKind::FanIn || !target)
         continue; // leaves the map without collecting it
       if (assigns)
-        return Status::error("its fan-in to '" + e.target + "' rewrites "
+        return Status::error("its fan-in to '" + e.target +
+                             "' rewrites "
                              "levels with modifiers that need an output");
       // The tail's levels: those inside the map, the map's own (no
       // items), then the mapper's.
@@ -228,13 +229,13 @@ findMapClosing(const App &app, const std::string &mapTarget,
                              "' also waits for other instances (" +
                              values->key + ")");
       MapClosing c{target, std::vector<FanOutLevel>(
-                               tail.begin() + std::min<size_t>(
-                                                  tail.size(), size_t(pops)),
+                               tail.begin() +
+                                   std::min<size_t>(tail.size(), size_t(pops)),
                                tail.end())};
       if (found && (found->target != c.target || !(found->fanout == c.fanout)))
         return Status::error("its instances fan in to both '" +
-                             found->target->config.name + "' and '" +
-                             e.target + "'");
+                             found->target->config.name + "' and '" + e.target +
+                             "'");
       found = std::move(c);
     }
   }
@@ -579,8 +580,8 @@ Status Runtime::continuations(Invocation &inv) {
       if (n == 0) {
         auto closing = findMapClosing(app, e.target, *post);
         if (!closing)
-          return closing.getStatus().withContext(
-              "Map edge to '" + e.target + "' over an empty list");
+          return closing.getStatus().withContext("Map edge to '" + e.target +
+                                                 "' over an empty list");
         if (*closing) {
           // The collecting fan-in's target, with no inputs: [].
           const MapClosing &c = **closing;
@@ -644,7 +645,8 @@ Status Runtime::continuations(Invocation &inv) {
 
   if (!invoker.blocking() || sends.size() <= 1) {
     for (size_t k = 0; k < sends.size(); ++k) {
-      if (Status s = invoker.invoke(*sends[k].target, std::move(sends[k].p)); !s)
+      if (Status s = invoker.invoke(*sends[k].target, std::move(sends[k].p));
+          !s)
         return s.withContext("invoking '" + *sends[k].target + "'");
       if (crashAt(Step::AfterInvoke, inv.instance, unsigned(k)))
         return crash(&inv, Step::AfterInvoke);

@@ -145,10 +145,11 @@ public:
     return out;
   }
 
-  Result<PutResult>
-  putIfAbsent(const std::string &session, const std::string &instance,
-              const std::string &rec, const std::vector<Effect> &effects,
-              NameList retireList) override {
+  Result<PutResult> putIfAbsent(const std::string &session,
+                                const std::string &instance,
+                                const std::string &rec,
+                                const std::vector<Effect> &effects,
+                                NameList retireList) override {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     return transaction<PutResult>([&]() -> Result<PutResult> {
@@ -440,8 +441,7 @@ private:
     return Status::ok();
   }
 
-  Status retireLocked(const std::string &session,
-                      NameList names) {
+  Status retireLocked(const std::string &session, NameList names) {
     if (names.empty())
       return Status::ok();
     sqlite3_stmt *s = stmt("UPDATE unum_records SET record=X'74', expires=?3 "
@@ -521,8 +521,7 @@ private:
 } // namespace
 
 Result<std::unique_ptr<DataStore>>
-unum::runtime::openSqliteStore(const std::string &path,
-                               StoreOptions options) {
+unum::runtime::openSqliteStore(const std::string &path, StoreOptions options) {
   auto store = std::make_unique<SqliteStore>();
   if (Status s = store->open(path, options); !s)
     return s;

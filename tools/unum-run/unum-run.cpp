@@ -100,8 +100,7 @@ public:
       return Status::error(path + ": expected an object of function name -> "
                                   "URL");
     for (const Value::Member &m : v->getObject()) {
-      if (!m.second.isString() ||
-          m.second.getString().rfind("http://", 0) != 0)
+      if (!m.second.isString() || m.second.getString().rfind("http://", 0) != 0)
         return Status::error(path + ": '" + m.first +
                              "': expected an http:// URL");
       if (m.first == "*")
@@ -213,11 +212,12 @@ int main(int argc, char **argv) {
     return fail("--listen and --url-map need --invoker http");
   size_t colon = listenAt.rfind(':');
   char *portEnd = nullptr;
-  long listenPort = colon == std::string::npos
-                        ? -1
-                        : std::strtol(listenAt.c_str() + colon + 1, &portEnd, 10);
-  if (colon == std::string::npos || colon == 0 || *portEnd ||
-      listenPort < 0 || listenPort > 65535)
+  long listenPort =
+      colon == std::string::npos
+          ? -1
+          : std::strtol(listenAt.c_str() + colon + 1, &portEnd, 10);
+  if (colon == std::string::npos || colon == 0 || *portEnd || listenPort < 0 ||
+      listenPort > 65535)
     return fail("--listen: expected HOST:PORT, got '" + listenAt + "'");
 
   auto text = readText(inputPath);

@@ -236,7 +236,7 @@ std::vector<TestApp> unum::runtime::test::allApps() {
     t.name = name;
     apps.push_back(std::move(t));
   };
-  empty(fanInApp(0), "fanin-empty");                  // C sums []
+  empty(fanInApp(0), "fanin-empty");                   // C sums []
   empty(mapInParallelApp(0), "map-in-parallel-empty"); // [] joins Z's output
   empty(mapInMapApp(0, 2), "map-in-map-empty-outer");
   empty(mapInMapApp(2, 0), "map-in-map-empty-inner"); // each SinkC gets []

@@ -154,7 +154,8 @@ public:
   LocalServer(Handle handle, std::function<bool(const std::string &)> known)
       : handle(std::move(handle)), known(std::move(known)) {
     auto s = HttpServer::listen(
-        "127.0.0.1", 0, [this](const std::string &path, const std::string &body) {
+        "127.0.0.1", 0,
+        [this](const std::string &path, const std::string &body) {
           std::string fn = path.rfind("/fn/", 0) == 0 ? path.substr(4) : "";
           if (!this->known(fn))
             return HttpResponse{404, "no such fn"};

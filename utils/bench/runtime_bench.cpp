@@ -278,8 +278,8 @@ int main(int argc, char **argv) {
     std::printf("\nMap + fan-in: %d tails fanning in to one target, "
                 "in-process invoker, 2 workers (best of %d)\n\n",
                 width, repeat);
-    std::printf("%-7s %8s %10s %12s %14s %12s\n", "store", "width",
-                "total s", "us/item", "store ops", "ops/item");
+    std::printf("%-7s %8s %10s %12s %14s %12s\n", "store", "width", "total s",
+                "us/item", "store ops", "ops/item");
   }
   for (auto &[label, uri] : stores) {
     auto store = openDataStore(uri);

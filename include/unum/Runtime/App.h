@@ -80,7 +80,8 @@ private:
   /// addresses and keys never move) instead of a tree walk.
   std::unordered_map<std::string_view, const FunctionSpec *> index;
   /// Edges whose target is not (yet) in the App: name -> (spec, edge).
-  std::unordered_map<std::string, std::vector<std::pair<FunctionSpec *, size_t>>>
+  std::unordered_map<std::string,
+                     std::vector<std::pair<FunctionSpec *, size_t>>>
       dangling;
 };
 

@@ -92,10 +92,11 @@ public:
   /// with the record. `retire` (existing records only) is retired whether
   /// or not the put wins: retirement is idempotent, and both a winner and a
   /// loser prove that the retired instances are done.
-  virtual Result<PutResult>
-  putIfAbsent(const std::string &session, const std::string &instance,
-              const std::string &record, const std::vector<Effect> &effects,
-              NameList retire) = 0;
+  virtual Result<PutResult> putIfAbsent(const std::string &session,
+                                        const std::string &instance,
+                                        const std::string &record,
+                                        const std::vector<Effect> &effects,
+                                        NameList retire) = 0;
   /// Replaces existing records by the Done tombstone.
   virtual Status retire(const std::string &session, NameList instances) = 0;
 

@@ -23,12 +23,12 @@ namespace unum::runtime {
 class HttpServer {
 public:
   /// Answers a POST of `body` to `path` ("/fn/Name").
-  using Handler =
-      std::function<HttpResponse(const std::string &path, const std::string &body)>;
+  using Handler = std::function<HttpResponse(const std::string &path,
+                                             const std::string &body)>;
 
   /// Listens on HOST:PORT (port 0: any free port).
-  static Result<std::unique_ptr<HttpServer>>
-  listen(const std::string &host, int port, Handler handler);
+  static Result<std::unique_ptr<HttpServer>> listen(const std::string &host,
+                                                    int port, Handler handler);
   ~HttpServer();
 
   int port() const { return portNumber; }
