@@ -71,7 +71,13 @@ void ThreadPoolInvoker::Queue::push(const std::string &function,
   ++count;
 }
 
-ThreadPoolInvoker::Task ThreadPoolInvoker::Queue::pop() {
+// Out of line, like pop(): the worker loop's code stays small.
+[[gnu::noinline]] void ThreadPoolInvoker::Worker::clear() {
+  tasks[0] = Task();
+  tasks[1] = Task();
+}
+
+[[gnu::noinline]] ThreadPoolInvoker::Task ThreadPoolInvoker::Queue::pop() {
   Task task = std::move(slots[head]);
   head = (head + 1) % slots.size();
   --count;
@@ -124,8 +130,7 @@ void ThreadPoolInvoker::work() {
       w.current = 1 - w.current; // the run-next slot becomes the task
       w.nextFull = false;
     }
-    w.tasks[0] = Task(); // finished payloads are freed outside the lock
-    w.tasks[1] = Task();
+    w.clear(); // finished payloads are freed outside the lock
     lock.lock();
     --running;
     if (queue.empty() && running == 0)

@@ -134,6 +134,32 @@ private:
   Send first;
   std::vector<Send> rest;
 };
+
+/// A blocking invoker (HTTP): issues `sends` with at most `bound` in
+/// flight. (Out of line: it would bloat every step's code.)
+[[gnu::noinline]] Status invokeConcurrently(Invoker &invoker, Sends &sends,
+                                            unsigned bound) {
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  Status first;
+  unsigned width =
+      std::max(1u, std::min<unsigned>(bound, unsigned(sends.size())));
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < width; ++t)
+    threads.emplace_back([&] {
+      for (size_t k; (k = next++) < sends.size();) {
+        Status s = invoker.invoke(*sends[k].target, std::move(sends[k].p));
+        if (!s) {
+          std::lock_guard<std::mutex> lock(mu);
+          if (first.isOk())
+            first = s.withContext("invoking '" + *sends[k].target + "'");
+        }
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  return first;
+}
 } // namespace
 
 /// Whether a function's Next list is a parallel fan-out, and whether an
@@ -652,28 +678,8 @@ Status Runtime::continuations(Invocation &inv) {
         return crash(&inv, Step::AfterInvoke);
     }
   } else {
-    // A blocking invoker (HTTP): keep a bounded number in flight.
-    std::atomic<size_t> next{0};
-    std::mutex mu;
-    Status first;
-    unsigned width = std::max(
-        1u, std::min<unsigned>(opts.mapConcurrency, unsigned(sends.size())));
-    std::vector<std::thread> threads;
-    for (unsigned t = 0; t < width; ++t)
-      threads.emplace_back([&] {
-        for (size_t k; (k = next++) < sends.size();) {
-          Status s = invoker.invoke(*sends[k].target, std::move(sends[k].p));
-          if (!s) {
-            std::lock_guard<std::mutex> lock(mu);
-            if (first.isOk())
-              first = s.withContext("invoking '" + *sends[k].target + "'");
-          }
-        }
-      });
-    for (std::thread &t : threads)
-      t.join();
-    if (!first.isOk())
-      return first;
+    if (Status s = invokeConcurrently(invoker, sends, opts.mapConcurrency); !s)
+      return s;
     if (crashAt(Step::AfterInvoke, inv.instance, unsigned(sends.size() - 1)))
       return crash(&inv, Step::AfterInvoke);
   }

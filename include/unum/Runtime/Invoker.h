@@ -86,6 +86,7 @@ private:
     unsigned current = 0; // tasks[current] runs; the other is the slot
     bool nextFull = false;
     Task &next() { return tasks[1 - current]; }
+    void clear();
   };
   /// The worker running on this thread (nullptr elsewhere).
   static thread_local Worker *self;
