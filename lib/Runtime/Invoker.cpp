@@ -34,7 +34,8 @@ ThreadPoolInvoker::~ThreadPoolInvoker() {
 
 thread_local ThreadPoolInvoker::Worker *ThreadPoolInvoker::self = nullptr;
 
-Status ThreadPoolInvoker::invoke(const std::string &function, Payload payload) {
+Status ThreadPoolInvoker::invoke(const std::string &function,
+                                 Payload &&payload) {
   if (Worker *w = self; w && w->pool == this && !w->nextFull) {
     // Issued by a task of ours: it runs next here (the worker is busy
     // until then, so wait() and shutdown both see it).
@@ -138,7 +139,7 @@ void ThreadPoolInvoker::work() {
   }
 }
 
-Status HttpInvoker::invoke(const std::string &function, Payload payload) {
+Status HttpInvoker::invoke(const std::string &function, Payload &&payload) {
   std::string url = urlFor(function);
   auto r = httpPost(url, toJson(encodePayload(payload)), "application/json",
                     timeoutMs);

@@ -260,7 +260,7 @@ TEST(Http, WorkflowOverHttp) {
   Payload start;
   start.session = newSessionId();
   start.value = t.input;
-  ASSERT_TRUE(http.invoke("S", start).isOk());
+  ASSERT_TRUE(http.invoke("S", Payload(start)).isOk());
   server.waitIdle();
   EXPECT_TRUE(collect.errors.empty()) << collect.errors[0];
   Value outputs = Value::object();
@@ -279,18 +279,18 @@ TEST(Http, ErrorsAndUnreachableEndpoints) {
   std::string base = "http://127.0.0.1:" + std::to_string(server.port());
   HttpInvoker http([&](const std::string &fn) { return base + "/fn/" + fn; });
   Payload p;
-  EXPECT_TRUE(http.invoke("A", p).isOk());
-  Status notFound = http.invoke("B", p);
+  EXPECT_TRUE(http.invoke("A", Payload(p)).isOk());
+  Status notFound = http.invoke("B", Payload(p));
   ASSERT_FALSE(notFound.isOk());
   EXPECT_FALSE(notFound.isCrash());
   EXPECT_NE(notFound.message().find("HTTP 404"), std::string::npos)
       << notFound.message();
   server.waitIdle();
   HttpInvoker down([](const std::string &) { return "http://127.0.0.1:1/x"; });
-  Status refused = down.invoke("A", p);
+  Status refused = down.invoke("A", Payload(p));
   ASSERT_FALSE(refused.isOk());
   EXPECT_TRUE(refused.isCrash()); // the platform may try again
   HttpInvoker https([](const std::string &) { return "https://example/x"; });
-  EXPECT_NE(https.invoke("A", p).message().find("only http://"),
+  EXPECT_NE(https.invoke("A", Payload(p)).message().find("only http://"),
             std::string::npos);
 }

@@ -31,8 +31,9 @@ namespace unum::runtime {
 class Invoker {
 public:
   virtual ~Invoker();
-  /// Hands `payload` to `function`; returns once it is accepted.
-  virtual Status invoke(const std::string &function, Payload payload) = 0;
+  /// Hands `payload` to `function`; returns once it is accepted. The
+  /// payload is consumed (moved from) by an invoker that keeps it.
+  virtual Status invoke(const std::string &function, Payload &&payload) = 0;
   /// True if invoke waits for a round trip, so that issuing many
   /// invocations concurrently pays off.
   virtual bool blocking() const { return false; }
@@ -54,7 +55,7 @@ public:
   void setDispatch(Dispatch d) { dispatch = std::move(d); }
   void setOnFailure(OnFailure f) { onFailure = std::move(f); }
 
-  Status invoke(const std::string &function, Payload payload) override;
+  Status invoke(const std::string &function, Payload &&payload) override;
 
   /// Blocks until no invocation is queued or running.
   void wait();
@@ -114,7 +115,7 @@ public:
                        int timeoutMs = 30000)
       : urlFor(std::move(urlFor)), timeoutMs(timeoutMs) {}
 
-  Status invoke(const std::string &function, Payload payload) override;
+  Status invoke(const std::string &function, Payload &&payload) override;
   bool blocking() const override { return true; }
 
 private:
