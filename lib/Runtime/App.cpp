@@ -11,13 +11,59 @@ using namespace unum::runtime;
 namespace config = unum::config;
 namespace fs = std::filesystem;
 
+App &App::operator=(const App &other) {
+  if (this != &other) {
+    fns = other.fns;
+    reindex();
+  }
+  return *this;
+}
+
+App &App::operator=(App &&other) noexcept {
+  if (this != &other) {
+    fns = std::move(other.fns);
+    reindex();
+  }
+  return *this;
+}
+
+void App::reindex() {
+  index.clear();
+  dangling.clear();
+  index.reserve(fns.size());
+  for (auto &[name, spec] : fns)
+    link(spec);
+}
+
+void App::link(FunctionSpec &spec) {
+  spec.owner = this;
+  index.emplace(spec.config.name, &spec);
+  spec.targets.assign(spec.config.next.size(), nullptr);
+  for (size_t i = 0; i < spec.config.next.size(); ++i) {
+    const std::string &target = spec.config.next[i].target;
+    if (const FunctionSpec *t = find(target))
+      spec.targets[i] = t;
+    else
+      dangling[target].push_back({&spec, i});
+  }
+  auto waiting = dangling.find(spec.config.name);
+  if (waiting != dangling.end()) {
+    for (auto &[from, edge] : waiting->second)
+      from->targets[edge] = &spec;
+    dangling.erase(waiting);
+  }
+}
+
 Status App::add(config::FunctionConfig config, std::shared_ptr<Handler> handler,
                 std::string dir) {
   std::string name = config.name;
   if (fns.count(name))
     return Status::error("function '" + name + "' is defined twice");
-  fns.emplace(name, FunctionSpec{std::move(config), std::move(handler),
-                                 std::move(dir)});
+  FunctionSpec spec;
+  spec.config = std::move(config);
+  spec.handler = std::move(handler);
+  spec.dir = std::move(dir);
+  link(fns.emplace(name, std::move(spec)).first->second);
   return Status::ok();
 }
 
@@ -31,8 +77,8 @@ Status App::setHandler(const std::string &function,
 }
 
 const FunctionSpec *App::find(const std::string &function) const {
-  auto it = fns.find(function);
-  return it == fns.end() ? nullptr : &it->second;
+  auto it = index.find(function);
+  return it == index.end() ? nullptr : it->second;
 }
 
 std::vector<std::string> App::startFunctions() const {

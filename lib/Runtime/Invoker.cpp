@@ -2,6 +2,7 @@
 
 #include "unum/Runtime/Invoker.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <netdb.h>
@@ -31,15 +32,57 @@ ThreadPoolInvoker::~ThreadPoolInvoker() {
     t.join();
 }
 
-Status ThreadPoolInvoker::invoke(const std::string &function, Payload payload) {
+thread_local ThreadPoolInvoker::Worker *ThreadPoolInvoker::self = nullptr;
+
+Status ThreadPoolInvoker::invoke(const std::string &function,
+                                 Payload &&payload) {
+  if (Worker *w = self; w && w->pool == this && !w->nextFull) {
+    // Issued by a task of ours: it runs next here (the worker is busy
+    // until then, so wait() and shutdown both see it).
+    Task &t = w->next();
+    t.function = function;
+    t.payload = std::move(payload);
+    t.delivery = 0;
+    w->nextFull = true;
+    return Status::ok();
+  }
   {
     std::lock_guard<std::mutex> lock(mu);
     if (stopping)
       return Status::error("invoker is shutting down");
-    queue.push_back({function, std::move(payload), 0});
+    queue.push(function, std::move(payload), 0);
   }
   ready.notify_one();
   return Status::ok();
+}
+
+void ThreadPoolInvoker::Queue::push(const std::string &function,
+                                    Payload &&payload, unsigned delivery) {
+  if (count == slots.size()) {
+    std::vector<Task> grown(std::max<size_t>(16, 2 * slots.size()));
+    for (size_t i = 0; i < count; ++i)
+      grown[i] = std::move(slots[(head + i) % slots.size()]);
+    slots = std::move(grown);
+    head = 0;
+  }
+  Task &slot = slots[(head + count) % slots.size()];
+  slot.function = function;
+  slot.payload = std::move(payload);
+  slot.delivery = delivery;
+  ++count;
+}
+
+// Out of line, like pop(): the worker loop's code stays small.
+[[gnu::noinline]] void ThreadPoolInvoker::Worker::clear() {
+  tasks[0] = Task();
+  tasks[1] = Task();
+}
+
+[[gnu::noinline]] ThreadPoolInvoker::Task ThreadPoolInvoker::Queue::pop() {
+  Task task = std::move(slots[head]);
+  head = (head + 1) % slots.size();
+  --count;
+  return task;
 }
 
 void ThreadPoolInvoker::wait() {
@@ -47,41 +90,56 @@ void ThreadPoolInvoker::wait() {
   idle.wait(lock, [&] { return queue.empty() && running == 0; });
 }
 
+bool ThreadPoolInvoker::runTask(Task &task) {
+  Status s = dispatch ? dispatch(task.function, task.payload)
+                      : Status::error("no dispatch function");
+  bool redeliver = s.isCrash() && task.delivery + 1 < maxDeliveries;
+  if (!s.isOk() && !redeliver && onFailure)
+    onFailure(task.function, task.payload, s);
+  return redeliver;
+}
+
 void ThreadPoolInvoker::work() {
+  Worker w;
+  w.pool = this;
+  self = &w;
+  // One lock round per task from the queue: the lock taken to finish a
+  // task is the one that picks the next.
+  std::unique_lock<std::mutex> lock(mu);
   for (;;) {
-    Task task;
-    {
-      std::unique_lock<std::mutex> lock(mu);
-      ready.wait(lock, [&] { return stopping || !queue.empty(); });
-      if (queue.empty())
-        return; // stopping
-      task = std::move(queue.front());
-      queue.pop_front();
-      ++running;
+    ready.wait(lock, [&] { return stopping || !queue.empty(); });
+    if (queue.empty()) {
+      self = nullptr;
+      return; // stopping
     }
-    Status s = dispatch ? dispatch(task.function, task.payload)
-                        : Status::error("no dispatch function");
-    bool redeliver = s.isCrash() && task.delivery + 1 < maxDeliveries;
-    if (!s.isOk() && !redeliver && onFailure)
-      onFailure(task.function, task.payload, s);
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (redeliver) {
+    w.tasks[w.current] = queue.pop();
+    ++running;
+    lock.unlock();
+    for (;;) {
+      Task &task = w.tasks[w.current];
+      if (runTask(task)) {
         ++task.delivery;
         task.payload.fresh = false; // it may have checkpointed before dying
         // To the back: the crashed invocation's children run meanwhile, as
         // they would while a FaaS platform waits to retry.
-        queue.push_back(std::move(task));
+        std::lock_guard<std::mutex> relock(mu);
+        queue.push(task.function, std::move(task.payload), task.delivery);
         ready.notify_one();
       }
-      --running;
-      if (queue.empty() && running == 0)
-        idle.notify_all();
+      if (!w.nextFull)
+        break;
+      w.current = 1 - w.current; // the run-next slot becomes the task
+      w.nextFull = false;
     }
+    w.clear(); // finished payloads are freed outside the lock
+    lock.lock();
+    --running;
+    if (queue.empty() && running == 0)
+      idle.notify_all();
   }
 }
 
-Status HttpInvoker::invoke(const std::string &function, Payload payload) {
+Status HttpInvoker::invoke(const std::string &function, Payload &&payload) {
   std::string url = urlFor(function);
   auto r = httpPost(url, toJson(encodePayload(payload)), "application/json",
                     timeoutMs);

@@ -62,7 +62,8 @@ LocalRunner::LocalRunner(const App &app, DataStore &store, Options options)
   pool = std::make_unique<ThreadPoolInvoker>(opts.workers, opts.maxDeliveries);
   RuntimeOptions ro = opts.runtime;
   ro.observer = collector.get();
-  rt = std::make_unique<Runtime>(app, store, *pool, ro);
+  rt = std::make_unique<Runtime>(app, store,
+                                 opts.platform ? *opts.platform : *pool, ro);
   pool->setDispatch([this](const std::string &fn, const Payload &p) {
     return rt->handle(fn, p);
   });
@@ -100,7 +101,8 @@ Result<std::string> LocalRunner::start(const Value &input) {
     p->fresh = true; // a new session has no checkpoints
   }
   std::string session = p->session;
-  if (Status s = pool->invoke(starts[0], p.take()); !s)
+  Invoker &platform = opts.platform ? *opts.platform : *pool;
+  if (Status s = platform.invoke(starts[0], p.take()); !s)
     return s;
   return session;
 }

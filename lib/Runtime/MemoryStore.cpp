@@ -56,10 +56,11 @@ public:
     return out;
   }
 
-  Result<PutResult>
-  putIfAbsent(const std::string &session, const std::string &instance,
-              const std::string &rec, const std::vector<Effect> &effects,
-              const std::vector<std::string> &retire) override {
+  Result<PutResult> putIfAbsent(const std::string &session,
+                                const std::string &instance,
+                                const std::string &rec,
+                                const std::vector<Effect> &effects,
+                                NameList retire) override {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     Session &s = sessions[session];
@@ -68,11 +69,10 @@ public:
     if (!inserted)
       return PutResult{false, it->second};
     s.effects.insert(s.effects.end(), effects.begin(), effects.end());
-    return PutResult{true, rec};
+    return PutResult{true, {}};
   }
 
-  Status retire(const std::string &session,
-                const std::vector<std::string> &instances) override {
+  Status retire(const std::string &session, NameList instances) override {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     retireLocked(sessions[session], instances);
@@ -165,7 +165,7 @@ public:
   }
 
 private:
-  static void retireLocked(Session &s, const std::vector<std::string> &names) {
+  static void retireLocked(Session &s, NameList names) {
     for (const std::string &name : names) {
       auto it = s.records.find(name);
       if (it != s.records.end())
@@ -182,15 +182,43 @@ std::unique_ptr<DataStore> unum::runtime::createMemoryStore() {
   return std::make_unique<MemoryStore>();
 }
 
+/// Splits "BASE?ttl=N" into BASE and the options.
+static Result<std::pair<std::string, StoreOptions>>
+storeOptions(const std::string &uri) {
+  StoreOptions opts;
+  size_t q = uri.rfind('?');
+  if (q == std::string::npos)
+    return std::make_pair(uri, opts);
+  std::string query = uri.substr(q + 1);
+  char *end = nullptr;
+  long long ttl = query.rfind("ttl=", 0) == 0
+                      ? std::strtoll(query.c_str() + 4, &end, 10)
+                      : -1;
+  if (ttl <= 0 || !end || *end)
+    return Status::error("store '" + uri +
+                         "': expected ?ttl=SECONDS (a positive integer)");
+  opts.ttlSeconds = ttl;
+  return std::make_pair(uri.substr(0, q), opts);
+}
+
 Result<std::unique_ptr<DataStore>>
-unum::runtime::openDataStore(const std::string &uri) {
-  if (uri == "memory")
+unum::runtime::openDataStore(const std::string &full) {
+  if (full == "memory")
     return createMemoryStore();
+  auto parsed = storeOptions(full);
+  if (!parsed)
+    return parsed.getStatus();
+  const std::string &uri = parsed->first;
+  const StoreOptions &opts = parsed->second;
+  if (uri == "memory")
+    return Status::error("store '" + full +
+                         "': the memory store lives as "
+                         "long as the run; ?ttl is for sqlite and redis");
   if (uri.rfind("sqlite:", 0) == 0) {
     std::string path = uri.substr(7);
     if (path.empty())
       return Status::error("store '" + uri + "': sqlite needs a path");
-    return openSqliteStore(path);
+    return openSqliteStore(path, opts);
   }
   if (uri.rfind("redis://", 0) == 0) {
     std::string rest = uri.substr(8);
@@ -209,7 +237,7 @@ unum::runtime::openDataStore(const std::string &uri) {
     }
     if (host.empty())
       return Status::error("store '" + uri + "': missing host");
-    return openRedisStore(host, port);
+    return openRedisStore(host, port, opts);
   }
   return Status::error("unknown store '" + uri +
                        "' (expected memory, sqlite:PATH or redis://HOST:PORT)");

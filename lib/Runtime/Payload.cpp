@@ -150,12 +150,11 @@ std::string unum::runtime::newSessionId() {
         uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
     return seed;
   }());
-  static const char hex[] = "0123456789abcdef";
-  std::string id;
-  for (int w = 0; w < 2; ++w) {
-    uint64_t r = rng();
-    for (int i = 0; i < 16; ++i, r >>= 4)
-      id += hex[r & 15];
-  }
+  static const char alphabet[] =
+      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  std::uniform_int_distribution<int> pick(0, 61);
+  std::string id(15, '0');
+  for (char &c : id)
+    c = alphabet[pick(rng)];
   return id;
 }

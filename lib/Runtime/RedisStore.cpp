@@ -18,17 +18,26 @@
 using namespace unum::runtime;
 
 namespace {
+// ARGV[1] of the put and retire scripts is the tombstones' TTL in ms ("0":
+// kept until the session is deleted).
 const char *const kPutScript = R"lua(
-for i = 3, #KEYS do redis.call('SET', KEYS[i], 't', 'XX') end
-if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
-  for i = 2, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+local function retire(key)
+  if ARGV[1] ~= '0' then redis.call('SET', key, 't', 'XX', 'PX', ARGV[1])
+  else redis.call('SET', key, 't', 'XX') end
+end
+for i = 3, #KEYS do retire(KEYS[i]) end
+if redis.call('SET', KEYS[1], ARGV[2], 'NX') then
+  for i = 3, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
   return {1}
 end
 return {0, redis.call('GET', KEYS[1])}
 )lua";
 
 const char *const kRetireScript = R"lua(
-for i = 1, #KEYS do redis.call('SET', KEYS[i], 't', 'XX') end
+for i = 1, #KEYS do
+  if ARGV[1] ~= '0' then redis.call('SET', KEYS[i], 't', 'XX', 'PX', ARGV[1])
+  else redis.call('SET', KEYS[i], 't', 'XX') end
+end
 return 1
 )lua";
 
@@ -55,10 +64,12 @@ if added == 0 and meta[2] == ARGV[1] then return {1, n} end
 return {0, n}
 )lua";
 
+// ARGV[2]: the consumed marker's TTL in ms ("0": kept).
 const char *const kConsumeScript = R"lua(
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[2], 'consumed', '1')
 redis.call('SADD', KEYS[3], ARGV[1])
+if ARGV[2] ~= '0' then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
 return 1
 )lua";
 
@@ -94,7 +105,9 @@ std::string globEscape(const std::string &s) {
 
 class RedisStore final : public DataStore {
 public:
-  RedisStore(std::string host, int port) : host(std::move(host)), port(port) {}
+  RedisStore(std::string host, int port, StoreOptions options)
+      : host(std::move(host)), port(port),
+        ttlMs(std::to_string(options.ttlSeconds * 1000)) {}
 
   Status connectCheck() {
     auto c = acquire();
@@ -146,10 +159,11 @@ public:
     return out;
   }
 
-  Result<PutResult>
-  putIfAbsent(const std::string &session, const std::string &instance,
-              const std::string &rec, const std::vector<Effect> &effects,
-              const std::vector<std::string> &retireList) override {
+  Result<PutResult> putIfAbsent(const std::string &session,
+                                const std::string &instance,
+                                const std::string &rec,
+                                const std::vector<Effect> &effects,
+                                NameList retireList) override {
     std::string p = prefix(session);
     if (effects.empty()) {
       // The common case needs no script (EVAL costs about two round trips
@@ -159,14 +173,17 @@ public:
       // data until the session is deleted.
       std::vector<std::vector<std::string>> cmds;
       cmds.push_back({"SET", p + "c:" + instance, rec, "NX", "GET"});
-      for (const std::string &r : retireList)
+      for (const std::string &r : retireList) {
         cmds.push_back({"SET", p + "c:" + r, "t", "XX"});
+        if (ttlMs != "0")
+          cmds.back().insert(cmds.back().end(), {"PX", ttlMs});
+      }
       auto replies = pipeline(cmds);
       if (!replies)
         return replies.getStatus();
       redisReply *old = replies->front().get();
       if (old->type == REDIS_REPLY_NIL)
-        return PutResult{true, rec};
+        return PutResult{true, {}};
       if (old->type != REDIS_REPLY_STRING)
         return Status::error(where() + ": unexpected checkpoint reply");
       return PutResult{false, std::string(old->str, old->len)};
@@ -176,6 +193,7 @@ public:
                                   p + "c:" + instance, p + "fx"};
     for (const std::string &r : retireList)
       args.push_back(p + "c:" + r);
+    args.push_back(ttlMs);
     args.push_back(rec);
     for (const Effect &e : effects)
       args.push_back(e.instance + '\n' + e.value);
@@ -186,15 +204,14 @@ public:
     if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 1)
       return Status::error(where() + ": unexpected checkpoint reply");
     if (rep->element[0]->integer == 1)
-      return PutResult{true, rec};
+      return PutResult{true, {}};
     if (rep->elements < 2 || rep->element[1]->type != REDIS_REPLY_STRING)
       return Status::error(where() + ": checkpoint vanished after a lost put");
     return PutResult{false,
                      std::string(rep->element[1]->str, rep->element[1]->len)};
   }
 
-  Status retire(const std::string &session,
-                const std::vector<std::string> &instances) override {
+  Status retire(const std::string &session, NameList instances) override {
     if (instances.empty())
       return Status::ok();
     std::string p = prefix(session);
@@ -202,6 +219,7 @@ public:
                                   std::to_string(instances.size())};
     for (const std::string &i : instances)
       args.push_back(p + "c:" + i);
+    args.push_back(ttlMs);
     auto r = run(args);
     return r ? Status::ok() : r.getStatus();
   }
@@ -229,7 +247,7 @@ public:
                     const std::string &set) override {
     std::string p = prefix(session);
     auto r = run({"EVAL", kConsumeScript, "3", p + "s:" + set, p + "m:" + set,
-                  p + "sets", set});
+                  p + "sets", set, ttlMs});
     return r ? Status::ok() : r.getStatus();
   }
 
@@ -294,6 +312,9 @@ public:
       if (!meta || !card)
         return Status::error(where() + ": reading completion sets");
       redisReply *m = meta->get();
+      if (m->element[0]->type == REDIS_REPLY_NIL &&
+          m->element[1]->type == REDIS_REPLY_NIL && (*card)->integer == 0)
+        continue; // a consumed marker that expired
       if (m->element[1]->type == REDIS_REPLY_STRING) {
         ++st.consumedSets;
         continue;
@@ -471,6 +492,7 @@ private:
 
   std::string host;
   int port;
+  std::string ttlMs; // of tombstones and consumed markers; "0": kept
   std::mutex mu;
   std::vector<Connection> pool;
   std::map<std::string, std::string> shas; // script body -> SHA1
@@ -478,8 +500,9 @@ private:
 } // namespace
 
 Result<std::unique_ptr<DataStore>>
-unum::runtime::openRedisStore(const std::string &host, int port) {
-  auto store = std::make_unique<RedisStore>(host, port);
+unum::runtime::openRedisStore(const std::string &host, int port,
+                              StoreOptions options) {
+  auto store = std::make_unique<RedisStore>(host, port, options);
   if (Status s = store->connectCheck(); !s)
     return s;
   return std::unique_ptr<DataStore>(std::move(store));

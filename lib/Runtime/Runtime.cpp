@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <iostream>
+#include <set>
 #include <thread>
 
 using namespace unum::runtime;
@@ -37,9 +38,10 @@ const char *unum::runtime::stepName(Step step) {
 struct Runtime::Invocation {
   const FunctionSpec *fn = nullptr;
   const Payload *payload = nullptr;
-  std::string session;
-  std::string instance;
   Context ctx;
+  // The names live once, in what the user code sees.
+  std::string &session = ctx.session;
+  std::string &instance = ctx.instance;
   bool failed = false; // `output` is an error object
   Value output;
   /// This execution ran the user code on a fresh payload and won its put:
@@ -98,6 +100,174 @@ static Status adopt(const std::string &rec, const std::string &name,
   return Status::ok();
 }
 
+namespace {
+struct Send {
+  const std::string *target = nullptr; // the edge's name, in the config
+  Payload p;
+  bool carriesOutput = false; // p.value is filled in after the edges
+};
+
+/// The continuations of one step, all built before any is issued. Most
+/// steps have exactly one: it lives inline, so a step allocates no list.
+class Sends {
+public:
+  Send &add(const std::string &target, const FunctionSpec *spec,
+            const std::string &session, bool fresh, bool carriesOutput) {
+    Send &s = n++ == 0 ? first : rest.emplace_back();
+    s.target = &target;
+    s.p.spec = spec;
+    s.p.session = session;
+    s.p.fresh = fresh;
+    s.carriesOutput = carriesOutput;
+    return s;
+  }
+  void reserve(size_t total) {
+    if (total > 1)
+      rest.reserve(total - 1);
+  }
+  size_t size() const { return n; }
+  bool empty() const { return n == 0; }
+  Send &operator[](size_t k) { return k == 0 ? first : rest[k - 1]; }
+
+private:
+  size_t n = 0;
+  Send first;
+  std::vector<Send> rest;
+};
+
+/// A blocking invoker (HTTP): issues `sends` with at most `bound` in
+/// flight. (Out of line: it would bloat every step's code.)
+[[gnu::noinline]] Status invokeConcurrently(Invoker &invoker, Sends &sends,
+                                            unsigned bound) {
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  Status first;
+  unsigned width =
+      std::max(1u, std::min<unsigned>(bound, unsigned(sends.size())));
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < width; ++t)
+    threads.emplace_back([&] {
+      for (size_t k; (k = next++) < sends.size();) {
+        Status s = invoker.invoke(*sends[k].target, std::move(sends[k].p));
+        if (!s) {
+          std::lock_guard<std::mutex> lock(mu);
+          if (first.isOk())
+            first = s.withContext("invoking '" + *sends[k].target + "'");
+        }
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  return first;
+}
+} // namespace
+
+/// Whether a function's Next list is a parallel fan-out, and whether an
+/// edge of it is one of the branches (each adding a level). Several
+/// unconditional Scalar entries are branches, and so is a one-edge list's
+/// (a one-branch Parallel); a lone Scalar entry beside fan-in or error edges
+/// is a chain, and conditional Scalar entries are alternatives (a lowered
+/// Choice), so neither adds a level.
+static bool isBranchEdge(const Edge &e) {
+  return e.kind == EdgeKind::Scalar && !e.conditional;
+}
+static int64_t branchCount(const config::FunctionConfig &cfg) {
+  return std::count_if(cfg.next.begin(), cfg.next.end(), isBranchEdge);
+}
+static bool isParallel(const config::FunctionConfig &cfg, int64_t branches) {
+  return branches > 1 ||
+         (cfg.nextIsList && cfg.next.size() == 1 && branches == 1);
+}
+
+namespace {
+/// Where a Map edge's instances are collected: the fan-in target that an
+/// empty map continues to directly, with no inputs.
+struct MapClosing {
+  const FunctionSpec *target = nullptr;
+  std::vector<FanOutLevel> fanout; // the target's levels
+};
+} // namespace
+
+/// Finds the fan-in that collects the instances of a Map edge to
+/// `mapTarget`, from the mapper's outgoing levels `post`: the first fan-in
+/// in the map body (followed through chains, branches and inner maps) whose
+/// tail's modifiers drop the map's level. None if the body just ends. An
+/// empty map has no instances to report to that fan-in's completion set, so
+/// the mapper invokes its target itself, with an empty input list, as Step
+/// Functions continues an empty Map with []. (Rare: kept out of line so
+/// that it does not weigh on every step's code.)
+[[gnu::noinline, gnu::cold]] static Result<std::optional<MapClosing>>
+findMapClosing(const App &app, const std::string &mapTarget,
+               const std::vector<FanOutLevel> &post) {
+  struct Visit {
+    const FunctionSpec *fn;
+    unsigned inner; // levels inside the map's own
+  };
+  std::vector<Visit> work;
+  std::set<std::pair<const FunctionSpec *, unsigned>> seen;
+  auto visit = [&](const FunctionSpec *fn, unsigned inner) {
+    if (fn && inner + 1 + post.size() <= kMaxFanOutDepth &&
+        seen.insert({fn, inner}).second)
+      work.push_back({fn, inner});
+  };
+  visit(app.find(mapTarget), 0);
+  std::optional<MapClosing> found;
+  while (!work.empty()) {
+    Visit v = work.back();
+    work.pop_back();
+    const config::FunctionConfig &cfg = v.fn->config;
+    long pops = 0;
+    bool assigns = false;
+    for (const config::Modifier &m : cfg.modifiers) {
+      pops += m.kind == config::Modifier::Kind::Pop;
+      assigns |= m.kind != config::Modifier::Kind::Pop;
+    }
+    const long after = long(v.inner) - pops; // < 0: the map's level is gone
+    const bool parallel = isParallel(cfg, branchCount(cfg));
+    for (size_t i = 0; i < cfg.next.size(); ++i) {
+      const Edge &e = cfg.next[i];
+      const FunctionSpec *target = i < v.fn->targets.size() && v.fn->targets[i]
+                                       ? v.fn->targets[i]
+                                       : app.find(e.target);
+      if (after >= 0) {
+        unsigned level =
+            e.kind == EdgeKind::Map || (parallel && isBranchEdge(e));
+        visit(target, unsigned(after) + level);
+        continue;
+      }
+      if (e.kind != EdgeKind::FanIn || !target)
+        continue; // leaves the map without collecting it
+      if (assigns)
+        return Status::error("its fan-in to '" + e.target +
+                             "' rewrites "
+                             "levels with modifiers that need an output");
+      // The tail's levels: those inside the map, the map's own (no
+      // items), then the mapper's.
+      std::vector<FanOutLevel> tail(v.inner, FanOutLevel{"Map", 0, 0});
+      tail.push_back(FanOutLevel{"Map", 0, 0});
+      tail.insert(tail.end(), post.begin(), post.end());
+      EvalEnv env{nullptr, &tail};
+      auto values = resolveFanIn(e.values, env);
+      if (!values)
+        return values.getStatus().withContext("fan-in to '" + e.target + "'");
+      if (values->count != 0)
+        return Status::error("the fan-in to '" + e.target +
+                             "' also waits for other instances (" +
+                             values->key + ")");
+      MapClosing c{target, std::vector<FanOutLevel>(
+                               tail.begin() +
+                                   std::min<size_t>(tail.size(), size_t(pops)),
+                               tail.end())};
+      if (found && (found->target != c.target || !(found->fanout == c.fanout)))
+        return Status::error("its instances fan in to both '" +
+                             found->target->config.name + "' and '" + e.target +
+                             "'");
+      found = std::move(c);
+    }
+  }
+  return found;
+}
+
 Status Runtime::handleJson(const std::string &function,
                            const std::string &json) {
   auto fail = [&](const Status &s) {
@@ -117,7 +287,10 @@ Status Runtime::handleJson(const std::string &function,
 Status Runtime::handle(const std::string &function, const Payload &payload) {
   Invocation inv;
   inv.payload = &payload;
-  inv.fn = app.find(function);
+  const FunctionSpec *hint = payload.spec;
+  inv.fn = hint && app.owns(*hint) && hint->config.name == function
+               ? hint
+               : app.find(function);
   inv.instance = instanceName(function, payload.fanout);
   inv.session = payload.session;
   Status s;
@@ -132,8 +305,6 @@ Status Runtime::handle(const std::string &function, const Payload &payload) {
     if (inv.session.empty())
       inv.session = newSessionId();
     inv.ctx.function = function;
-    inv.ctx.instance = inv.instance;
-    inv.ctx.session = inv.session;
     inv.ctx.fanout = payload.fanout;
     s = run(inv);
   }
@@ -177,19 +348,22 @@ Status Runtime::run(Invocation &inv) {
   if (crashAt(Step::BeforeUserCode, inv.instance))
     return crash(&inv, Step::BeforeUserCode);
 
-  // The effective input: inline, or a fan-in's checkpoints in order.
-  Value effective;
+  // The effective input: inline (read in place), or a fan-in's checkpoints
+  // in order.
+  Value gathered;
+  const Value *effective = &payload.value;
   std::vector<std::string> consumed; // fan-in inputs this target retires
   if (!reused) {
     if (payload.source == Payload::Source::Checkpoint) {
+      effective = &gathered;
       std::vector<std::string> names;
       for (const Value &n : payload.value.getArray())
         names.push_back(n.getString());
       auto recs = store.getMany(inv.session, names);
       if (!recs)
         return storeFailure(recs.getStatus(), "reading fan-in inputs");
-      effective = Value::array();
-      effective.getArray().reserve(names.size());
+      gathered = Value::array();
+      gathered.getArray().reserve(names.size());
       for (size_t i = 0; i < names.size(); ++i) {
         const auto &rec = (*recs)[i];
         if (!rec)
@@ -226,31 +400,43 @@ Status Runtime::run(Invocation &inv) {
           return Status::error("fan-in input '" + names[i] + "' failed");
         if ((*rec)[0] == record::Output)
           consumed.push_back(names[i]);
-        effective.push(std::move(decoded->second));
+        gathered.push(std::move(decoded->second));
       }
-    } else {
-      effective = payload.value;
     }
   }
 
   if (!reused) {
-    auto input = flow.input(*inv.fn, effective, inv.ctx);
-    if (!input)
-      return input.getStatus().withContext("input");
+    // The default data flow is the identity for a function without DataFlow
+    // fields: then the user code reads the payload in place and its result
+    // is moved, not copied.
+    const bool identityFlow = !opts.dataFlow && !cfg.dataFlow;
+    Value flowed;
+    const Value *input = effective;
+    if (!identityFlow) {
+      auto in = flow.input(*inv.fn, *effective, inv.ctx);
+      if (!in)
+        return in.getStatus().withContext("input");
+      flowed = in.take();
+      input = &flowed;
+    }
     int64_t retries = cfg.retry.value_or(0);
     HandlerResult hr;
     for (unsigned attempt = 0;; ++attempt) {
       inv.ctx.attempt = attempt;
       inv.ctx.effects.clear();
       hr = inv.fn->handler->call(*input, inv.ctx);
+      if (!hr.ok && hr.error.empty())
+        hr.error = "States.TaskFailed";
       if (hr.ok || attempt >= retries)
         break;
       if (tracing())
         trace(inv, "attempt " + std::to_string(attempt + 1) + " failed (" +
                        hr.error + ": " + hr.cause + "); retrying");
     }
-    if (hr.ok) {
-      auto out = flow.output(*inv.fn, effective, hr.output, inv.ctx);
+    if (hr.ok && identityFlow) {
+      inv.output = std::move(hr.output);
+    } else if (hr.ok) {
+      auto out = flow.output(*inv.fn, *effective, hr.output, inv.ctx);
       if (!out)
         return out.getStatus().withContext("output");
       inv.output = out.take();
@@ -287,11 +473,21 @@ Status Runtime::run(Invocation &inv) {
         flag = record::Keep;
     }
 
-    std::vector<std::string> retire;
-    if (opts.gc && !payload.retire.empty())
-      retire.push_back(payload.retire);
-    if (opts.gc && ckpt)
-      retire.insert(retire.end(), consumed.begin(), consumed.end());
+    // What this step retires: its sender's record (a chain step's only
+    // continuation) or a fan-in's inputs, passed without a copy.
+    NameList retire;
+    std::vector<std::string> both; // a step that retires both (not seen)
+    const bool sender = opts.gc && !payload.retire.empty();
+    const bool inputs = opts.gc && ckpt && !consumed.empty();
+    if (sender && inputs) {
+      both = consumed;
+      both.push_back(payload.retire);
+      retire = both;
+    } else if (sender) {
+      retire = payload.retire;
+    } else if (inputs) {
+      retire = consumed;
+    }
     std::vector<Effect> effects;
     for (const Value &e : inv.ctx.effects)
       effects.push_back({inv.instance, toJson(e)});
@@ -299,7 +495,7 @@ Status Runtime::run(Invocation &inv) {
     inv.fresh = payload.fresh;
     if (ckpt) {
       std::string rec(1, flag);
-      rec += toJson(inv.output);
+      appendJson(rec, inv.output);
       auto put =
           store.putIfAbsent(inv.session, inv.instance, rec, effects, retire);
       if (!put)
@@ -347,37 +543,35 @@ Status Runtime::continuations(Invocation &inv) {
   // Conditionals and fan-in values see this instance's own levels; the
   // modifiers then shape what is passed on.
   EvalEnv env{&inv.output, &payload.fanout};
-  auto post = applyModifiers(cfg.modifiers, payload.fanout, &inv.output);
-  if (!post)
-    return post.getStatus();
+  std::vector<FanOutLevel> modified;
+  const std::vector<FanOutLevel> *post = &payload.fanout;
+  if (!cfg.modifiers.empty()) {
+    auto m = applyModifiers(cfg.modifiers, payload.fanout, &inv.output);
+    if (!m)
+      return m.getStatus();
+    modified = m.take();
+    post = &modified;
+  }
 
-  struct Send {
-    std::string target;
-    Payload p;
-  };
   struct FanIn {
     std::string target;
+    const FunctionSpec *spec;
     std::string set;
     FanInValues values;
   };
-  std::vector<Send> sends;
+  Sends sends;
   std::vector<FanIn> fanIns;
-  // A list's unconditional Scalar entries are parallel branches, each with a
-  // new level, when there are several of them, or when the list is a one-edge
-  // fan-out (a one-branch Parallel). A lone Scalar entry beside fan-in or
-  // error edges is a chain, as in the original runtime (ExCamera's vpxenc),
-  // and conditional Scalar entries are alternatives (a lowered Choice), so
-  // neither adds a level.
-  auto isBranch = [](const Edge &e) {
-    return e.kind == EdgeKind::Scalar && !e.conditional;
-  };
-  const int64_t nScalar =
-      std::count_if(cfg.next.begin(), cfg.next.end(), isBranch);
-  const bool parallel =
-      nScalar > 1 || (cfg.nextIsList && cfg.next.size() == 1 && nScalar == 1);
+  // Parallel branches add a level each (isBranchEdge says which entries
+  // are branches; ExCamera's lone chain beside fan-ins and a lowered
+  // Choice's alternatives add none).
+  const int64_t nScalar = branchCount(cfg);
+  const bool parallel = isParallel(cfg, nScalar);
   int64_t scalarPos = 0;
-  for (const Edge &e : cfg.next) {
-    bool branchEdge = isBranch(e);
+  for (size_t edge = 0; edge < cfg.next.size(); ++edge) {
+    const Edge &e = cfg.next[edge];
+    const FunctionSpec *targetSpec =
+        edge < inv.fn->targets.size() ? inv.fn->targets[edge] : nullptr;
+    bool branchEdge = isBranchEdge(e);
     int64_t branch = branchEdge ? scalarPos++ : 0;
     if ((e.kind == EdgeKind::Error) != inv.failed)
       continue;
@@ -388,22 +582,19 @@ Status Runtime::continuations(Invocation &inv) {
       if (!*c)
         continue;
     }
-    Payload p;
-    p.session = inv.session;
-    p.fresh = inv.fresh;
     switch (e.kind) {
     case EdgeKind::Scalar:
-    case EdgeKind::Error:
-      p.value = inv.output;
-      p.fanout = *post;
-      if (branchEdge && parallel)
-        p.fanout.insert(p.fanout.begin(),
-                        FanOutLevel{"Parallel", branch, nScalar});
-      if (p.fanout.size() > kMaxFanOutDepth)
+    case EdgeKind::Error: {
+      const bool level = branchEdge && parallel;
+      if (post->size() + level > kMaxFanOutDepth)
         return Status::error("fan-out nested deeper than " +
                              std::to_string(kMaxFanOutDepth));
-      sends.push_back({e.target, std::move(p)});
+      Send &s = sends.add(e.target, targetSpec, inv.session, inv.fresh, true);
+      if (level)
+        s.p.fanout.push_back(FanOutLevel{"Parallel", branch, nScalar});
+      s.p.fanout.insert(s.p.fanout.end(), post->begin(), post->end());
       break;
+    }
     case EdgeKind::Map: {
       auto items = flow.items(*inv.fn, e, inv.output);
       if (!items)
@@ -412,16 +603,32 @@ Status Runtime::continuations(Invocation &inv) {
         return Status::error("fan-out nested deeper than " +
                              std::to_string(kMaxFanOutDepth));
       int64_t n = int64_t(items->size());
+      if (n == 0) {
+        auto closing = findMapClosing(app, e.target, *post);
+        if (!closing)
+          return closing.getStatus().withContext("Map edge to '" + e.target +
+                                                 "' over an empty list");
+        if (*closing) {
+          // The collecting fan-in's target, with no inputs: [].
+          const MapClosing &c = **closing;
+          Payload &m = sends
+                           .add(c.target->config.name, c.target, inv.session,
+                                inv.fresh, false)
+                           .p;
+          m.source = Payload::Source::Checkpoint;
+          m.value = Value::array();
+          m.fanout = c.fanout;
+        }
+        break;
+      }
       sends.reserve(sends.size() + items->size());
       for (int64_t i = 0; i < n; ++i) {
-        Payload m;
-        m.session = inv.session;
-        m.fresh = inv.fresh;
+        Payload &m =
+            sends.add(e.target, targetSpec, inv.session, inv.fresh, false).p;
         m.value = std::move((*items)[i]);
         m.fanout.reserve(post->size() + 1);
         m.fanout.push_back(FanOutLevel{"Map", i, n});
         m.fanout.insert(m.fanout.end(), post->begin(), post->end());
-        sends.push_back({e.target, std::move(m)});
       }
       break;
     }
@@ -438,13 +645,23 @@ Status Runtime::continuations(Invocation &inv) {
                              values->key + ") do not name this instance");
       std::string targetInstance = instanceName(e.target, *post);
       std::string set = targetInstance + "|" + values->key;
-      fanIns.push_back({e.target, std::move(set), values.take()});
+      fanIns.push_back({e.target, targetSpec, std::move(set), values.take()});
       break;
     }
     }
   }
 
+  // The output goes to every chain or branch target: copies for all but the
+  // last, which takes it (the rest of this step needs only its names).
   const bool terminal = sends.empty() && fanIns.empty();
+  for (size_t k = sends.size(); k-- > 0;)
+    if (sends[k].carriesOutput) {
+      for (size_t j = 0; j < k; ++j)
+        if (sends[j].carriesOutput)
+          sends[j].p.value = inv.output;
+      sends[k].p.value = std::move(inv.output);
+      break;
+    }
   // The only continuation retires this checkpoint in its own put: one store
   // operation fewer per chain step.
   const bool handOff =
@@ -454,34 +671,15 @@ Status Runtime::continuations(Invocation &inv) {
 
   if (!invoker.blocking() || sends.size() <= 1) {
     for (size_t k = 0; k < sends.size(); ++k) {
-      if (Status s = invoker.invoke(sends[k].target, std::move(sends[k].p)); !s)
-        return s.withContext("invoking '" + sends[k].target + "'");
+      if (Status s = invoker.invoke(*sends[k].target, std::move(sends[k].p));
+          !s)
+        return s.withContext("invoking '" + *sends[k].target + "'");
       if (crashAt(Step::AfterInvoke, inv.instance, unsigned(k)))
         return crash(&inv, Step::AfterInvoke);
     }
   } else {
-    // A blocking invoker (HTTP): keep a bounded number in flight.
-    std::atomic<size_t> next{0};
-    std::mutex mu;
-    Status first;
-    unsigned width = std::max(
-        1u, std::min<unsigned>(opts.mapConcurrency, unsigned(sends.size())));
-    std::vector<std::thread> threads;
-    for (unsigned t = 0; t < width; ++t)
-      threads.emplace_back([&] {
-        for (size_t k; (k = next++) < sends.size();) {
-          Status s = invoker.invoke(sends[k].target, std::move(sends[k].p));
-          if (!s) {
-            std::lock_guard<std::mutex> lock(mu);
-            if (first.isOk())
-              first = s.withContext("invoking '" + sends[k].target + "'");
-          }
-        }
-      });
-    for (std::thread &t : threads)
-      t.join();
-    if (!first.isOk())
-      return first;
+    if (Status s = invokeConcurrently(invoker, sends, opts.mapConcurrency); !s)
+      return s;
     if (crashAt(Step::AfterInvoke, inv.instance, unsigned(sends.size() - 1)))
       return crash(&inv, Step::AfterInvoke);
   }
@@ -520,6 +718,7 @@ Status Runtime::continuations(Invocation &inv) {
       p.value.push(std::move(name));
     p.fanout = *post;
     p.fanInSet = f.set;
+    p.spec = f.spec;
     if (tracing())
       trace(inv, "completed the fan-in; invoking " + f.target);
     if (Status s = invoker.invoke(f.target, std::move(p)); !s)
@@ -537,7 +736,7 @@ Status Runtime::continuations(Invocation &inv) {
   if (crashAt(Step::BeforeRetire, inv.instance))
     return crash(&inv, Step::BeforeRetire);
   if (opts.gc && cfg.checkpoint && !handOff && fanIns.empty())
-    if (Status s = store.retire(inv.session, {inv.instance}); !s)
+    if (Status s = store.retire(inv.session, inv.instance); !s)
       return storeFailure(s, "garbage-collecting");
   return Status::ok();
 }

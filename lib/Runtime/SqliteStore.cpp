@@ -11,6 +11,7 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <mutex>
 #include <unordered_map>
 
@@ -20,11 +21,12 @@ namespace {
 const char *const kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS unum_records(
   session TEXT NOT NULL, instance TEXT NOT NULL, record BLOB NOT NULL,
+  expires INTEGER,
   PRIMARY KEY(session, instance)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS unum_sets(
   session TEXT NOT NULL, name TEXT NOT NULL, expected INTEGER NOT NULL,
   count INTEGER NOT NULL DEFAULT 0, completer TEXT,
-  consumed INTEGER NOT NULL DEFAULT 0,
+  consumed INTEGER NOT NULL DEFAULT 0, expires INTEGER,
   PRIMARY KEY(session, name)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS unum_members(
   session TEXT NOT NULL, name TEXT NOT NULL, member TEXT NOT NULL,
@@ -38,6 +40,21 @@ CREATE TABLE IF NOT EXISTS unum_kv(
   PRIMARY KEY(session, key)) WITHOUT ROWID;
 )sql";
 
+// After kSchema: databases written before tombstones could expire gain the
+// column, then the indexes that find what has expired.
+const char *const kExpiryIndexes = R"sql(
+CREATE INDEX IF NOT EXISTS unum_records_expires ON unum_records(expires)
+  WHERE expires IS NOT NULL;
+CREATE INDEX IF NOT EXISTS unum_sets_expires ON unum_sets(expires)
+  WHERE expires IS NOT NULL;
+)sql";
+
+int64_t nowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 class SqliteStore final : public DataStore {
 public:
   ~SqliteStore() override {
@@ -47,8 +64,9 @@ public:
       sqlite3_close(db);
   }
 
-  Status open(const std::string &file) {
+  Status open(const std::string &file, StoreOptions options) {
     path = file;
+    ttlMs = options.ttlSeconds * 1000;
     int rc = sqlite3_open_v2(file.c_str(), &db,
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
                                  SQLITE_OPEN_NOMUTEX,
@@ -63,7 +81,15 @@ public:
       return s;
     if (Status s = exec("BEGIN IMMEDIATE"); !s)
       return s;
-    if (Status s = exec(kSchema); !s) {
+    Status s = exec(kSchema);
+    for (const char *table : {"unum_records", "unum_sets"})
+      if (s && !hasColumn(table, "expires"))
+        s = exec((std::string("ALTER TABLE ") + table +
+                  " ADD COLUMN expires INTEGER")
+                     .c_str());
+    if (s)
+      s = exec(kExpiryIndexes);
+    if (!s) {
       (void)exec("ROLLBACK");
       return s;
     }
@@ -119,10 +145,11 @@ public:
     return out;
   }
 
-  Result<PutResult>
-  putIfAbsent(const std::string &session, const std::string &instance,
-              const std::string &rec, const std::vector<Effect> &effects,
-              const std::vector<std::string> &retireList) override {
+  Result<PutResult> putIfAbsent(const std::string &session,
+                                const std::string &instance,
+                                const std::string &rec,
+                                const std::vector<Effect> &effects,
+                                NameList retireList) override {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     return transaction<PutResult>([&]() -> Result<PutResult> {
@@ -149,12 +176,11 @@ public:
       }
       if (Status st = appendLocked(session, effects); !st)
         return st;
-      return PutResult{true, rec};
+      return PutResult{true, {}};
     });
   }
 
-  Status retire(const std::string &session,
-                const std::vector<std::string> &instances) override {
+  Status retire(const std::string &session, NameList instances) override {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     auto r = transaction<bool>([&]() -> Result<bool> {
@@ -246,12 +272,16 @@ public:
       if (!stepDone(d))
         return fail("dropping completion set members");
       sqlite3_stmt *u = stmt("INSERT INTO unum_sets(session, name, expected, "
-                             "consumed) VALUES(?1,?2,0,1) ON CONFLICT(session,"
-                             " name) DO UPDATE SET consumed=1");
+                             "consumed, expires) VALUES(?1,?2,0,1,?3) ON "
+                             "CONFLICT(session, name) DO UPDATE SET "
+                             "consumed=1, expires=?3");
       bind(u, 1, session);
       bind(u, 2, set);
+      bindExpiry(u, 3);
       if (!stepDone(u))
         return fail("marking completion set consumed");
+      if (Status st = purgeExpired(); !st)
+        return st;
       return true;
     });
     return r ? Status::ok() : r.getStatus();
@@ -411,17 +441,59 @@ private:
     return Status::ok();
   }
 
-  Status retireLocked(const std::string &session,
-                      const std::vector<std::string> &names) {
-    sqlite3_stmt *s = stmt("UPDATE unum_records SET record=X'74' WHERE "
-                           "session=?1 AND instance=?2");
+  Status retireLocked(const std::string &session, NameList names) {
+    if (names.empty())
+      return Status::ok();
+    sqlite3_stmt *s = stmt("UPDATE unum_records SET record=X'74', expires=?3 "
+                           "WHERE session=?1 AND instance=?2");
     for (const std::string &n : names) {
       bind(s, 1, session);
       bind(s, 2, n);
+      bindExpiry(s, 3);
       if (!stepDone(s))
         return fail("retiring checkpoint");
     }
+    return purgeExpired();
+  }
+
+  /// With a TTL: when it expires, or NULL (kept).
+  void bindExpiry(sqlite3_stmt *s, int i) {
+    if (ttlMs > 0)
+      sqlite3_bind_int64(s, i, nowMs() + ttlMs);
+    else
+      sqlite3_bind_null(s, i);
+  }
+
+  /// Deletes expired tombstones and consumed markers, at most once a second
+  /// per store (inside the caller's transaction).
+  Status purgeExpired() {
+    if (ttlMs <= 0)
+      return Status::ok();
+    int64_t now = nowMs();
+    if (now < nextPurge)
+      return Status::ok();
+    nextPurge = now + std::min<int64_t>(ttlMs, 1000);
+    for (const char *sql : {"DELETE FROM unum_records WHERE expires <= ?1",
+                            "DELETE FROM unum_sets WHERE expires <= ?1"}) {
+      sqlite3_stmt *d = stmt(sql);
+      sqlite3_bind_int64(d, 1, now);
+      if (!stepDone(d))
+        return fail("deleting expired records");
+    }
     return Status::ok();
+  }
+
+  bool hasColumn(const char *table, const char *column) {
+    sqlite3_stmt *s = nullptr;
+    std::string sql = std::string("PRAGMA table_info(") + table + ")";
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) != SQLITE_OK)
+      return false;
+    bool found = false;
+    while (!found && sqlite3_step(s) == SQLITE_ROW)
+      found = std::string(reinterpret_cast<const char *>(
+                  sqlite3_column_text(s, 1))) == column;
+    sqlite3_finalize(s);
+    return found;
   }
 
   /// Runs `body` in BEGIN IMMEDIATE ... COMMIT, rolling back on failure.
@@ -441,6 +513,7 @@ private:
   }
 
   std::string path;
+  int64_t ttlMs = 0, nextPurge = 0;
   sqlite3 *db = nullptr;
   std::mutex mu;
   std::unordered_map<std::string, sqlite3_stmt *> stmts;
@@ -448,9 +521,9 @@ private:
 } // namespace
 
 Result<std::unique_ptr<DataStore>>
-unum::runtime::openSqliteStore(const std::string &path) {
+unum::runtime::openSqliteStore(const std::string &path, StoreOptions options) {
   auto store = std::make_unique<SqliteStore>();
-  if (Status s = store->open(path); !s)
+  if (Status s = store->open(path, options); !s)
     return s;
   return std::unique_ptr<DataStore>(std::move(store));
 }

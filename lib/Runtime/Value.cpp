@@ -221,3 +221,7 @@ std::string unum::runtime::toJson(const Value &value, bool pretty) {
   write(out, value, pretty, 0);
   return out;
 }
+
+void unum::runtime::appendJson(std::string &out, const Value &value) {
+  write(out, value, false, 0);
+}

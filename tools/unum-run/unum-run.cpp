@@ -2,22 +2,28 @@
 //
 //   unum-run APPDIR --input FILE|- [--store memory|sqlite:PATH|redis://H:P]
 //            [--workers N] [--trace] [--no-gc] [--crash-rate P [--seed N]]
+//            [--invoker inproc|http [--listen HOST:PORT] [--url-map FILE]]
 //
 // Loads APPDIR/<Function>/{unum_config.json, handler}, starts the workflow at
 // the start function with the input (a payload {"Data": ...} or a bare JSON
 // value), runs it on a local thread pool over the chosen data store, and
 // prints the terminal outputs as one JSON object keyed by instance name.
+// With --invoker http every invocation is an HTTP POST of the wire payload
+// to the function's URL; unum-run serves POST /fn/<Function> itself.
 //
 //===----------------------------------------------------------------------===//
 
 #include "unum/Runtime/App.h"
 #include "unum/Runtime/DataStore.h"
+#include "unum/Runtime/HttpServer.h"
 #include "unum/Runtime/Runtime.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <random>
 #include <sstream>
@@ -46,15 +52,90 @@ static const char *const kUsage =
     "  --no-gc          keep checkpoints and completion sets\n"
     "  --crash-rate P   fault injection: crash each step boundary with\n"
     "                   probability P (0..0.9); crashed invocations are\n"
-    "                   delivered again; --seed N makes it repeatable\n";
+    "                   delivered again; --seed N makes it repeatable\n"
+    "  --invoker KIND   inproc (default): invocations go straight to the\n"
+    "                   workers; http: each one is an HTTP POST of the JSON\n"
+    "                   payload to the function's URL, and unum-run serves\n"
+    "                   POST /fn/<Function> for the app's functions\n"
+    "  --listen H:P     where unum-run serves (http; default 127.0.0.1:0,\n"
+    "                   any free port)\n"
+    "  --url-map FILE   (http) a JSON object of function name -> URL; \"*\"\n"
+    "                   is a template for the others, {function} standing\n"
+    "                   for the name; unlisted functions go to unum-run's\n"
+    "                   own http://H:P/fn/<Function>\n";
 
 static int fail(const std::string &msg) {
   std::cerr << "unum-run: error: " << msg << "\n";
   return 1;
 }
 
+static Result<std::string> readText(const std::string &path) {
+  std::ostringstream ss;
+  if (path == "-") {
+    ss << std::cin.rdbuf();
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+      return Status::error("cannot read '" + path + "'");
+    ss << in.rdbuf();
+  }
+  return ss.str();
+}
+
+/// Function name -> URL, from --url-map: explicit entries, then the "*"
+/// template, then unum-run's own gateway.
+class UrlMap {
+public:
+  static Result<UrlMap> load(const std::string &path, const App &app) {
+    UrlMap map;
+    if (path.empty())
+      return map;
+    auto text = readText(path);
+    if (!text)
+      return text.getStatus();
+    auto v = parseJsonValue(*text, path);
+    if (!v)
+      return v.getStatus();
+    if (!v->isObject())
+      return Status::error(path + ": expected an object of function name -> "
+                                  "URL");
+    for (const Value::Member &m : v->getObject()) {
+      if (!m.second.isString() || m.second.getString().rfind("http://", 0) != 0)
+        return Status::error(path + ": '" + m.first +
+                             "': expected an http:// URL");
+      if (m.first == "*")
+        map.fallback = m.second.getString();
+      else if (!app.find(m.first))
+        return Status::error(path + ": '" + m.first +
+                             "' is not a function of the application");
+      else
+        map.urls[m.first] = m.second.getString();
+    }
+    return map;
+  }
+
+  std::string operator()(const std::string &gateway,
+                         const std::string &function) const {
+    auto it = urls.find(function);
+    if (it != urls.end())
+      return it->second;
+    if (fallback.empty())
+      return gateway + "/fn/" + function;
+    std::string url = fallback;
+    const std::string slot = "{function}";
+    for (size_t at; (at = url.find(slot)) != std::string::npos;)
+      url.replace(at, slot.size(), function);
+    return url;
+  }
+
+private:
+  std::map<std::string, std::string> urls;
+  std::string fallback;
+};
+
 int main(int argc, char **argv) {
   std::string appDir, inputPath, storeUri = "memory";
+  std::string invokerKind = "inproc", listenAt = "127.0.0.1:0", urlMapPath;
   unsigned workers = 4;
   bool trace = false, gc = true;
   double crashRate = 0;
@@ -83,6 +164,15 @@ int main(int argc, char **argv) {
         return fail(std::string("--workers: expected 1..1024, got '") + v +
                     "'");
       workers = unsigned(n);
+    } else if (arg == "--invoker") {
+      invokerKind = value("--invoker");
+      if (invokerKind != "inproc" && invokerKind != "http")
+        return fail("--invoker: expected inproc or http, got '" + invokerKind +
+                    "'");
+    } else if (arg == "--listen") {
+      listenAt = value("--listen");
+    } else if (arg == "--url-map") {
+      urlMapPath = value("--url-map");
     } else if (arg == "--trace") {
       trace = true;
     } else if (arg == "--no-gc") {
@@ -117,20 +207,23 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  std::string text;
-  if (inputPath == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    text = ss.str();
-  } else {
-    std::ifstream in(inputPath, std::ios::binary);
-    if (!in)
-      return fail("cannot read input '" + inputPath + "'");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
-  }
-  auto input = parseJsonValue(text, inputPath == "-" ? "<stdin>" : inputPath);
+  const bool http = invokerKind == "http";
+  if (!http && (!urlMapPath.empty() || listenAt != "127.0.0.1:0"))
+    return fail("--listen and --url-map need --invoker http");
+  size_t colon = listenAt.rfind(':');
+  char *portEnd = nullptr;
+  long listenPort =
+      colon == std::string::npos
+          ? -1
+          : std::strtol(listenAt.c_str() + colon + 1, &portEnd, 10);
+  if (colon == std::string::npos || colon == 0 || *portEnd || listenPort < 0 ||
+      listenPort > 65535)
+    return fail("--listen: expected HOST:PORT, got '" + listenAt + "'");
+
+  auto text = readText(inputPath);
+  if (!text)
+    return fail("cannot read input '" + inputPath + "'");
+  auto input = parseJsonValue(*text, inputPath == "-" ? "<stdin>" : inputPath);
   if (!input)
     return fail(input.getStatus().message());
 
@@ -140,14 +233,54 @@ int main(int argc, char **argv) {
   if (Status s = app->validate(); !s)
     return fail(s.message());
 
+  auto urlMap = UrlMap::load(urlMapPath, *app);
+  if (!urlMap)
+    return fail(urlMap.getStatus().message());
+
   auto store = openDataStore(storeUri);
   if (!store)
     return fail(store.getStatus().message());
+
+  // --invoker http: the gateway accepts POST /fn/<Function> and queues the
+  // payload on the runner's workers (202), as a FaaS platform accepts an
+  // asynchronous invocation; the runner's invocations are POSTs.
+  std::atomic<LocalRunner *> runner{nullptr};
+  std::unique_ptr<HttpServer> gateway;
+  std::unique_ptr<HttpInvoker> httpInvoker;
+  if (http) {
+    const App &a = *app;
+    auto server = HttpServer::listen(
+        listenAt.substr(0, colon), int(listenPort),
+        [&a, &runner](const std::string &path, const std::string &body) {
+          std::string fn = path.rfind("/fn/", 0) == 0 ? path.substr(4) : "";
+          if (fn.empty() || !a.find(fn))
+            return HttpResponse{404, "no function at '" + path + "'"};
+          auto v = parseJsonValue(body, "payload");
+          if (!v)
+            return HttpResponse{400, v.getStatus().message()};
+          auto p = decodePayload(*v);
+          if (!p)
+            return HttpResponse{400, p.getStatus().message()};
+          LocalRunner *r = runner.load();
+          if (!r)
+            return HttpResponse{503, "not running a workflow"};
+          if (Status s = r->invoker().invoke(fn, p.take()); !s)
+            return HttpResponse{503, s.message()};
+          return HttpResponse{202, ""};
+        });
+    if (!server)
+      return fail(server.getStatus().message());
+    gateway = server.take();
+    std::string base = gateway->url();
+    httpInvoker = std::make_unique<HttpInvoker>(
+        [base, map = *urlMap](const std::string &fn) { return map(base, fn); });
+  }
 
   LocalRunner::Options opts;
   opts.workers = workers;
   opts.trace = trace;
   opts.runtime.gc = gc;
+  opts.platform = httpInvoker.get();
   std::mutex rngMutex;
   std::mt19937_64 rng(seed);
   if (crashRate > 0) {
@@ -165,8 +298,11 @@ int main(int argc, char **argv) {
   }
   RunResult result;
   {
-    LocalRunner runner(*app, **store, opts);
-    result = runner.run(*input);
+    LocalRunner local(*app, **store, opts);
+    runner = &local;
+    result = local.run(*input);
+    gateway.reset(); // joins the server: no request reaches a gone runner
+    runner = nullptr;
   }
   if (!result.ok()) {
     for (const std::string &e : result.errors)

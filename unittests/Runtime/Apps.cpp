@@ -230,5 +230,15 @@ std::vector<TestApp> unum::runtime::test::allApps() {
   apps.push_back(fanInApp());
   apps.push_back(mapInParallelApp());
   apps.push_back(mapInMapApp());
+  // Empty maps continue with [] (as Step Functions does): the fan-in that
+  // collects the map runs once, on no inputs.
+  auto empty = [&](TestApp t, const char *name) {
+    t.name = name;
+    apps.push_back(std::move(t));
+  };
+  empty(fanInApp(0), "fanin-empty");                   // C sums []
+  empty(mapInParallelApp(0), "map-in-parallel-empty"); // [] joins Z's output
+  empty(mapInMapApp(0, 2), "map-in-map-empty-outer");
+  empty(mapInMapApp(2, 0), "map-in-map-empty-inner"); // each SinkC gets []
   return apps;
 }

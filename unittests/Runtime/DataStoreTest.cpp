@@ -67,8 +67,8 @@ TEST_P(DataStoreTest, PutRetires) {
       fx.push_back({"C", "1"});
     std::string suffix = withEffects ? "fx" : "";
     ASSERT_TRUE(store->putIfAbsent(session, "P" + suffix, "c1", {}, {}).isOk());
-    auto won = store->putIfAbsent(session, "C" + suffix, "c2", fx,
-                                  {"P" + suffix, "Missing"});
+    std::vector<std::string> retire = {"P" + suffix, "Missing"};
+    auto won = store->putIfAbsent(session, "C" + suffix, "c2", fx, retire);
     ASSERT_TRUE(won.isOk()) << won.getStatus().message();
     EXPECT_TRUE(won->won);
     EXPECT_EQ(**store->get(session, "P" + suffix), "t");
@@ -184,6 +184,55 @@ TEST_P(DataStoreTest, DeleteSessionRemovesEverything) {
   EXPECT_TRUE(st->pendingSets.empty());
 }
 
+TEST_P(DataStoreTest, TombstonesAndConsumedMarkersExpireAfterTheTtl) {
+  if (GetParam() == "memory")
+    GTEST_SKIP() << "the memory store lives as long as the run: no TTL";
+  std::string why;
+  auto s = makeStore(GetParam(), tmp, &why, StoreOptions{1});
+  ASSERT_TRUE(s) << why;
+  ASSERT_TRUE(s->putIfAbsent(session, "A", "c1", {}, {}).isOk());
+  ASSERT_TRUE(s->putIfAbsent(session, "B", "c2", {}, {"A"}).isOk());
+  ASSERT_EQ(s->addToSet(session, "J|B", "B", 1)->state,
+            DataStore::AddResult::Completer);
+  ASSERT_TRUE(s->consumeSet(session, "J|B").isOk());
+  // Within the TTL the tombstone and the marker still do their work.
+  EXPECT_EQ(**s->get(session, "A"), std::string(1, record::Done));
+  EXPECT_EQ(s->addToSet(session, "J|B", "B", 1)->state,
+            DataStore::AddResult::Consumed);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  // SQLite purges in a later retirement; Redis expires keys itself.
+  ASSERT_TRUE(s->retire(session, {"B"}).isOk());
+  EXPECT_FALSE(s->get(session, "A")->has_value());
+  EXPECT_EQ(**s->get(session, "B"), std::string(1, record::Done));
+  auto st = s->stats(session);
+  ASSERT_TRUE(st.isOk()) << st.getStatus().message();
+  EXPECT_EQ(st->records, 1u); // B's fresh tombstone
+  EXPECT_EQ(st->consumedSets, 0u);
+  EXPECT_TRUE(st->pendingSets.empty());
+  // A checkpoint that holds data never expires.
+  ASSERT_TRUE(s->putIfAbsent(session, "C", "c3", {}, {}).isOk());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  ASSERT_TRUE(s->retire(session, {"B"}).isOk());
+  EXPECT_EQ(**s->get(session, "C"), "c3");
+  EXPECT_TRUE(s->deleteSession(session).isOk());
+}
+
+TEST(DataStoreUri, TtlOption) {
+  TempDir tmp;
+  EXPECT_TRUE(openDataStore("sqlite:" + tmp.path() + "/a.db?ttl=60").isOk());
+  for (const char *bad : {"?ttl=0", "?ttl=-1", "?ttl=x", "?keep=1", "?ttl="}) {
+    auto s = openDataStore("sqlite:" + tmp.path() + "/b.db" + bad);
+    ASSERT_FALSE(s.isOk()) << bad;
+    EXPECT_NE(s.getStatus().message().find("expected ?ttl=SECONDS"),
+              std::string::npos)
+        << s.getStatus().message();
+  }
+  auto mem = openDataStore("memory?ttl=5");
+  ASSERT_FALSE(mem.isOk());
+  EXPECT_NE(mem.getStatus().message().find("?ttl is for sqlite and redis"),
+            std::string::npos);
+}
+
 TEST_P(DataStoreTest, ConcurrentPutsHaveOneWinner) {
   constexpr int kThreads = 8, kRounds = 50;
   for (int round = 0; round < kRounds; ++round) {
@@ -199,7 +248,7 @@ TEST_P(DataStoreTest, ConcurrentPutsHaveOneWinner) {
         ASSERT_TRUE(r.isOk()) << r.getStatus().message();
         winners += r->won;
         std::lock_guard<std::mutex> lock(mu);
-        seen.insert(r->record);
+        seen.insert(r->won ? "c" + std::to_string(t) : r->record);
       });
     for (auto &t : threads)
       t.join();

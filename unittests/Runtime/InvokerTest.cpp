@@ -3,6 +3,7 @@
 #include "Apps.h"
 #include "TestUtil.h"
 
+#include "unum/Runtime/HttpServer.h"
 #include "unum/Runtime/Runtime.h"
 
 #include "gtest/gtest.h"
@@ -12,8 +13,6 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -146,41 +145,42 @@ TEST(Subprocess, MissingHandlerIsReported) {
 
 namespace {
 /// Accepts POST /fn/<Name>, answers 202 (404 for unknown functions), then
-/// hands the payload to `handle` on a worker thread.
+/// hands the payload to `handle` on a worker thread: a FaaS gateway on the
+/// runtime's own HttpServer.
 class LocalServer {
 public:
   using Handle =
       std::function<void(const std::string &fn, const std::string &body)>;
   LocalServer(Handle handle, std::function<bool(const std::string &)> known)
       : handle(std::move(handle)), known(std::move(known)) {
-    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof(addr));
-    getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len);
-    portNumber = ntohs(addr.sin_port);
-    listen(fd, 256);
-    acceptor = std::thread([this] { acceptLoop(); });
+    auto s = HttpServer::listen(
+        "127.0.0.1", 0,
+        [this](const std::string &path, const std::string &body) {
+          std::string fn = path.rfind("/fn/", 0) == 0 ? path.substr(4) : "";
+          if (!this->known(fn))
+            return HttpResponse{404, "no such fn"};
+          std::lock_guard<std::mutex> lock(mu);
+          ++pending;
+          queue.push_back({fn, body});
+          cv.notify_one();
+          return HttpResponse{202, ""};
+        });
+    EXPECT_TRUE(s.isOk()) << s.getStatus().message();
+    server = s.take();
     for (int i = 0; i < 4; ++i)
       workers.emplace_back([this] { workLoop(); });
   }
   ~LocalServer() {
+    server.reset();
     {
       std::lock_guard<std::mutex> lock(mu);
       stopping = true;
     }
     cv.notify_all();
-    shutdown(fd, SHUT_RDWR);
-    close(fd);
-    acceptor.join();
     for (auto &w : workers)
       w.join();
   }
-  int port() const { return portNumber; }
+  int port() const { return server->port(); }
   /// Waits until every accepted request has been handled.
   void waitIdle() {
     std::unique_lock<std::mutex> lock(mu);
@@ -189,47 +189,6 @@ public:
   int requests() const { return served.load(); }
 
 private:
-  void acceptLoop() {
-    for (;;) {
-      int c = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
-      if (c < 0)
-        return;
-      std::string req;
-      char buf[65536];
-      size_t headerEnd = std::string::npos, length = 0;
-      for (;;) {
-        ssize_t n = recv(c, buf, sizeof(buf), 0);
-        if (n <= 0)
-          break;
-        req.append(buf, size_t(n));
-        if (headerEnd == std::string::npos) {
-          headerEnd = req.find("\r\n\r\n");
-          if (headerEnd != std::string::npos) {
-            size_t cl = req.find("Content-Length: ");
-            length = cl < headerEnd ? std::stoul(req.substr(cl + 16)) : 0;
-          }
-        }
-        if (headerEnd != std::string::npos &&
-            req.size() >= headerEnd + 4 + length)
-          break;
-      }
-      std::string path = req.substr(5, req.find(' ', 5) - 5); // "POST /fn/X"
-      std::string fn = path.rfind("/fn/", 0) == 0 ? path.substr(4) : "";
-      bool ok = known(fn);
-      if (ok) {
-        std::lock_guard<std::mutex> lock(mu);
-        ++pending;
-        queue.push_back({fn, req.substr(headerEnd + 4)});
-        cv.notify_one();
-      }
-      std::string resp = ok ? "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n"
-                              "Connection: close\r\n\r\n"
-                            : "HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n"
-                              "Connection: close\r\n\r\nno such fn";
-      send(c, resp.data(), resp.size(), MSG_NOSIGNAL);
-      close(c);
-    }
-  }
   void workLoop() {
     for (;;) {
       std::pair<std::string, std::string> job;
@@ -251,8 +210,7 @@ private:
 
   Handle handle;
   std::function<bool(const std::string &)> known;
-  int fd = -1, portNumber = 0;
-  std::thread acceptor;
+  std::unique_ptr<HttpServer> server;
   std::vector<std::thread> workers;
   std::mutex mu;
   std::condition_variable cv, idle;
@@ -302,7 +260,7 @@ TEST(Http, WorkflowOverHttp) {
   Payload start;
   start.session = newSessionId();
   start.value = t.input;
-  ASSERT_TRUE(http.invoke("S", start).isOk());
+  ASSERT_TRUE(http.invoke("S", Payload(start)).isOk());
   server.waitIdle();
   EXPECT_TRUE(collect.errors.empty()) << collect.errors[0];
   Value outputs = Value::object();
@@ -321,18 +279,18 @@ TEST(Http, ErrorsAndUnreachableEndpoints) {
   std::string base = "http://127.0.0.1:" + std::to_string(server.port());
   HttpInvoker http([&](const std::string &fn) { return base + "/fn/" + fn; });
   Payload p;
-  EXPECT_TRUE(http.invoke("A", p).isOk());
-  Status notFound = http.invoke("B", p);
+  EXPECT_TRUE(http.invoke("A", Payload(p)).isOk());
+  Status notFound = http.invoke("B", Payload(p));
   ASSERT_FALSE(notFound.isOk());
   EXPECT_FALSE(notFound.isCrash());
   EXPECT_NE(notFound.message().find("HTTP 404"), std::string::npos)
       << notFound.message();
   server.waitIdle();
   HttpInvoker down([](const std::string &) { return "http://127.0.0.1:1/x"; });
-  Status refused = down.invoke("A", p);
+  Status refused = down.invoke("A", Payload(p));
   ASSERT_FALSE(refused.isOk());
   EXPECT_TRUE(refused.isCrash()); // the platform may try again
   HttpInvoker https([](const std::string &) { return "https://example/x"; });
-  EXPECT_NE(https.invoke("A", p).message().find("only http://"),
+  EXPECT_NE(https.invoke("A", Payload(p)).message().find("only http://"),
             std::string::npos);
 }

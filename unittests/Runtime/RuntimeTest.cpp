@@ -296,7 +296,7 @@ TEST(Runtime, MapOverANonListFailsLoudly) {
       << r.errors[0];
 }
 
-TEST(Runtime, EmptyMapEndsAtTheMapper) {
+TEST(Runtime, EmptyMapWithoutAFanInEndsAtTheMapper) {
   TestApp t = mapApp(0);
   auto store = createMemoryStore();
   RunResult r = runApp(t.app, t.input, *store);
@@ -305,7 +305,9 @@ TEST(Runtime, EmptyMapEndsAtTheMapper) {
   EXPECT_EQ(r.outputs["A"], Value::array());
 }
 
-TEST(Runtime, IncompleteFanInIsReported) {
+namespace {
+/// A maps over `items`; C collects B's instances and Never, which never runs.
+App waitsForNeverApp(int items) {
   App app = appFromJson({
       R"({"Name": "A", "Next": {"Name": "B", "InputType": "Map"},
           "Checkpoint": true, "Start": true})",
@@ -314,20 +316,37 @@ TEST(Runtime, IncompleteFanInIsReported) {
           "Next Payload Modifiers": ["Pop"], "Checkpoint": true})",
       R"({"Name": "C", "Checkpoint": true})",
       R"({"Name": "Never", "Checkpoint": true})"});
-  (void)app.setHandler("A", pure([](const Value &) {
+  (void)app.setHandler("A", pure([items](const Value &) {
                          Value v = Value::array();
-                         v.push(Value(1));
-                         v.push(Value(2));
+                         for (int i = 1; i <= items; ++i)
+                           v.push(Value(i));
                          return v;
                        }));
   for (const char *f : {"B", "C", "Never"})
     (void)app.setHandler(f, pure([](const Value &x) { return x; }));
+  return app;
+}
+} // namespace
+
+TEST(Runtime, IncompleteFanInIsReported) {
+  App app = waitsForNeverApp(2);
   auto store = createMemoryStore();
   RunResult r = runApp(app, Value(), *store);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.errors[0].find("fan-in to 'C' never completed: 2 of 3"),
             std::string::npos)
       << errorsOf(r);
+}
+
+TEST(Runtime, EmptyMapIntoAFanInThatWaitsForMoreFailsLoudly) {
+  App app = waitsForNeverApp(0);
+  auto store = createMemoryStore();
+  RunResult r = runApp(app, Value(), *store);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.errors[0].find("Map edge to 'B' over an empty list: the fan-in "
+                             "to 'C' also waits for other instances"),
+            std::string::npos)
+      << r.errors[0];
 }
 
 TEST(Runtime, FanInMustNameTheTail) {
@@ -591,4 +610,56 @@ TEST(Runtime, DataFlowErrorsNameTheFieldAndFunction) {
       << errorsOf(r);
   EXPECT_NE(errorsOf(r).find("selects nothing"), std::string::npos)
       << errorsOf(r);
+}
+
+TEST(App, TargetsAreLinkedInAnyOrderAndFollowCopies) {
+  // B is added before the function that continues to it, C after.
+  App app = appFromJson({R"({"Name": "B", "Next": {"Name": "C",
+                               "InputType": "Scalar"}})",
+                         R"({"Name": "A", "Start": true, "Next": [
+                               {"Name": "B", "InputType": "Scalar"},
+                               {"Name": "A", "InputType": "Scalar",
+                                "Conditional": "false"}]})",
+                         R"({"Name": "C"})"});
+  const FunctionSpec *a = app.find("A");
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->targets.size(), 2u);
+  EXPECT_EQ(a->targets[0], app.find("B"));
+  EXPECT_EQ(a->targets[1], a); // a self-loop
+  EXPECT_EQ(app.find("B")->targets[0], app.find("C"));
+  EXPECT_TRUE(app.owns(*a));
+
+  App copy = app;
+  const FunctionSpec *ca = copy.find("A");
+  EXPECT_TRUE(copy.owns(*ca));
+  EXPECT_FALSE(copy.owns(*a));
+  EXPECT_EQ(ca->targets[0], copy.find("B"));
+  App moved = std::move(copy);
+  EXPECT_TRUE(moved.owns(*moved.find("A")));
+  EXPECT_EQ(moved.find("A")->targets[0], moved.find("B"));
+}
+
+TEST(Runtime, ASpecHintFromAnotherAppIsIgnored) {
+  auto constant = [](int64_t k) {
+    return makeFunctionHandler(
+        [k](const Value &, Context &) { return HandlerResult::success(k); });
+  };
+  App mine = appFromJson({R"({"Name": "F", "Start": true})"});
+  App other = mine;
+  (void)mine.setHandler("F", constant(1));
+  (void)other.setHandler("F", constant(2));
+  auto store = createMemoryStore();
+  LocalRunner runner(mine, *store, {});
+  Payload p;
+  p.session = "s1";
+  p.value = Value(int64_t(0));
+  p.spec = other.find("F"); // same name, another App's code
+  ASSERT_TRUE(runner.runtime().handle("F", p).isOk());
+  runner.wait();
+  EXPECT_EQ(runner.result("s1").outputs["F"], Value(int64_t(1)));
+  // A hint must also name the function it is delivered to.
+  p.spec = mine.find("F");
+  Status s = runner.runtime().handle("G", p);
+  EXPECT_NE(s.message().find("unknown function"), std::string::npos)
+      << s.message();
 }

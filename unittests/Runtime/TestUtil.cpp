@@ -145,13 +145,13 @@ TempDir::~TempDir() {
 
 std::unique_ptr<DataStore>
 unum::runtime::test::makeStore(const std::string &kind, const TempDir &tmp,
-                               std::string *whyNot) {
+                               std::string *whyNot, StoreOptions options) {
   if (kind == "memory")
     return createMemoryStore();
   if (kind == "sqlite") {
     static int counter = 0;
-    auto s = openSqliteStore(tmp.path() + "/store" + std::to_string(counter++) +
-                             ".db");
+    auto s = openSqliteStore(
+        tmp.path() + "/store" + std::to_string(counter++) + ".db", options);
     if (!s) {
       *whyNot = s.getStatus().message();
       return nullptr;
@@ -161,7 +161,7 @@ unum::runtime::test::makeStore(const std::string &kind, const TempDir &tmp,
   RedisServer *server = RedisServer::shared(whyNot);
   if (!server)
     return nullptr;
-  auto s = openRedisStore("127.0.0.1", server->port());
+  auto s = openRedisStore("127.0.0.1", server->port(), options);
   if (!s) {
     *whyNot = s.getStatus().message();
     return nullptr;

@@ -42,7 +42,8 @@ private:
 /// A store of the given kind ("memory", "sqlite", "redis") with fresh state;
 /// nullptr with `whyNot` when it cannot be had (redis not installed).
 std::unique_ptr<DataStore> makeStore(const std::string &kind,
-                                     const TempDir &tmp, std::string *whyNot);
+                                     const TempDir &tmp, std::string *whyNot,
+                                     StoreOptions options = {});
 
 /// A test run once per store kind (the parameter): `store` is a fresh store
 /// of that kind; the test is skipped, saying why, when it cannot be had.

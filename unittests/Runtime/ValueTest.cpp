@@ -90,5 +90,9 @@ TEST(Payload, DeepFanOutIsRejected) {
 
 TEST(Payload, SessionIdsDiffer) {
   EXPECT_NE(newSessionId(), newSessionId());
-  EXPECT_EQ(newSessionId().size(), 32u);
+  std::string id = newSessionId();
+  EXPECT_EQ(id.size(), 15u); // fits a std::string without allocating
+  EXPECT_EQ(id.find_first_not_of("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                 "abcdefghijklmnopqrstuvwxyz"),
+            std::string::npos);
 }

@@ -14,7 +14,11 @@
 //
 // usage: unum-runtime-bench [--chain N] [--width W] [--repeat R]
 //                           [--redis redis://HOST:PORT]
+//                           [--stores memory,sqlite,redis]
+//                           [--checkpoints on|off|both]
 // Without --redis, a private redis-server is started if one is installed.
+// --stores limits the run (e.g. `--stores memory --width 0` under callgrind);
+// --width 0 skips the map + fan-in table.
 //
 //===----------------------------------------------------------------------===//
 
@@ -168,7 +172,7 @@ std::string startRedis(Redis &r) {
 
 int main(int argc, char **argv) {
   int chain = 10000, width = 10000, repeat = 3;
-  std::string redisUri;
+  std::string redisUri, only = "memory,sqlite,redis", cks = "both";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -184,24 +188,35 @@ int main(int argc, char **argv) {
       repeat = std::max(1, std::atoi(next().c_str()));
     else if (a == "--redis")
       redisUri = next();
+    else if (a == "--stores")
+      only = "," + next() + ",";
+    else if (a == "--checkpoints")
+      cks = next();
     else
       die("usage: unum-runtime-bench [--chain N] [--width W] [--repeat R] "
-          "[--redis redis://HOST:PORT]");
+          "[--redis redis://HOST:PORT] [--stores memory,sqlite,redis] "
+          "[--checkpoints on|off|both]");
   }
+  auto wanted = [&](const std::string &label) {
+    return only.find(label) != std::string::npos;
+  };
 
   Redis redis;
-  if (redisUri.empty())
+  if (redisUri.empty() && wanted("redis"))
     redisUri = startRedis(redis);
   std::string tmpl = (fs::temp_directory_path() / "unum-bench-XXXXXX").string();
   if (!mkdtemp(tmpl.data()))
     die("cannot create a temporary directory");
   std::string sqlitePath = tmpl + "/bench.db";
 
-  std::vector<std::pair<std::string, std::string>> stores = {
-      {"memory", "memory"}, {"sqlite", "sqlite:" + sqlitePath}};
+  std::vector<std::pair<std::string, std::string>> stores;
+  if (wanted("memory"))
+    stores.push_back({"memory", "memory"});
+  if (wanted("sqlite"))
+    stores.push_back({"sqlite", "sqlite:" + sqlitePath});
   if (!redisUri.empty())
     stores.push_back({"redis", redisUri});
-  else
+  else if (wanted("redis"))
     std::printf("(redis: no redis-server; skipped)\n");
 
   App ckChain = chainApp(chain, true);
@@ -243,6 +258,8 @@ int main(int argc, char **argv) {
     for (int r = 0; r < repeat; ++r)
       floorBest = std::min(floorBest, floorOnce(**store, chain));
     for (bool ck : {true, false}) {
+      if (cks != "both" && (cks == "on") != ck)
+        continue;
       double best = 1e30;
       uint64_t ops = 0;
       for (int r = 0; r < repeat; ++r)
@@ -255,11 +272,15 @@ int main(int argc, char **argv) {
     }
   }
 
-  std::printf("\nMap + fan-in: %d tails fanning in to one target, "
-              "in-process invoker, 2 workers (best of %d)\n\n",
-              width, repeat);
-  std::printf("%-7s %8s %10s %12s %14s %12s\n", "store", "width", "total s",
-              "us/item", "store ops", "ops/item");
+  if (width <= 0)
+    stores.clear(); // the chain table is all that was asked for
+  else {
+    std::printf("\nMap + fan-in: %d tails fanning in to one target, "
+                "in-process invoker, 2 workers (best of %d)\n\n",
+                width, repeat);
+    std::printf("%-7s %8s %10s %12s %14s %12s\n", "store", "width", "total s",
+                "us/item", "store ops", "ops/item");
+  }
   for (auto &[label, uri] : stores) {
     auto store = openDataStore(uri);
     if (!store)

@@ -15,18 +15,35 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace unum::runtime {
+
+class App;
 
 struct FunctionSpec {
   config::FunctionConfig config;
   std::shared_ptr<Handler> handler;
   std::string dir; // the function's directory, if loaded from disk
+  /// Kept by the App: the App that holds this spec, and per config.next
+  /// entry the target's spec (nullptr while it is unknown). The runtime
+  /// passes a target's spec along with an in-process invocation, which then
+  /// needs no lookup by name (a cold hash probe per step in a large app).
+  const App *owner = nullptr;
+  std::vector<const FunctionSpec *> targets;
 };
 
 class App {
 public:
+  App() = default;
+  // Copies and moves re-point the specs' owner and targets.
+  App(const App &other) : fns(other.fns) { reindex(); }
+  App(App &&other) noexcept : fns(std::move(other.fns)) { reindex(); }
+  App &operator=(const App &other);
+  App &operator=(App &&other) noexcept;
+
   /// Adds a function; a second function of the same name is an error.
   Status add(config::FunctionConfig config,
              std::shared_ptr<Handler> handler = nullptr, std::string dir = "");
@@ -35,6 +52,8 @@ public:
                     std::shared_ptr<Handler> handler);
 
   const FunctionSpec *find(const std::string &function) const;
+  /// True if `spec` belongs to this App.
+  bool owns(const FunctionSpec &spec) const { return spec.owner == this; }
   const std::map<std::string, FunctionSpec> &functions() const { return fns; }
   std::vector<std::string> startFunctions() const;
 
@@ -52,7 +71,18 @@ public:
   static Result<App> fromJson(const std::vector<std::string> &configs);
 
 private:
+  void reindex();
+  /// Registers `spec` in the index and links edges to and from it.
+  void link(FunctionSpec &spec);
+
   std::map<std::string, FunctionSpec> fns;
+  /// find() runs once per invocation: a hashed index over fns' nodes (whose
+  /// addresses and keys never move) instead of a tree walk.
+  std::unordered_map<std::string_view, const FunctionSpec *> index;
+  /// Edges whose target is not (yet) in the App: name -> (spec, edge).
+  std::unordered_map<std::string,
+                     std::vector<std::pair<FunctionSpec *, size_t>>>
+      dangling;
 };
 
 } // namespace unum::runtime

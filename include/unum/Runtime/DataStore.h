@@ -44,6 +44,24 @@ constexpr char Failed = 'e'; // the error object after retries ran out
 constexpr char Done = 't';   // retired: the instance finished, data dropped
 } // namespace record
 
+/// Names passed to a store without building a list: a vector or one name.
+/// A view: what it refers to must outlive the call.
+class NameList {
+public:
+  NameList() = default;
+  NameList(const std::vector<std::string> &names)
+      : first(names.data()), n(names.size()) {}
+  NameList(const std::string &name) : first(&name), n(1) {}
+  const std::string *begin() const { return first; }
+  const std::string *end() const { return first + n; }
+  size_t size() const { return n; }
+  bool empty() const { return n == 0; }
+
+private:
+  const std::string *first = nullptr;
+  size_t n = 0;
+};
+
 /// A side effect staged by user code: committed once per instance name.
 struct Effect {
   std::string instance;
@@ -67,19 +85,20 @@ public:
 
   struct PutResult {
     bool won = false;
-    std::string record; // ours if we won, else the winner's
+    std::string record; // the winner's when we lost; empty when we won (the
+                        // caller has its own: no copy on every step)
   };
   /// Conditional put. Only the winner's `effects` are committed, atomically
   /// with the record. `retire` (existing records only) is retired whether
   /// or not the put wins: retirement is idempotent, and both a winner and a
   /// loser prove that the retired instances are done.
-  virtual Result<PutResult>
-  putIfAbsent(const std::string &session, const std::string &instance,
-              const std::string &record, const std::vector<Effect> &effects,
-              const std::vector<std::string> &retire) = 0;
+  virtual Result<PutResult> putIfAbsent(const std::string &session,
+                                        const std::string &instance,
+                                        const std::string &record,
+                                        const std::vector<Effect> &effects,
+                                        NameList retire) = 0;
   /// Replaces existing records by the Done tombstone.
-  virtual Status retire(const std::string &session,
-                        const std::vector<std::string> &instances) = 0;
+  virtual Status retire(const std::string &session, NameList instances) = 0;
 
   // --- Completion sets -----------------------------------------------------
   struct AddResult {
@@ -137,13 +156,25 @@ private:
   std::atomic<uint64_t> ops{0};
 };
 
-/// Opens "memory", "sqlite:PATH" or "redis://HOST:PORT".
+/// What a store keeps, from the URI's query ("sqlite:PATH?ttl=SECONDS").
+struct StoreOptions {
+  /// Seconds a tombstone (a retired checkpoint) or a consumed completion
+  /// set's marker is kept; 0: until the session is deleted. Once one has
+  /// expired, a duplicate of that instance or a late report to that set
+  /// arriving later is no longer recognised: pick a TTL longer than the
+  /// platform's longest redelivery delay.
+  int64_t ttlSeconds = 0;
+};
+
+/// Opens "memory", "sqlite:PATH[?ttl=SECONDS]" or
+/// "redis://HOST:PORT[?ttl=SECONDS]".
 Result<std::unique_ptr<DataStore>> openDataStore(const std::string &uri);
 
 std::unique_ptr<DataStore> createMemoryStore();
-Result<std::unique_ptr<DataStore>> openSqliteStore(const std::string &path);
-Result<std::unique_ptr<DataStore>> openRedisStore(const std::string &host,
-                                                  int port);
+Result<std::unique_ptr<DataStore>> openSqliteStore(const std::string &path,
+                                                   StoreOptions options = {});
+Result<std::unique_ptr<DataStore>>
+openRedisStore(const std::string &host, int port, StoreOptions options = {});
 
 } // namespace unum::runtime
 

@@ -40,8 +40,10 @@ struct Context {
 struct HandlerResult {
   bool ok = true;
   Value output;
-  std::string error = "States.TaskFailed"; // error name when !ok
-  std::string cause;                       // human-readable detail
+  /// The error name when !ok; empty means "States.TaskFailed". (Empty by
+  /// default so that a success allocates nothing.)
+  std::string error;
+  std::string cause; // human-readable detail
 
   static HandlerResult success(Value v) {
     HandlerResult r;

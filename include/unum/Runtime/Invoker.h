@@ -5,7 +5,10 @@
 //
 //  * ThreadPoolInvoker: the local platform of unum-run and the tests. A
 //    bounded pool of worker threads; an invocation that crashes is delivered
-//    again (like an asynchronous FaaS retry) up to a limit.
+//    again (like an asynchronous FaaS retry) up to a limit. The first
+//    invocation a running task issues runs next on the same worker (a
+//    scheduler's "run next" slot: no queue, no lock, warm caches); any
+//    further ones go to the shared queue for the other workers.
 //  * HttpInvoker: POSTs the payload as JSON to a per-function URL (a FaaS
 //    gateway); a 2xx answer means accepted.
 //
@@ -17,7 +20,6 @@
 #include "unum/Runtime/Status.h"
 
 #include <condition_variable>
-#include <deque>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -29,8 +31,9 @@ namespace unum::runtime {
 class Invoker {
 public:
   virtual ~Invoker();
-  /// Hands `payload` to `function`; returns once it is accepted.
-  virtual Status invoke(const std::string &function, Payload payload) = 0;
+  /// Hands `payload` to `function`; returns once it is accepted. The
+  /// payload is consumed (moved from) by an invoker that keeps it.
+  virtual Status invoke(const std::string &function, Payload &&payload) = 0;
   /// True if invoke waits for a round trip, so that issuing many
   /// invocations concurrently pays off.
   virtual bool blocking() const { return false; }
@@ -52,7 +55,7 @@ public:
   void setDispatch(Dispatch d) { dispatch = std::move(d); }
   void setOnFailure(OnFailure f) { onFailure = std::move(f); }
 
-  Status invoke(const std::string &function, Payload payload) override;
+  Status invoke(const std::string &function, Payload &&payload) override;
 
   /// Blocks until no invocation is queued or running.
   void wait();
@@ -63,14 +66,42 @@ private:
     Payload payload;
     unsigned delivery = 0;
   };
+  /// FIFO of tasks: a ring over a vector that doubles when full (a
+  /// std::deque allocates a block for every two tasks of this size).
+  class Queue {
+  public:
+    bool empty() const { return count == 0; }
+    /// Fills the next slot in place: one move of the payload.
+    void push(const std::string &function, Payload &&payload,
+              unsigned delivery);
+    Task pop();
+
+  private:
+    std::vector<Task> slots;
+    size_t head = 0, count = 0;
+  };
+  /// A worker's own state: the task it runs and its run-next slot.
+  struct Worker {
+    ThreadPoolInvoker *pool = nullptr;
+    Task tasks[2];
+    unsigned current = 0; // tasks[current] runs; the other is the slot
+    bool nextFull = false;
+    Task &next() { return tasks[1 - current]; }
+    void clear();
+  };
+  /// The worker running on this thread (nullptr elsewhere).
+  static thread_local Worker *self;
+
   void work();
+  /// Runs a task; true if it crashed and is to be delivered again.
+  bool runTask(Task &task);
 
   Dispatch dispatch;
   OnFailure onFailure;
   unsigned maxDeliveries;
   std::mutex mu;
   std::condition_variable ready, idle;
-  std::deque<Task> queue;
+  Queue queue;
   unsigned running = 0;
   bool stopping = false;
   std::vector<std::thread> threads;
@@ -84,7 +115,7 @@ public:
                        int timeoutMs = 30000)
       : urlFor(std::move(urlFor)), timeoutMs(timeoutMs) {}
 
-  Status invoke(const std::string &function, Payload payload) override;
+  Status invoke(const std::string &function, Payload &&payload) override;
   bool blocking() const override { return true; }
 
 private:

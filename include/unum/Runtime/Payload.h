@@ -27,6 +27,8 @@
 
 namespace unum::runtime {
 
+struct FunctionSpec;
+
 /// One fan-out level. Levels are kept innermost first ($0 is levels[0]).
 struct FanOutLevel {
   std::string type = "Map"; // "Map" or "Parallel"
@@ -50,6 +52,10 @@ struct Payload {
   /// so no checkpoint can exist yet and the lookup is skipped. Correctness
   /// does not depend on it: the conditional put still decides.
   bool fresh = false;
+  /// In-process only (never on the wire): the target's spec in the sender's
+  /// App, so that the receiver skips the lookup by name. A hint: it is used
+  /// only if it belongs to the receiver's App and names the function.
+  const FunctionSpec *spec = nullptr;
 };
 
 /// Maximum fan-out nesting accepted in a payload.
@@ -63,7 +69,9 @@ Value encodePayload(const Payload &payload);
 std::string instanceName(const std::string &function,
                          const std::vector<FanOutLevel> &fanout);
 
-/// A fresh random session id (128 bits, hex).
+/// A fresh random session id: 15 characters of [0-9A-Za-z] (89 random
+/// bits). Every payload and context carries it, and 15 characters is what a
+/// std::string holds without allocating.
 std::string newSessionId();
 
 } // namespace unum::runtime

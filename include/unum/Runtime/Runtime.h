@@ -153,6 +153,11 @@ public:
     unsigned maxDeliveries = 3; // crash redeliveries per invocation
     bool trace = false;         // trace lines to stderr
     RuntimeOptions runtime;     // observer is set by the runner
+    /// How invocations (the start and every continuation) reach a
+    /// function; nullptr: straight onto the pool. An HttpInvoker whose URLs
+    /// lead to a gateway that feeds invoker() runs the workflow over HTTP
+    /// (unum-run --invoker http).
+    Invoker *platform = nullptr;
   };
 
   LocalRunner(const App &app, DataStore &store, Options options);
@@ -170,6 +175,7 @@ public:
   RunResult result(const std::string &session);
 
   Runtime &runtime() { return *rt; }
+  /// The worker pool: where a gateway queues the invocations it accepts.
   ThreadPoolInvoker &invoker() { return *pool; }
 
 private:

@@ -97,6 +97,9 @@ Result<Value> parseJsonValue(std::string_view text,
 /// Compact JSON (no spaces), or 2-space indented with `pretty`. Doubles are
 /// written in shortest round-trip form; NaN and infinities as null.
 std::string toJson(const Value &value, bool pretty = false);
+/// Appends the compact JSON of `value` to `out` (a checkpoint record after
+/// its flag byte, without a second buffer).
+void appendJson(std::string &out, const Value &value);
 
 } // namespace unum::runtime
 
