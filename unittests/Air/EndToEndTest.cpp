@@ -463,6 +463,21 @@ function mm(%a: f32[M, K], %b: f32[K, N], %bias: f32[N]) {
     }
 }
 
+/// Compares `out` with a conv1d (optionally followed by relu) computed in
+/// the same order: taps, then channels.
+void checkConv(const std::vector<float> &out, const std::vector<float> &x,
+               const std::vector<float> &w, int L, int C, int K, int O, int S,
+               bool relu) {
+  for (int l = 0; l < (L - K) / S + 1; ++l)
+    for (int o = 0; o < O; ++o) {
+      float s = 0;
+      for (int k = 0; k < K; ++k)
+        for (int c = 0; c < C; ++c)
+          s += x[(l * S + k) * C + c] * w[(k * C + c) * O + o];
+      EXPECT_EQ(out[l * O + o], relu ? std::max(s, 0.0f) : s) << l << "," << o;
+    }
+}
+
 TEST(Kernels, Conv1DStrideTwo) {
   const int L = 11, C = 3, K = 3, O = 4, S = 2, LO = (L - K) / S + 1;
   auto x = iota(L * C), w = iota(K * C * O, 0.25f);
@@ -471,14 +486,7 @@ function conv(%x: f32[11, 3], %w: f32[3, 3, 4]) {
     %0 = kernel(conv1d, %x, %w, stride=2)
     ret %0
 })", "conv", {{x, {L, C}}, {w, {K, C, O}}}, {LO, O});
-  for (int l = 0; l < LO; ++l)
-    for (int o = 0; o < O; ++o) {
-      float s = 0;
-      for (int k = 0; k < K; ++k)
-        for (int c = 0; c < C; ++c)
-          s += x[(l * S + k) * C + c] * w[(k * C + c) * O + o];
-      EXPECT_EQ(out[l * O + o], s) << l << "," << o;
-    }
+  checkConv(out, x, w, L, C, K, O, S, /*relu=*/false);
 }
 
 // 32 output channels and 11 rows: the register-blocked path (6-row blocks
@@ -492,14 +500,7 @@ function conv(%x: f32[23, 5], %w: f32[3, 5, 32]) {
     %1 = kernel(max, %0, 0)
     ret %1
 })", "conv", {{x, {L, C}}, {w, {K, C, O}}}, {LO, O});
-  for (int l = 0; l < LO; ++l)
-    for (int o = 0; o < O; ++o) {
-      float s = 0;
-      for (int k = 0; k < K; ++k)
-        for (int c = 0; c < C; ++c)
-          s += x[(l * S + k) * C + c] * w[(k * C + c) * O + o];
-      EXPECT_EQ(out[l * O + o], std::max(s, 0.0f)) << l << "," << o;
-    }
+  checkConv(out, x, w, L, C, K, O, S, /*relu=*/true);
 }
 
 TEST(Kernels, TransposeReshapeMeanMax) {
