@@ -503,6 +503,35 @@ function conv(%x: f32[23, 5], %w: f32[3, 5, 32]) {
   checkConv(out, x, w, L, C, K, O, S, /*relu=*/true);
 }
 
+// Three full blocks of the two-level f32 sum and 77 leftover elements; the
+// values are small integers, so the exact sum is representable.
+TEST(Kernels, LongSumInBlocks) {
+  const int64_t n = 3 * 4096 + 77;
+  std::vector<float> a(n), b(n);
+  double want = 0, wantMean = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    a[i] = (float)(i % 13);
+    b[i] = (float)(i % 5);
+    want += (double)(a[i] - b[i]) * (a[i] - b[i]);
+    wantMean += a[i];
+  }
+  auto out = runF32(R"(
+function s(%a: f32[N], %b: f32[N]) {
+    %0 = kernel(sub, %a, %b)
+    %1 = kernel(mul, %0, %0)
+    %2 = kernel(sum, %1)
+    ret %2
+})", "s", {{a, {n}}, {b, {n}}}, {});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0], (float)want);
+  auto mean = runF32(R"(
+function m(%a: f32[N]) {
+    %0 = kernel(mean, %a)
+    ret %0
+})", "m", {{a, {n}}}, {});
+  EXPECT_EQ(mean[0], (float)(wantMean / n));
+}
+
 TEST(Kernels, TransposeReshapeMeanMax) {
   auto x = iota(6);
   // mean over axis 0 of transpose(reshape(x, [2, 3])) plus its max

@@ -53,8 +53,9 @@ def ConvertAirToLinalg : Pass<"convert-air-to-linalg", "mlir::ModuleOp"> {
     ops; broadcasting becomes indexing maps (a stretched dimension reads
     index 0), so nothing is materialised. A reduction accumulates in its
     output (initialised with `linalg.fill`) with reassociation allowed (in
-    f64 for an f32 sum or mean, rounded once at the end), and its prologue
-    is computed inside its loop; an epilogue runs as a second
+    f64 for an f32 sum or mean, rounded once at the end; a 1-D one first sums
+    blocks of 4096 elements in f32), and its prologue is computed inside its
+    loop; an epilogue runs as a second
     generic over the (smaller) result. matmul and conv1d are generics whose
     innermost loop runs along the contiguous output dimension. reshape
     becomes `tensor.reshape`, transpose `linalg.transpose`, calls

@@ -34,9 +34,18 @@ func.func @sumsq(%a: tensor<16x8xf32>, %b: tensor<16x8xf32>) -> tensor<16xf32> {
   return %0 : tensor<16xf32>
 }
 
+// A 1-D f32 sum (here inside mean) runs in two levels: f32 partial sums
+// over blocks of 4096, then the partials and the leftover elements in f64.
 // CHECK-LABEL: func.func @mean_and_max
 // CHECK: arith.constant 0xFF800000 : f32
 // CHECK: arith.maximumf %{{.*}}, %{{.*}} fastmath<reassoc> : f32
+// CHECK: %[[MAIN:.*]] = tensor.extract_slice %{{.*}}[%{{.*}}] [%[[N:.*]]] [1] : tensor<?xf32> to tensor<?xf32>
+// CHECK: %[[BLOCKS:.*]] = tensor.expand_shape %[[MAIN]] {{\[}}[0, 1]] output_shape [%{{.*}}, 4096] : tensor<?xf32> into tensor<?x4096xf32>
+// CHECK: %[[PARTIAL:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[BLOCKS]] : tensor<?x4096xf32>) outs(%{{.*}} : tensor<?xf32>)
+// CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<reassoc> : f32
+// CHECK: %[[TOTAL:.*]] = linalg.generic {{.*}} ins(%[[PARTIAL]] : tensor<?xf32>) outs(%{{.*}} : tensor<f64>)
+// CHECK: %[[REST:.*]] = tensor.extract_slice %{{.*}}[%[[N]]] [%{{.*}}] [1]
+// CHECK: linalg.generic {{.*}} ins(%[[REST]] : tensor<?xf32>) outs(%[[TOTAL]] : tensor<f64>)
 // CHECK: %[[COUNT:.*]] = arith.sitofp %{{.*}} : i64 to f64
 // CHECK: arith.divf %{{.*}}, %[[COUNT]] : f64
 // CHECK: arith.truncf %{{.*}} : f64 to f32
