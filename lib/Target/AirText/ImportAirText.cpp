@@ -652,28 +652,22 @@ private:
     // `max`/`min` with one array operand reduce; with two they compare.
     if ((mnemonic == "max" || mnemonic == "min") && positional.size() == 1)
       mnemonic = "reduce_" + mnemonic;
-    // `get` and `broadcast` spell their attribute positionally.
+    NamedAttrList attrs;
+    // `kernel(get, %t, 1)`: the index is written like an operand.
     if (s.callee == "get" && positional.size() == 2 &&
         positional[1]->kind == Arg::Kind::Number) {
-      Arg *index = const_cast<Arg *>(positional.back());
+      int64_t index;
+      if (positional[1]->isFloat ||
+          StringRef(positional[1]->text).getAsInteger(10, index))
+        return parser.error(positional[1]->pos, "'get' takes an integer index");
+      attrs.set("index", b.getI64IntegerAttr(index));
       positional.pop_back();
-      Arg *wrapped = new Arg();
-      wrapped->kind = Arg::Kind::Named;
-      wrapped->text = "index";
-      wrapped->pos = index->pos;
-      wrapped->named = std::make_unique<Arg>();
-      wrapped->named->kind = Arg::Kind::Number;
-      wrapped->named->text = index->text;
-      wrapped->named->pos = index->pos;
-      owned.emplace_back(wrapped);
-      named.push_back(wrapped);
     }
     std::optional<RegisteredOperationName> opName =
         RegisteredOperationName::lookup("air." + mnemonic, ctx);
     if (!opName || !opName->hasInterface<KernelOp>() ||
         mnemonic == "broadcast")
       return parser.error(s.calleePos, "unknown kernel '" + s.callee + "'");
-    NamedAttrList attrs;
     for (const Arg *a : named)
       if (!attribute(s, *a, *opName, attrs))
         return false;
@@ -703,7 +697,6 @@ private:
   llvm::StringMap<func::FuncOp> built;
   llvm::StringSet<> inProgress;
   llvm::StringMap<Value> values;
-  std::vector<std::unique_ptr<Arg>> owned;
 };
 } // namespace
 
