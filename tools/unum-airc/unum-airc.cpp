@@ -15,7 +15,6 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace llvm;
@@ -45,17 +44,49 @@ static cl::opt<std::string> signature(
 static cl::opt<std::string> mcpu("mcpu",
                                  cl::desc("Target CPU (default: this machine)"));
 
-static bool writeFile(const std::string &path, const std::string &data) {
-  std::error_code ec;
-  auto out = std::make_unique<ToolOutputFile>(path, ec, sys::fs::OF_None);
-  if (ec) {
+/// Files to write, each staged in a temporary beside its destination and
+/// renamed into place only once every one of them is written.
+class StagedOutputs {
+public:
+  ~StagedOutputs() {
+    for (auto &[temp, path] : staged)
+      sys::fs::remove(temp);
+  }
+
+  bool add(const std::string &path, const std::string &data) {
+    if (path == "-") {
+      outs() << data;
+      return true;
+    }
+    SmallString<256> temp;
+    int fd;
+    std::error_code ec = sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, temp);
+    if (ec)
+      return fail(path, ec);
+    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    staged.emplace_back(temp.str().str(), path);
+    os << data;
+    os.close();
+    if (os.has_error())
+      return fail(path, os.error());
+    return true;
+  }
+
+  bool commit() {
+    for (auto &[temp, path] : staged)
+      if (std::error_code ec = sys::fs::rename(temp, path))
+        return fail(path, ec);
+    staged.clear();
+    return true;
+  }
+
+private:
+  static bool fail(const std::string &path, std::error_code ec) {
     WithColor::error() << path << ": " << ec.message() << "\n";
     return false;
   }
-  out->os() << data;
-  out->keep();
-  return true;
-}
+  std::vector<std::pair<std::string, std::string>> staged;
+};
 
 /// `expr.h` -> `UNUM_AIR_EXPR_H`.
 static std::string guardFor(StringRef path) {
@@ -106,12 +137,12 @@ int main(int argc, char **argv) {
     errs() << compiler.errors();
     return 1;
   }
-  // Both files or neither: the header is written after the object succeeded
-  // in memory, each through a temporary renamed into place.
+  // Both files or neither.
+  StagedOutputs outputs;
   if (!header.empty() &&
-      !writeFile(header, compiler.cHeader(guardFor(header))))
+      !outputs.add(header, compiler.cHeader(guardFor(header))))
     return 1;
-  if (!(emit == Emit::Object && output == "-") && !writeFile(output, data))
+  if (!(emit == Emit::Object && output == "-") && !outputs.add(output, data))
     return 1;
-  return 0;
+  return outputs.commit() ? 0 : 1;
 }
