@@ -94,6 +94,14 @@ struct AirCompiler::Impl {
   std::string errors;
   std::vector<KernelSignature> kernels;
   CompileOptions options;
+  bool lowered = false; // the last compile() reached Stage::Full
+
+  /// The backends need a module in the LLVM dialect.
+  bool requireLowered() {
+    if (!lowered)
+      errors += "error: nothing to emit: compile() to Stage::Full first\n";
+    return lowered;
+  }
 
   Impl() {
     unum::registerAllDialects(registry);
@@ -174,6 +182,8 @@ struct AirCompiler::Impl {
   /// optimises it and hands it to `use`.
   bool withOptimizedModule(
       llvm::function_ref<bool(llvm::Module &, llvm::TargetMachine &)> use) {
+    if (!requireLowered())
+      return false;
     std::unique_ptr<llvm::TargetMachine> machine =
         hostMachine(options.cpu, errors);
     if (!machine)
@@ -207,6 +217,7 @@ bool AirCompiler::compile(const std::string &text, const std::string &filename,
                           const CompileOptions &options, Stage stage) {
   impl->errors.clear();
   impl->kernels.clear();
+  impl->lowered = false;
   impl->options = options;
   ScopedDiagnosticHandler handler(impl->context.get(), [&](Diagnostic &d) {
     std::string line;
@@ -237,6 +248,7 @@ bool AirCompiler::compile(const std::string &text, const std::string &filename,
   if (!impl->run([](OpPassManager &pm) { buildLinalgToLLVMPipeline(pm); }))
     return false;
   impl->exposeCInterface();
+  impl->lowered = true;
   return true;
 }
 
@@ -364,6 +376,8 @@ void *JitKernels::lookup(const std::string &name) const {
 }
 
 std::unique_ptr<JitKernels> AirCompiler::jit() {
+  if (!impl->requireLowered())
+    return nullptr;
   initializeLLVM();
   auto state = std::make_unique<JitKernels::Impl>();
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();

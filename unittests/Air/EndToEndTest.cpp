@@ -591,5 +591,11 @@ TEST(Kernels, ErrorsAreLocated) {
                                    "[3] and [4] do not broadcast"),
             std::string::npos)
       << compiler.errors();
+  // Nothing was lowered: the backends refuse instead of crashing.
+  EXPECT_EQ(compiler.jit(), nullptr);
+  std::string object;
+  EXPECT_FALSE(compiler.emitObject(object));
+  EXPECT_NE(compiler.errors().find("compile() to Stage::Full first"),
+            std::string::npos);
 }
 } // namespace

@@ -88,16 +88,17 @@ public:
   }
 
   Location loc(size_t at) const {
-    unsigned line = 1, col = 1;
-    for (size_t i = 0; i < at && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
+    // Line starts are found once; a lookup is a binary search.
+    if (lineStarts.empty()) {
+      lineStarts.push_back(0);
+      for (size_t i = 0; i < text.size(); ++i)
+        if (text[i] == '\n')
+          lineStarts.push_back(i + 1);
     }
-    return FileLineColLoc::get(ctx, file, line, col);
+    at = std::min(at, text.size());
+    auto next = std::upper_bound(lineStarts.begin(), lineStarts.end(), at);
+    size_t line = next - lineStarts.begin();
+    return FileLineColLoc::get(ctx, file, line, at - *(next - 1) + 1);
   }
 
   bool error(size_t at, const Twine &message) {
@@ -394,6 +395,7 @@ private:
   StringRef text, file;
   MLIRContext *ctx;
   size_t pos = 0;
+  mutable std::vector<size_t> lineStarts;
 };
 
 //===----------------------------------------------------------------------===//
