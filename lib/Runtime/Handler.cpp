@@ -1,6 +1,7 @@
 //===- Handler.cpp - In-process and builtin handlers ----------------------===//
 
 #include "unum/Runtime/Handler.h"
+#include "HotPath.h"
 
 #include <algorithm>
 #include <chrono>
@@ -16,7 +17,7 @@ namespace {
 class FunctionHandler final : public Handler {
 public:
   explicit FunctionHandler(HandlerFn fn) : fn(std::move(fn)) {}
-  HandlerResult call(const Value &input, Context &ctx) override {
+  UNUM_HOT HandlerResult call(const Value &input, Context &ctx) override {
     return fn(input, ctx);
   }
 

@@ -1,6 +1,7 @@
 //===- Invoker.cpp - Thread pool and HTTP invokers ------------------------===//
 
 #include "unum/Runtime/Invoker.h"
+#include "HotPath.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -34,7 +35,7 @@ ThreadPoolInvoker::~ThreadPoolInvoker() {
 
 thread_local ThreadPoolInvoker::Worker *ThreadPoolInvoker::self = nullptr;
 
-Status ThreadPoolInvoker::invoke(const std::string &function,
+UNUM_HOT Status ThreadPoolInvoker::invoke(const std::string &function,
                                  Payload &&payload) {
   if (Worker *w = self; w && w->pool == this && !w->nextFull) {
     // Issued by a task of ours: it runs next here (the worker is busy
@@ -90,7 +91,7 @@ void ThreadPoolInvoker::wait() {
   idle.wait(lock, [&] { return queue.empty() && running == 0; });
 }
 
-bool ThreadPoolInvoker::runTask(Task &task) {
+UNUM_HOT bool ThreadPoolInvoker::runTask(Task &task) {
   Status s = dispatch ? dispatch(task.function, task.payload)
                       : Status::error("no dispatch function");
   bool redeliver = s.isCrash() && task.delivery + 1 < maxDeliveries;
@@ -99,7 +100,7 @@ bool ThreadPoolInvoker::runTask(Task &task) {
   return redeliver;
 }
 
-void ThreadPoolInvoker::work() {
+UNUM_HOT void ThreadPoolInvoker::work() {
   Worker w;
   w.pool = this;
   self = &w;

@@ -1,6 +1,7 @@
 //===- MemoryStore.cpp - The in-process data store (tests) ----------------===//
 
 #include "unum/Runtime/DataStore.h"
+#include "HotPath.h"
 
 #include <map>
 #include <mutex>
@@ -56,7 +57,7 @@ public:
     return out;
   }
 
-  Result<PutResult> putIfAbsent(const std::string &session,
+  UNUM_HOT Result<PutResult> putIfAbsent(const std::string &session,
                                 const std::string &instance,
                                 const std::string &rec,
                                 const std::vector<Effect> &effects,

@@ -1,5 +1,6 @@
 //===- Payload.cpp - The message passed between function instances -------===//
 
+#include "HotPath.h"
 #include "unum/Runtime/Payload.h"
 
 #include <chrono>
@@ -128,7 +129,7 @@ Value unum::runtime::encodePayload(const Payload &p) {
   return out;
 }
 
-std::string
+UNUM_HOT std::string
 unum::runtime::instanceName(const std::string &function,
                             const std::vector<FanOutLevel> &fanout) {
   if (fanout.empty())

@@ -1,6 +1,7 @@
 //===- Runtime.cpp - One function's step of a decentralised workflow ------===//
 
 #include "unum/Runtime/Runtime.h"
+#include "HotPath.h"
 
 #include "unum/Runtime/Evaluator.h"
 
@@ -53,12 +54,12 @@ Runtime::Runtime(const App &app, DataStore &store, Invoker &invoker,
                  RuntimeOptions options)
     : app(app), store(store), invoker(invoker), opts(std::move(options)) {}
 
-bool Runtime::crashAt(Step step, const std::string &instance,
+UNUM_HOT bool Runtime::crashAt(Step step, const std::string &instance,
                       unsigned k) const {
   return opts.fault && opts.fault(StepPoint{step, instance, k});
 }
 
-bool Runtime::tracing() const {
+UNUM_HOT bool Runtime::tracing() const {
   return opts.observer && opts.observer->tracing();
 }
 
@@ -107,9 +108,11 @@ struct Send {
   bool carriesOutput = false; // p.value is filled in after the edges
 };
 
+} // namespace
+
 /// The continuations of one step, all built before any is issued. Most
 /// steps have exactly one: it lives inline, so a step allocates no list.
-class Sends {
+class Runtime::Sends {
 public:
   Send &add(const std::string &target, const FunctionSpec *spec,
             const std::string &session, bool fresh, bool carriesOutput) {
@@ -137,8 +140,8 @@ private:
 
 /// A blocking invoker (HTTP): issues `sends` with at most `bound` in
 /// flight. (Out of line: it would bloat every step's code.)
-[[gnu::noinline]] Status invokeConcurrently(Invoker &invoker, Sends &sends,
-                                            unsigned bound) {
+Status Runtime::invokeConcurrently(Invoker &invoker, Sends &sends,
+                                   unsigned bound) {
   std::atomic<size_t> next{0};
   std::mutex mu;
   Status first;
@@ -160,7 +163,6 @@ private:
     t.join();
   return first;
 }
-} // namespace
 
 /// Whether a function's Next list is a parallel fan-out, and whether an
 /// edge of it is one of the branches (each adding a level). Several
@@ -284,7 +286,8 @@ Status Runtime::handleJson(const std::string &function,
   return handle(function, *p);
 }
 
-Status Runtime::handle(const std::string &function, const Payload &payload) {
+UNUM_HOT Status Runtime::handle(const std::string &function,
+                                const Payload &payload) {
   Invocation inv;
   inv.payload = &payload;
   const FunctionSpec *hint = payload.spec;
@@ -317,35 +320,216 @@ Status Runtime::handle(const std::string &function, const Payload &payload) {
   return Status::error(msg);
 }
 
-Status Runtime::run(Invocation &inv) {
+/// A continuation's checkpoint found in the store. `finished`: a retired
+/// one, so a duplicate of a finished instance that has nothing to do.
+Status Runtime::readCheckpoint(Invocation &inv, bool &reused,
+                               bool &finished) {
+  auto rec = store.get(inv.session, inv.instance);
+  if (!rec)
+    return storeFailure(rec.getStatus(), "reading checkpoint");
+  if (!*rec)
+    return Status::ok();
+  const std::string &r = **rec;
+  if (!r.empty() && r[0] == record::Done) {
+    if (tracing())
+      trace(inv, "duplicate of a finished instance; nothing to do");
+    finished = true;
+    return Status::ok();
+  }
+  if (Status s = adopt(r, inv.instance, inv.failed, inv.output); !s)
+    return s;
+  reused = true;
+  if (tracing())
+    trace(inv, "reusing its checkpoint; user code skipped");
+  return Status::ok();
+}
+
+/// A fan-in target's input: its inputs' checkpoints, in `values` order.
+/// `consumed` gets the inputs it retires once it has checkpointed.
+Status Runtime::gatherFanIn(Invocation &inv, Value &gathered,
+                            std::vector<std::string> &consumed, bool &reused,
+                            bool &finished) {
+  const Payload &payload = *inv.payload;
+  std::vector<std::string> names;
+  for (const Value &n : payload.value.getArray())
+    names.push_back(n.getString());
+  auto recs = store.getMany(inv.session, names);
+  if (!recs)
+    return storeFailure(recs.getStatus(), "reading fan-in inputs");
+  gathered = Value::array();
+  gathered.getArray().reserve(names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto &rec = (*recs)[i];
+    if (!rec)
+      return Status::error("fan-in input '" + names[i] +
+                           "' has no checkpoint");
+    if (!rec->empty() && (*rec)[0] == record::Done) {
+      // Only a target that has written its checkpoint retires its inputs:
+      // a concurrent duplicate of this instance won the race.
+      if (inv.fn->config.checkpoint) {
+        auto own = store.get(inv.session, inv.instance);
+        if (!own)
+          return storeFailure(own.getStatus(), "reading checkpoint");
+        if (*own && !(*own)->empty() && (**own)[0] == record::Done) {
+          finished = true;
+          return Status::ok();
+        }
+        if (*own) {
+          if (Status s = adopt(**own, inv.instance, inv.failed, inv.output);
+              !s)
+            return s;
+          reused = true;
+          if (tracing())
+            trace(inv, "a duplicate checkpointed first; continuing with "
+                       "its output");
+          return Status::ok();
+        }
+      }
+      return Status::error("fan-in input '" + names[i] +
+                           "' was already garbage-collected");
+    }
+    auto decoded = decodeRecord(*rec, names[i]);
+    if (!decoded)
+      return decoded.getStatus();
+    if (decoded->first)
+      return Status::error("fan-in input '" + names[i] + "' failed");
+    if ((*rec)[0] == record::Output)
+      consumed.push_back(names[i]);
+    gathered.push(std::move(decoded->second));
+  }
+  return Status::ok();
+}
+
+/// Runs the user code with the config's retries (and the data flow around
+/// it when the function has one); sets inv.output / inv.failed.
+Status Runtime::execute(Invocation &inv, const Value &effective) {
+  const config::FunctionConfig &cfg = inv.fn->config;
+  // The default data flow is the identity for a function without DataFlow
+  // fields: then the user code reads the payload in place and its result
+  // is moved, not copied.
+  const bool identityFlow = !opts.dataFlow && !cfg.dataFlow;
+  DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
+  Value flowed;
+  const Value *input = &effective;
+  if (UNUM_UNLIKELY(!identityFlow)) {
+    auto in = flow.input(*inv.fn, effective, inv.ctx);
+    if (!in)
+      return in.getStatus().withContext("input");
+    flowed = in.take();
+    input = &flowed;
+  }
+  const int64_t retries = cfg.retry.value_or(0);
+  HandlerResult hr;
+  for (unsigned attempt = 0;; ++attempt) {
+    inv.ctx.attempt = attempt;
+    inv.ctx.effects.clear();
+    hr = inv.fn->handler->call(*input, inv.ctx);
+    if (UNUM_LIKELY(hr.ok) || attempt >= retries)
+      break;
+    traceRetry(inv, attempt, hr);
+  }
+  if (UNUM_LIKELY(hr.ok && identityFlow)) {
+    inv.output = std::move(hr.output);
+    return Status::ok();
+  }
+  if (hr.ok) {
+    auto out = flow.output(*inv.fn, effective, hr.output, inv.ctx);
+    if (!out)
+      return out.getStatus().withContext("output");
+    inv.output = out.take();
+    return Status::ok();
+  }
+  return failure(inv, hr);
+}
+
+void Runtime::traceRetry(const Invocation &inv, unsigned attempt,
+                         const HandlerResult &hr) const {
+  if (tracing())
+    trace(inv, "attempt " + std::to_string(attempt + 1) + " failed (" +
+                   (hr.error.empty() ? "States.TaskFailed" : hr.error) +
+                   ": " + hr.cause + "); retrying");
+}
+
+/// The user code failed for good: its output is the error object that
+/// error edges receive.
+Status Runtime::failure(Invocation &inv, const HandlerResult &hr) {
+  inv.failed = true;
+  Value err = Value::object();
+  err.set("Error", hr.error.empty() ? "States.TaskFailed" : hr.error);
+  err.set("Cause", hr.cause);
+  inv.output = std::move(err);
+  return Status::ok();
+}
+
+/// An output that several fan-ins read is never retired by a target.
+Result<char> Runtime::recordFlag(const Invocation &inv) const {
+  if (inv.failed)
+    return record::Failed;
+  unsigned fanIns = 0;
+  EvalEnv env{&inv.output, &inv.payload->fanout};
+  for (const Edge &e : inv.fn->config.next) {
+    if (e.kind != EdgeKind::FanIn)
+      continue;
+    bool taken = true;
+    if (e.conditional) {
+      auto c = evaluateCondition(*e.conditional, env);
+      if (!c)
+        return c.getStatus();
+      taken = *c;
+    }
+    fanIns += taken;
+  }
+  return fanIns > 1 ? record::Keep : record::Output;
+}
+
+/// Lost the conditional put: continue with the winner's output, or stop if
+/// the winner has already finished.
+Status Runtime::lostRace(Invocation &inv, const std::string &winner,
+                         bool &finished) {
+  inv.fresh = false;
+  if (!winner.empty() && winner[0] == record::Done) {
+    if (tracing())
+      trace(inv, "lost the checkpoint race to a finished instance");
+    finished = true;
+    return Status::ok();
+  }
+  if (Status s = adopt(winner, inv.instance, inv.failed, inv.output); !s)
+    return s;
+  if (tracing())
+    trace(inv, "lost the checkpoint race; continuing with the winner's "
+               "output");
+  return Status::ok();
+}
+
+/// A function without checkpoints commits its effects and garbage-collects
+/// on its own (at least once).
+Status Runtime::commitUnchecked(const std::vector<Effect> &effects,
+                                const std::string &session, NameList retire) {
+  if (!effects.empty())
+    if (Status s = store.appendEffects(session, effects); !s)
+      return storeFailure(s, "writing effects");
+  if (!retire.empty())
+    if (Status s = store.retire(session, retire); !s)
+      return storeFailure(s, "garbage-collecting");
+  return Status::ok();
+}
+
+static void stageEffects(const Context &ctx, std::vector<Effect> &effects) {
+  for (const Value &e : ctx.effects)
+    effects.push_back({ctx.instance, toJson(e)});
+}
+
+UNUM_HOT Status Runtime::run(Invocation &inv) {
   const config::FunctionConfig &cfg = inv.fn->config;
   const Payload &payload = *inv.payload;
-  DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
   const bool ckpt = cfg.checkpoint;
-  const bool hasErrorEdge =
-      std::any_of(cfg.next.begin(), cfg.next.end(),
-                  [](const Edge &e) { return e.kind == EdgeKind::Error; });
 
-  bool reused = false;
+  bool reused = false, finished = false;
   if (ckpt && !payload.fresh) {
-    auto rec = store.get(inv.session, inv.instance);
-    if (!rec)
-      return storeFailure(rec.getStatus(), "reading checkpoint");
-    if (*rec) {
-      const std::string &r = **rec;
-      if (!r.empty() && r[0] == record::Done) {
-        if (tracing())
-          trace(inv, "duplicate of a finished instance; nothing to do");
-        return Status::ok();
-      }
-      if (Status s = adopt(r, inv.instance, inv.failed, inv.output); !s)
-        return s;
-      reused = true;
-      if (tracing())
-        trace(inv, "reusing its checkpoint; user code skipped");
-    }
+    if (Status s = readCheckpoint(inv, reused, finished); !s || finished)
+      return s;
   }
-  if (crashAt(Step::BeforeUserCode, inv.instance))
+  if (UNUM_UNLIKELY(crashAt(Step::BeforeUserCode, inv.instance)))
     return crash(&inv, Step::BeforeUserCode);
 
   // The effective input: inline (read in place), or a fan-in's checkpoints
@@ -353,125 +537,32 @@ Status Runtime::run(Invocation &inv) {
   Value gathered;
   const Value *effective = &payload.value;
   std::vector<std::string> consumed; // fan-in inputs this target retires
-  if (!reused) {
-    if (payload.source == Payload::Source::Checkpoint) {
-      effective = &gathered;
-      std::vector<std::string> names;
-      for (const Value &n : payload.value.getArray())
-        names.push_back(n.getString());
-      auto recs = store.getMany(inv.session, names);
-      if (!recs)
-        return storeFailure(recs.getStatus(), "reading fan-in inputs");
-      gathered = Value::array();
-      gathered.getArray().reserve(names.size());
-      for (size_t i = 0; i < names.size(); ++i) {
-        const auto &rec = (*recs)[i];
-        if (!rec)
-          return Status::error("fan-in input '" + names[i] +
-                               "' has no checkpoint");
-        if (!rec->empty() && (*rec)[0] == record::Done) {
-          // Only a target that has written its checkpoint retires its
-          // inputs: a concurrent duplicate of this instance won the race.
-          if (ckpt) {
-            auto own = store.get(inv.session, inv.instance);
-            if (!own)
-              return storeFailure(own.getStatus(), "reading checkpoint");
-            if (*own && !(*own)->empty() && (**own)[0] == record::Done)
-              return Status::ok();
-            if (*own) {
-              if (Status s =
-                      adopt(**own, inv.instance, inv.failed, inv.output);
-                  !s)
-                return s;
-              reused = true;
-              if (tracing())
-                trace(inv, "a duplicate checkpointed first; continuing with "
-                           "its output");
-              break;
-            }
-          }
-          return Status::error("fan-in input '" + names[i] +
-                               "' was already garbage-collected");
-        }
-        auto decoded = decodeRecord(*rec, names[i]);
-        if (!decoded)
-          return decoded.getStatus();
-        if (decoded->first)
-          return Status::error("fan-in input '" + names[i] + "' failed");
-        if ((*rec)[0] == record::Output)
-          consumed.push_back(names[i]);
-        gathered.push(std::move(decoded->second));
-      }
-    }
+  if (!reused && UNUM_UNLIKELY(payload.source == Payload::Source::Checkpoint)) {
+    effective = &gathered;
+    if (Status s = gatherFanIn(inv, gathered, consumed, reused, finished);
+        !s || finished)
+      return s;
   }
 
   if (!reused) {
-    // The default data flow is the identity for a function without DataFlow
-    // fields: then the user code reads the payload in place and its result
-    // is moved, not copied.
-    const bool identityFlow = !opts.dataFlow && !cfg.dataFlow;
-    Value flowed;
-    const Value *input = effective;
-    if (!identityFlow) {
-      auto in = flow.input(*inv.fn, *effective, inv.ctx);
-      if (!in)
-        return in.getStatus().withContext("input");
-      flowed = in.take();
-      input = &flowed;
-    }
-    int64_t retries = cfg.retry.value_or(0);
-    HandlerResult hr;
-    for (unsigned attempt = 0;; ++attempt) {
-      inv.ctx.attempt = attempt;
-      inv.ctx.effects.clear();
-      hr = inv.fn->handler->call(*input, inv.ctx);
-      if (!hr.ok && hr.error.empty())
-        hr.error = "States.TaskFailed";
-      if (hr.ok || attempt >= retries)
-        break;
-      if (tracing())
-        trace(inv, "attempt " + std::to_string(attempt + 1) + " failed (" +
-                       hr.error + ": " + hr.cause + "); retrying");
-    }
-    if (hr.ok && identityFlow) {
-      inv.output = std::move(hr.output);
-    } else if (hr.ok) {
-      auto out = flow.output(*inv.fn, *effective, hr.output, inv.ctx);
-      if (!out)
-        return out.getStatus().withContext("output");
-      inv.output = out.take();
-    } else {
-      inv.failed = true;
-      Value err = Value::object();
-      err.set("Error", hr.error);
-      err.set("Cause", hr.cause);
-      inv.output = std::move(err);
-    }
-    if (crashAt(Step::AfterUserCode, inv.instance))
+    if (Status s = execute(inv, *effective); !s)
+      return s;
+    if (UNUM_UNLIKELY(crashAt(Step::AfterUserCode, inv.instance)))
       return crash(&inv, Step::AfterUserCode);
-    if (inv.failed && !hasErrorEdge)
-      return Status::error(hr.error + ": " + hr.cause);
+    if (UNUM_UNLIKELY(inv.failed) &&
+        std::none_of(cfg.next.begin(), cfg.next.end(),
+                     [](const Edge &e) { return e.kind == EdgeKind::Error; }))
+      return Status::error(inv.output.find("Error")->getString() + ": " +
+                           inv.output.find("Cause")->getString());
 
-    // An output that several fan-ins read is never retired by a target.
-    char flag = inv.failed ? record::Failed : record::Output;
-    if (!inv.failed) {
-      unsigned fanIns = 0;
-      EvalEnv env{&inv.output, &payload.fanout};
-      for (const Edge &e : cfg.next) {
-        if (e.kind != EdgeKind::FanIn)
-          continue;
-        bool taken = true;
-        if (e.conditional) {
-          auto c = evaluateCondition(*e.conditional, env);
-          if (!c)
-            return c.getStatus();
-          taken = *c;
-        }
-        fanIns += taken;
-      }
-      if (fanIns > 1)
-        flag = record::Keep;
-    }
+    bool fanInEdge = false;
+    for (const Edge &e : cfg.next)
+      fanInEdge |= e.kind == EdgeKind::FanIn;
+    auto flag = fanInEdge ? recordFlag(inv)
+                          : Result<char>(inv.failed ? record::Failed
+                                                    : record::Output);
+    if (!flag)
+      return flag.getStatus();
 
     // What this step retires: its sender's record (a chain step's only
     // continuation) or a fan-in's inputs, passed without a copy.
@@ -479,7 +570,7 @@ Status Runtime::run(Invocation &inv) {
     std::vector<std::string> both; // a step that retires both (not seen)
     const bool sender = opts.gc && !payload.retire.empty();
     const bool inputs = opts.gc && ckpt && !consumed.empty();
-    if (sender && inputs) {
+    if (UNUM_UNLIKELY(sender && inputs)) {
       both = consumed;
       both.push_back(payload.retire);
       retire = both;
@@ -489,63 +580,169 @@ Status Runtime::run(Invocation &inv) {
       retire = consumed;
     }
     std::vector<Effect> effects;
-    for (const Value &e : inv.ctx.effects)
-      effects.push_back({inv.instance, toJson(e)});
+    if (UNUM_UNLIKELY(!inv.ctx.effects.empty()))
+      stageEffects(inv.ctx, effects);
 
     inv.fresh = payload.fresh;
-    if (ckpt) {
-      std::string rec(1, flag);
+    if (UNUM_LIKELY(ckpt)) {
+      std::string rec(1, *flag);
       appendJson(rec, inv.output);
-      auto put =
-          store.putIfAbsent(inv.session, inv.instance, rec, effects, retire);
+      auto put = store.putIfAbsent(inv.session, inv.instance, std::move(rec),
+                                   effects, retire);
       if (!put)
         return storeFailure(put.getStatus(), "writing checkpoint");
-      if (!put->won) {
-        inv.fresh = false;
-        if (!put->record.empty() && put->record[0] == record::Done) {
-          if (tracing())
-            trace(inv, "lost the checkpoint race to a finished instance");
-          return Status::ok();
-        }
-        if (Status s =
-                adopt(put->record, inv.instance, inv.failed, inv.output);
-            !s)
+      if (UNUM_UNLIKELY(!put->won))
+        if (Status s = lostRace(inv, put->record, finished); !s || finished)
           return s;
-        if (tracing())
-          trace(inv, "lost the checkpoint race; continuing with the winner's "
-                     "output");
-      }
-    } else {
-      if (!effects.empty())
-        if (Status s = store.appendEffects(inv.session, effects); !s)
-          return storeFailure(s, "writing effects");
-      if (!retire.empty())
-        if (Status s = store.retire(inv.session, retire); !s)
-          return storeFailure(s, "garbage-collecting");
+    } else if (Status s = commitUnchecked(effects, inv.session, retire); !s) {
+      return s;
     }
-    if (crashAt(Step::AfterCheckpoint, inv.instance))
+    if (UNUM_UNLIKELY(crashAt(Step::AfterCheckpoint, inv.instance)))
       return crash(&inv, Step::AfterCheckpoint);
   }
 
   // A fan-in target consumes its completion set once its output is safe.
-  if (opts.gc && !payload.fanInSet.empty())
+  if (UNUM_UNLIKELY(opts.gc && !payload.fanInSet.empty()))
     if (Status s = store.consumeSet(inv.session, payload.fanInSet); !s)
       return storeFailure(s, "consuming completion set");
 
   return continuations(inv);
 }
 
-Status Runtime::continuations(Invocation &inv) {
+struct Runtime::FanIn {
+  const std::string *target;
+  const FunctionSpec *spec;
+  std::string set;
+  FanInValues values;
+};
+
+/// A Map edge: one invocation per item (or, over an empty list, the
+/// collecting fan-in's target with no inputs).
+Status Runtime::addMapSends(Invocation &inv, const Edge &e,
+                            const FunctionSpec *targetSpec,
+                            const std::vector<FanOutLevel> &post,
+                            Sends &sends) {
+  DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
+  auto items = flow.items(*inv.fn, e, inv.output);
+  if (!items)
+    return items.getStatus();
+  if (post.size() + 1 > kMaxFanOutDepth)
+    return Status::error("fan-out nested deeper than " +
+                         std::to_string(kMaxFanOutDepth));
+  int64_t n = int64_t(items->size());
+  if (n == 0) {
+    auto closing = findMapClosing(app, e.target, post);
+    if (!closing)
+      return closing.getStatus().withContext("Map edge to '" + e.target +
+                                             "' over an empty list");
+    if (*closing) {
+      // The collecting fan-in's target, with no inputs: [].
+      const MapClosing &c = **closing;
+      Payload &m = sends
+                       .add(c.target->config.name, c.target, inv.session,
+                            inv.fresh, false)
+                       .p;
+      m.source = Payload::Source::Checkpoint;
+      m.value = Value::array();
+      m.fanout = c.fanout;
+    }
+    return Status::ok();
+  }
+  sends.reserve(sends.size() + items->size());
+  for (int64_t i = 0; i < n; ++i) {
+    Payload &m =
+        sends.add(e.target, targetSpec, inv.session, inv.fresh, false).p;
+    m.value = std::move((*items)[i]);
+    m.fanout.reserve(post.size() + 1);
+    m.fanout.push_back(FanOutLevel{"Map", i, n});
+    m.fanout.insert(m.fanout.end(), post.begin(), post.end());
+  }
+  return Status::ok();
+}
+
+/// A fan-in edge: the completion set this instance reports to.
+Status Runtime::addFanIn(Invocation &inv, const Edge &e,
+                         const FunctionSpec *targetSpec, const EvalEnv &env,
+                         const std::vector<FanOutLevel> &post,
+                         std::vector<FanIn> &fanIns) {
+  if (!inv.fn->config.checkpoint)
+    return Status::error("fan-in to '" + e.target +
+                         "' needs Checkpoint: the target reads its "
+                         "inputs from the checkpoints");
+  auto values = resolveFanIn(e.values, env);
+  if (!values)
+    return values.getStatus().withContext("fan-in to '" + e.target + "'");
+  if (!values->contains(inv.instance))
+    return Status::error("fan-in to '" + e.target + "': its values (" +
+                         values->key + ") do not name this instance");
+  std::string targetInstance = instanceName(e.target, post);
+  std::string set = targetInstance + "|" + values->key;
+  fanIns.push_back({&e.target, targetSpec, std::move(set), values.take()});
+  return Status::ok();
+}
+
+/// Fan-ins last: once every tail has reported, a tail has nothing left to
+/// do, which is what lets the target retire the tails' checkpoints.
+Status Runtime::reportFanIns(Invocation &inv, std::vector<FanIn> &fanIns,
+                             const std::vector<FanOutLevel> &post) {
+  for (size_t k = 0; k < fanIns.size(); ++k) {
+    FanIn &f = fanIns[k];
+    if (crashAt(Step::BeforeFanInAdd, inv.instance, unsigned(k)))
+      return crash(&inv, Step::BeforeFanInAdd);
+    auto added =
+        store.addToSet(inv.session, f.set, inv.instance, f.values.count);
+    if (!added)
+      return storeFailure(added.getStatus(), "updating completion set");
+    if (crashAt(Step::AfterFanInAdd, inv.instance, unsigned(k)))
+      return crash(&inv, Step::AfterFanInAdd);
+    if (added->state != DataStore::AddResult::Completer) {
+      if (tracing())
+        trace(inv, "reported to " + *f.target + " (" +
+                       std::to_string(added->count) + "/" +
+                       std::to_string(f.values.count) + ")");
+      continue;
+    }
+    Payload p;
+    p.source = Payload::Source::Checkpoint;
+    p.session = inv.session;
+    // Only the add that completed the set is fresh; a retried completer
+    // (told again) is not.
+    p.fresh = inv.fresh && added->count == f.values.count && inv.payload->fresh;
+    p.value = Value::array();
+    for (std::string &name : f.values.expand())
+      p.value.push(std::move(name));
+    p.fanout = post;
+    p.fanInSet = f.set;
+    p.spec = f.spec;
+    if (tracing())
+      trace(inv, "completed the fan-in; invoking " + *f.target);
+    if (Status s = invoker.invoke(*f.target, std::move(p)); !s)
+      return s.withContext("invoking '" + *f.target + "'");
+  }
+  return Status::ok();
+}
+
+/// An instance that took no continuation: report its output (or fail).
+Status Runtime::finishTerminal(Invocation &inv) {
+  if (inv.failed)
+    return Status::error(inv.output.find("Error")->getString() + ": " +
+                         inv.output.find("Cause")->getString() +
+                         " (no error edge taken)");
+  if (opts.observer)
+    opts.observer->terminal(inv.session, inv.instance, inv.output);
+  return Status::ok();
+}
+
+UNUM_HOT Status Runtime::continuations(Invocation &inv) {
   const config::FunctionConfig &cfg = inv.fn->config;
   const Payload &payload = *inv.payload;
-  DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
 
   // Conditionals and fan-in values see this instance's own levels; the
   // modifiers then shape what is passed on.
   EvalEnv env{&inv.output, &payload.fanout};
   std::vector<FanOutLevel> modified;
   const std::vector<FanOutLevel> *post = &payload.fanout;
-  if (!cfg.modifiers.empty()) {
+  if (UNUM_UNLIKELY(!cfg.modifiers.empty())) {
     auto m = applyModifiers(cfg.modifiers, payload.fanout, &inv.output);
     if (!m)
       return m.getStatus();
@@ -553,12 +750,6 @@ Status Runtime::continuations(Invocation &inv) {
     post = &modified;
   }
 
-  struct FanIn {
-    std::string target;
-    const FunctionSpec *spec;
-    std::string set;
-    FanInValues values;
-  };
   Sends sends;
   std::vector<FanIn> fanIns;
   // Parallel branches add a level each (isBranchEdge says which entries
@@ -575,79 +766,29 @@ Status Runtime::continuations(Invocation &inv) {
     int64_t branch = branchEdge ? scalarPos++ : 0;
     if ((e.kind == EdgeKind::Error) != inv.failed)
       continue;
-    if (e.conditional) {
+    if (UNUM_UNLIKELY(e.conditional)) {
       auto c = evaluateCondition(*e.conditional, env);
       if (!c)
         return c.getStatus().withContext("edge to '" + e.target + "'");
       if (!*c)
         continue;
     }
-    switch (e.kind) {
-    case EdgeKind::Scalar:
-    case EdgeKind::Error: {
+    if (UNUM_UNLIKELY(e.kind == EdgeKind::Map)) {
+      if (Status s = addMapSends(inv, e, targetSpec, *post, sends); !s)
+        return s;
+    } else if (UNUM_UNLIKELY(e.kind == EdgeKind::FanIn)) {
+      if (Status s = addFanIn(inv, e, targetSpec, env, *post, fanIns); !s)
+        return s;
+    } else { // Scalar or Error
       const bool level = branchEdge && parallel;
-      if (post->size() + level > kMaxFanOutDepth)
+      if (UNUM_UNLIKELY(post->size() + level > kMaxFanOutDepth))
         return Status::error("fan-out nested deeper than " +
                              std::to_string(kMaxFanOutDepth));
       Send &s = sends.add(e.target, targetSpec, inv.session, inv.fresh, true);
       if (level)
         s.p.fanout.push_back(FanOutLevel{"Parallel", branch, nScalar});
-      s.p.fanout.insert(s.p.fanout.end(), post->begin(), post->end());
-      break;
-    }
-    case EdgeKind::Map: {
-      auto items = flow.items(*inv.fn, e, inv.output);
-      if (!items)
-        return items.getStatus();
-      if (post->size() + 1 > kMaxFanOutDepth)
-        return Status::error("fan-out nested deeper than " +
-                             std::to_string(kMaxFanOutDepth));
-      int64_t n = int64_t(items->size());
-      if (n == 0) {
-        auto closing = findMapClosing(app, e.target, *post);
-        if (!closing)
-          return closing.getStatus().withContext("Map edge to '" + e.target +
-                                                 "' over an empty list");
-        if (*closing) {
-          // The collecting fan-in's target, with no inputs: [].
-          const MapClosing &c = **closing;
-          Payload &m = sends
-                           .add(c.target->config.name, c.target, inv.session,
-                                inv.fresh, false)
-                           .p;
-          m.source = Payload::Source::Checkpoint;
-          m.value = Value::array();
-          m.fanout = c.fanout;
-        }
-        break;
-      }
-      sends.reserve(sends.size() + items->size());
-      for (int64_t i = 0; i < n; ++i) {
-        Payload &m =
-            sends.add(e.target, targetSpec, inv.session, inv.fresh, false).p;
-        m.value = std::move((*items)[i]);
-        m.fanout.reserve(post->size() + 1);
-        m.fanout.push_back(FanOutLevel{"Map", i, n});
-        m.fanout.insert(m.fanout.end(), post->begin(), post->end());
-      }
-      break;
-    }
-    case EdgeKind::FanIn: {
-      if (!cfg.checkpoint)
-        return Status::error("fan-in to '" + e.target +
-                             "' needs Checkpoint: the target reads its "
-                             "inputs from the checkpoints");
-      auto values = resolveFanIn(e.values, env);
-      if (!values)
-        return values.getStatus().withContext("fan-in to '" + e.target + "'");
-      if (!values->contains(inv.instance))
-        return Status::error("fan-in to '" + e.target + "': its values (" +
-                             values->key + ") do not name this instance");
-      std::string targetInstance = instanceName(e.target, *post);
-      std::string set = targetInstance + "|" + values->key;
-      fanIns.push_back({e.target, targetSpec, std::move(set), values.take()});
-      break;
-    }
+      if (!post->empty())
+        s.p.fanout.insert(s.p.fanout.end(), post->begin(), post->end());
     }
   }
 
@@ -669,12 +810,12 @@ Status Runtime::continuations(Invocation &inv) {
   if (handOff)
     sends[0].p.retire = inv.instance;
 
-  if (!invoker.blocking() || sends.size() <= 1) {
+  if (UNUM_LIKELY(sends.size() <= 1 || !invoker.blocking())) {
     for (size_t k = 0; k < sends.size(); ++k) {
       if (Status s = invoker.invoke(*sends[k].target, std::move(sends[k].p));
           !s)
         return s.withContext("invoking '" + *sends[k].target + "'");
-      if (crashAt(Step::AfterInvoke, inv.instance, unsigned(k)))
+      if (UNUM_UNLIKELY(crashAt(Step::AfterInvoke, inv.instance, unsigned(k))))
         return crash(&inv, Step::AfterInvoke);
     }
   } else {
@@ -683,57 +824,16 @@ Status Runtime::continuations(Invocation &inv) {
     if (crashAt(Step::AfterInvoke, inv.instance, unsigned(sends.size() - 1)))
       return crash(&inv, Step::AfterInvoke);
   }
-  if (!sends.empty())
-    if (tracing())
-      trace(inv,
-            "invoked " + std::to_string(sends.size()) + " continuation(s)");
+  if (UNUM_UNLIKELY(!sends.empty() && tracing()))
+    trace(inv, "invoked " + std::to_string(sends.size()) + " continuation(s)");
 
-  // Fan-ins last: once every tail has reported, a tail has nothing left to
-  // do, which is what lets the target retire the tails' checkpoints.
-  for (size_t k = 0; k < fanIns.size(); ++k) {
-    FanIn &f = fanIns[k];
-    if (crashAt(Step::BeforeFanInAdd, inv.instance, unsigned(k)))
-      return crash(&inv, Step::BeforeFanInAdd);
-    auto added =
-        store.addToSet(inv.session, f.set, inv.instance, f.values.count);
-    if (!added)
-      return storeFailure(added.getStatus(), "updating completion set");
-    if (crashAt(Step::AfterFanInAdd, inv.instance, unsigned(k)))
-      return crash(&inv, Step::AfterFanInAdd);
-    if (added->state != DataStore::AddResult::Completer) {
-      if (tracing())
-        trace(inv, "reported to " + f.target + " (" +
-                       std::to_string(added->count) + "/" +
-                       std::to_string(f.values.count) + ")");
-      continue;
-    }
-    Payload p;
-    p.source = Payload::Source::Checkpoint;
-    p.session = inv.session;
-    // Only the add that completed the set is fresh; a retried completer
-    // (told again) is not.
-    p.fresh = inv.fresh && added->count == f.values.count && inv.payload->fresh;
-    p.value = Value::array();
-    for (std::string &name : f.values.expand())
-      p.value.push(std::move(name));
-    p.fanout = *post;
-    p.fanInSet = f.set;
-    p.spec = f.spec;
-    if (tracing())
-      trace(inv, "completed the fan-in; invoking " + f.target);
-    if (Status s = invoker.invoke(f.target, std::move(p)); !s)
-      return s.withContext("invoking '" + f.target + "'");
-  }
-
-  if (terminal) {
-    if (inv.failed)
-      return Status::error(inv.output.find("Error")->getString() + ": " +
-                           inv.output.find("Cause")->getString() +
-                           " (no error edge taken)");
-    if (opts.observer)
-      opts.observer->terminal(inv.session, inv.instance, inv.output);
-  }
-  if (crashAt(Step::BeforeRetire, inv.instance))
+  if (UNUM_UNLIKELY(!fanIns.empty()))
+    if (Status s = reportFanIns(inv, fanIns, *post); !s)
+      return s;
+  if (UNUM_UNLIKELY(terminal))
+    if (Status s = finishTerminal(inv); !s)
+      return s;
+  if (UNUM_UNLIKELY(crashAt(Step::BeforeRetire, inv.instance)))
     return crash(&inv, Step::BeforeRetire);
   if (opts.gc && cfg.checkpoint && !handOff && fanIns.empty())
     if (Status s = store.retire(inv.session, inv.instance); !s)

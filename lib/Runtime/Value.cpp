@@ -1,6 +1,7 @@
 //===- Value.cpp - JSON values for payloads and outputs -------------------===//
 
 #include "unum/Runtime/Value.h"
+#include "HotPath.h"
 
 #include "unum/Config/Document.h"
 
@@ -151,7 +152,7 @@ static void newline(std::string &out, bool pretty, unsigned depth) {
   out.append(depth * 2, ' ');
 }
 
-static void write(std::string &out, const Value &v, bool pretty,
+UNUM_HOT static void write(std::string &out, const Value &v, bool pretty,
                   unsigned depth) {
   char buf[64];
   switch (v.kind()) {
@@ -222,6 +223,6 @@ std::string unum::runtime::toJson(const Value &value, bool pretty) {
   return out;
 }
 
-void unum::runtime::appendJson(std::string &out, const Value &value) {
+UNUM_HOT void unum::runtime::appendJson(std::string &out, const Value &value) {
   write(out, value, false, 0);
 }

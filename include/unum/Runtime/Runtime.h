@@ -36,6 +36,8 @@
 
 namespace unum::runtime {
 
+struct EvalEnv;
+
 /// The step boundaries at which a fault-injection hook may crash an
 /// invocation.
 enum class Step {
@@ -122,8 +124,36 @@ public:
 
 private:
   struct Invocation;
+  class Sends;
+  struct FanIn;
   Status run(Invocation &inv);
   Status continuations(Invocation &inv);
+  // What a plain chain step does not need stays out of run() and
+  // continuations(), so that a step's hot code is small (HotPath.h).
+  Status readCheckpoint(Invocation &inv, bool &reused, bool &finished);
+  Status gatherFanIn(Invocation &inv, Value &gathered,
+                     std::vector<std::string> &consumed, bool &reused,
+                     bool &finished);
+  Status execute(Invocation &inv, const Value &effective);
+  Status failure(Invocation &inv, const HandlerResult &hr);
+  void traceRetry(const Invocation &inv, unsigned attempt,
+                  const HandlerResult &hr) const;
+  Result<char> recordFlag(const Invocation &inv) const;
+  Status lostRace(Invocation &inv, const std::string &winner, bool &finished);
+  Status commitUnchecked(const std::vector<Effect> &effects,
+                         const std::string &session, NameList retire);
+  Status addMapSends(Invocation &inv, const config::Edge &e,
+                     const FunctionSpec *targetSpec,
+                     const std::vector<FanOutLevel> &post, Sends &sends);
+  Status addFanIn(Invocation &inv, const config::Edge &e,
+                  const FunctionSpec *targetSpec, const EvalEnv &env,
+                  const std::vector<FanOutLevel> &post,
+                  std::vector<FanIn> &fanIns);
+  Status reportFanIns(Invocation &inv, std::vector<FanIn> &fanIns,
+                      const std::vector<FanOutLevel> &post);
+  Status finishTerminal(Invocation &inv);
+  static Status invokeConcurrently(Invoker &invoker, Sends &sends,
+                                   unsigned bound);
   bool crashAt(Step step, const std::string &instance, unsigned k = 0) const;
   bool tracing() const;
   void trace(const Invocation &inv, const std::string &msg) const;

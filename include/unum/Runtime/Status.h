@@ -21,34 +21,53 @@ public:
   enum class Code { Ok, Error, Crash };
 
   Status() = default;
+  Status(const Status &other)
+      : failure(other.failure ? copy(*other.failure) : nullptr) {}
+  Status(Status &&other) noexcept : failure(other.failure) {
+    other.failure = nullptr;
+  }
+  Status &operator=(Status other) noexcept {
+    std::swap(failure, other.failure);
+    return *this;
+  }
+  ~Status() {
+    if (failure)
+      release(failure);
+  }
+
   static Status ok() { return Status(); }
   static Status error(std::string message) {
-    return Status(Code::Error, std::move(message));
+    return Status(make(Code::Error, std::move(message)));
   }
   static Status crash(std::string message) {
-    return Status(Code::Crash, std::move(message));
+    return Status(make(Code::Crash, std::move(message)));
   }
 
-  bool isOk() const { return code == Code::Ok; }
-  bool isCrash() const { return code == Code::Crash; }
+  bool isOk() const { return !failure; }
+  bool isCrash() const { return failure && failure->code == Code::Crash; }
   explicit operator bool() const { return isOk(); }
-  Code getCode() const { return code; }
-  const std::string &message() const { return msg; }
+  Code getCode() const { return failure ? failure->code : Code::Ok; }
+  const std::string &message() const;
 
   /// Prefixes the message with context ("reading checkpoint X: ...").
-  Status withContext(const std::string &context) const {
-    if (isOk())
-      return *this;
-    return Status(code, context + ": " + msg);
-  }
+  Status withContext(const std::string &context) const;
 
 private:
-  Status(Code code, std::string msg) : code(code), msg(std::move(msg)) {}
-  Code code = Code::Ok;
-  std::string msg;
+  // Ok is a null pointer: a Status is one word, and passing, testing and
+  // destroying an ok one costs no call. Failures are built out of line and
+  // marked cold, so the paths that build them move out of the hot code.
+  struct Failure {
+    Code code;
+    std::string message;
+  };
+  explicit Status(Failure *f) : failure(f) {}
+  [[gnu::cold, gnu::noinline]] static Failure *make(Code code,
+                                                    std::string message);
+  [[gnu::cold, gnu::noinline]] static Failure *copy(const Failure &f);
+  [[gnu::cold, gnu::noinline]] static void release(Failure *f);
+  Failure *failure = nullptr;
 };
 
-/// A value or a failed Status.
 template <typename T> class [[nodiscard]] Result {
 public:
   Result(T value) : value(std::move(value)) {}

@@ -1,0 +1,24 @@
+//===- Status.cpp - Errors as return values --------------------------------===//
+
+#include "unum/Runtime/Status.h"
+
+using namespace unum::runtime;
+
+Status::Failure *Status::make(Code code, std::string message) {
+  return new Failure{code, std::move(message)};
+}
+
+Status::Failure *Status::copy(const Failure &f) { return new Failure(f); }
+
+void Status::release(Failure *f) { delete f; }
+
+const std::string &Status::message() const {
+  static const std::string none;
+  return failure ? failure->message : none;
+}
+
+Status Status::withContext(const std::string &context) const {
+  if (!failure)
+    return Status();
+  return Status(make(failure->code, context + ": " + failure->message));
+}
