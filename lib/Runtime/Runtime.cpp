@@ -424,6 +424,14 @@ Status Runtime::run(Invocation &inv) {
     for (unsigned attempt = 0;; ++attempt) {
       inv.ctx.attempt = attempt;
       inv.ctx.effects.clear();
+      if (attempt > 0 && !identityFlow) {
+        // Step Functions applies Parameters per attempt: they may read
+        // $$.State.RetryCount or call States.UUID.
+        auto in = flow.input(*inv.fn, *effective, inv.ctx);
+        if (!in)
+          return in.getStatus().withContext("input");
+        flowed = in.take();
+      }
       hr = inv.fn->handler->call(*input, inv.ctx);
       if (!hr.ok && hr.error.empty())
         hr.error = "States.TaskFailed";
@@ -596,7 +604,7 @@ Status Runtime::continuations(Invocation &inv) {
       break;
     }
     case EdgeKind::Map: {
-      auto items = flow.items(*inv.fn, e, inv.output);
+      auto items = flow.items(*inv.fn, e, inv.output, inv.ctx);
       if (!items)
         return items.getStatus();
       if (post->size() + 1 > kMaxFanOutDepth)
