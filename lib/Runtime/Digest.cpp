@@ -18,19 +18,17 @@ using namespace unum::runtime;
 namespace {
 
 uint32_t rotl32(uint32_t x, unsigned n) { return (x << n) | (x >> (32 - n)); }
-uint32_t rotr32(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); }
-uint64_t rotr64(uint64_t x, unsigned n) { return (x >> n) | (x << (64 - n)); }
 
-uint32_t be32(const unsigned char *p) {
-  return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 |
-         uint32_t(p[3]);
+/// A big-endian word (32 or 64 bits) at `p`.
+template <typename Word> Word loadBe(const unsigned char *p) {
+  Word x = 0;
+  for (size_t b = 0; b < sizeof(Word); ++b)
+    x = Word(x << 8 | p[b]);
+  return x;
 }
 uint32_t le32(const unsigned char *p) {
   return uint32_t(p[3]) << 24 | uint32_t(p[2]) << 16 | uint32_t(p[1]) << 8 |
          uint32_t(p[0]);
-}
-uint64_t be64(const unsigned char *p) {
-  return uint64_t(be32(p)) << 32 | be32(p + 4);
 }
 void putBe(std::string &out, uint64_t v, unsigned bytes) {
   for (unsigned i = bytes; i-- > 0;)
@@ -133,7 +131,7 @@ std::string sha1(std::string_view data) {
   blocks(data, 64, 8, true, [&](const unsigned char *p) {
     uint32_t w[80];
     for (unsigned i = 0; i < 16; ++i)
-      w[i] = be32(p + 4 * i);
+      w[i] = loadBe<uint32_t>(p + 4 * i);
     for (unsigned i = 16; i < 80; ++i)
       w[i] = rotl32(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
     uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
@@ -171,8 +169,14 @@ std::string sha1(std::string_view data) {
   return out;
 }
 
-std::string sha256(std::string_view data) {
-  static const uint32_t K[64] = {
+/// What SHA-256 and SHA-512 (and SHA-384, SHA-512 from another start)
+/// differ in: the word size, the round constants and the rotations.
+struct Sha256 {
+  using Word = uint32_t;
+  static constexpr unsigned rounds = 64;
+  static constexpr unsigned sigma0[3] = {7, 18, 3}, sigma1[3] = {17, 19, 10};
+  static constexpr unsigned Sigma0[3] = {2, 13, 22}, Sigma1[3] = {6, 11, 25};
+  static constexpr Word K[64] = {
       0x428a2f98u, 0x71374491u, 0xb5c0fbcfu, 0xe9b5dba5u, 0x3956c25bu,
       0x59f111f1u, 0x923f82a4u, 0xab1c5ed5u, 0xd807aa98u, 0x12835b01u,
       0x243185beu, 0x550c7dc3u, 0x72be5d74u, 0x80deb1feu, 0x9bdc06a7u,
@@ -186,44 +190,17 @@ std::string sha256(std::string_view data) {
       0x2748774cu, 0x34b0bcb5u, 0x391c0cb3u, 0x4ed8aa4au, 0x5b9cca4fu,
       0x682e6ff3u, 0x748f82eeu, 0x78a5636fu, 0x84c87814u, 0x8cc70208u,
       0x90befffau, 0xa4506cebu, 0xbef9a3f7u, 0xc67178f2u};
-  uint32_t h[8] = {0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au,
-                   0x510e527fu, 0x9b05688cu, 0x1f83d9abu, 0x5be0cd19u};
-  blocks(data, 64, 8, true, [&](const unsigned char *p) {
-    uint32_t w[64];
-    for (unsigned i = 0; i < 16; ++i)
-      w[i] = be32(p + 4 * i);
-    for (unsigned i = 16; i < 64; ++i) {
-      uint32_t s0 =
-          rotr32(w[i - 15], 7) ^ rotr32(w[i - 15], 18) ^ (w[i - 15] >> 3);
-      uint32_t s1 =
-          rotr32(w[i - 2], 17) ^ rotr32(w[i - 2], 19) ^ (w[i - 2] >> 10);
-      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint32_t v[8];
-    std::memcpy(v, h, sizeof(v));
-    for (unsigned i = 0; i < 64; ++i) {
-      uint32_t s1 = rotr32(v[4], 6) ^ rotr32(v[4], 11) ^ rotr32(v[4], 25);
-      uint32_t ch = (v[4] & v[5]) ^ (~v[4] & v[6]);
-      uint32_t t1 = v[7] + s1 + ch + K[i] + w[i];
-      uint32_t s0 = rotr32(v[0], 2) ^ rotr32(v[0], 13) ^ rotr32(v[0], 22);
-      uint32_t maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
-      uint32_t t2 = s0 + maj;
-      std::memmove(v + 1, v, 7 * sizeof(uint32_t));
-      v[4] += t1;
-      v[0] = t1 + t2;
-    }
-    for (unsigned i = 0; i < 8; ++i)
-      h[i] += v[i];
-  });
-  std::string out;
-  for (uint32_t x : h)
-    putBe(out, x, 4);
-  return out;
-}
+  static constexpr Word start[8] = {0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u,
+                                    0xa54ff53au, 0x510e527fu, 0x9b05688cu,
+                                    0x1f83d9abu, 0x5be0cd19u};
+};
 
-/// SHA-512, or SHA-384 (another start, six words of output).
-std::string sha512(std::string_view data, bool is384) {
-  static const uint64_t K[80] = {
+struct Sha512 {
+  using Word = uint64_t;
+  static constexpr unsigned rounds = 80;
+  static constexpr unsigned sigma0[3] = {1, 8, 7}, sigma1[3] = {19, 61, 6};
+  static constexpr unsigned Sigma0[3] = {28, 34, 39}, Sigma1[3] = {14, 18, 41};
+  static constexpr Word K[80] = {
       0x428a2f98d728ae22ULL, 0x7137449123ef65cdULL, 0xb5c0fbcfec4d3b2fULL,
       0xe9b5dba58189dbbcULL, 0x3956c25bf348b538ULL, 0x59f111f1b605d019ULL,
       0x923f82a4af194f9bULL, 0xab1c5ed5da6d8118ULL, 0xd807aa98a3030242ULL,
@@ -251,46 +228,60 @@ std::string sha512(std::string_view data, bool is384) {
       0x28db77f523047d84ULL, 0x32caab7b40c72493ULL, 0x3c9ebe0a15c9bebcULL,
       0x431d67c49c100d4cULL, 0x4cc5d4becb3e42b6ULL, 0x597f299cfc657e2aULL,
       0x5fcb6fab3ad6faecULL, 0x6c44198c4a475817ULL};
-  static const uint64_t kStart512[8] = {
+  static constexpr Word start[8] = {
       0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL,
       0xa54ff53a5f1d36f1ULL, 0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL,
       0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL};
-  static const uint64_t kStart384[8] = {
+  static constexpr Word start384[8] = {
       0xcbbb9d5dc1059ed8ULL, 0x629a292a367cd507ULL, 0x9159015a3070dd17ULL,
       0x152fecd8f70e5939ULL, 0x67332667ffc00b31ULL, 0x8eb44a8768581511ULL,
       0xdb0c2e0d64f98fa7ULL, 0x47b5481dbefa4fa4ULL};
-  uint64_t h[8];
-  std::memcpy(h, is384 ? kStart384 : kStart512, sizeof(h));
-  blocks(data, 128, 16, true, [&](const unsigned char *p) {
-    uint64_t w[80];
-    for (unsigned i = 0; i < 16; ++i)
-      w[i] = be64(p + 8 * i);
-    for (unsigned i = 16; i < 80; ++i) {
-      uint64_t s0 =
-          rotr64(w[i - 15], 1) ^ rotr64(w[i - 15], 8) ^ (w[i - 15] >> 7);
-      uint64_t s1 =
-          rotr64(w[i - 2], 19) ^ rotr64(w[i - 2], 61) ^ (w[i - 2] >> 6);
-      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint64_t v[8];
-    std::memcpy(v, h, sizeof(v));
-    for (unsigned i = 0; i < 80; ++i) {
-      uint64_t s1 = rotr64(v[4], 14) ^ rotr64(v[4], 18) ^ rotr64(v[4], 41);
-      uint64_t ch = (v[4] & v[5]) ^ (~v[4] & v[6]);
-      uint64_t t1 = v[7] + s1 + ch + K[i] + w[i];
-      uint64_t s0 = rotr64(v[0], 28) ^ rotr64(v[0], 34) ^ rotr64(v[0], 39);
-      uint64_t maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
-      uint64_t t2 = s0 + maj;
-      std::memmove(v + 1, v, 7 * sizeof(uint64_t));
-      v[4] += t1;
-      v[0] = t1 + t2;
-    }
-    for (unsigned i = 0; i < 8; ++i)
-      h[i] += v[i];
-  });
+};
+
+/// FIPS 180-4's SHA-2 over `Sha`'s words, from `start`, giving the first
+/// `outWords` words of the final state.
+template <typename Sha>
+std::string sha2(std::string_view data, const typename Sha::Word (&start)[8],
+                 unsigned outWords) {
+  using Word = typename Sha::Word;
+  constexpr unsigned bits = sizeof(Word) * 8;
+  auto rotr = [](Word x, unsigned n) {
+    return Word((x >> n) | (x << (bits - n)));
+  };
+  // Two rotations and a shift (sigma), or three rotations (Sigma).
+  auto sigma = [&](Word x, const unsigned(&r)[3]) {
+    return Word(rotr(x, r[0]) ^ rotr(x, r[1]) ^ (x >> r[2]));
+  };
+  auto Sigma = [&](Word x, const unsigned(&r)[3]) {
+    return Word(rotr(x, r[0]) ^ rotr(x, r[1]) ^ rotr(x, r[2]));
+  };
+  Word h[8];
+  std::memcpy(h, start, sizeof(h));
+  blocks(data, 16 * sizeof(Word), 2 * sizeof(Word), true,
+         [&](const unsigned char *p) {
+           Word w[Sha::rounds];
+           for (unsigned i = 0; i < 16; ++i)
+             w[i] = loadBe<Word>(p + sizeof(Word) * i);
+           for (unsigned i = 16; i < Sha::rounds; ++i)
+             w[i] = w[i - 16] + sigma(w[i - 15], Sha::sigma0) + w[i - 7] +
+                    sigma(w[i - 2], Sha::sigma1);
+           Word v[8];
+           std::memcpy(v, h, sizeof(v));
+           for (unsigned i = 0; i < Sha::rounds; ++i) {
+             Word ch = (v[4] & v[5]) ^ (~v[4] & v[6]);
+             Word t1 = v[7] + Sigma(v[4], Sha::Sigma1) + ch + Sha::K[i] + w[i];
+             Word maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
+             Word t2 = Sigma(v[0], Sha::Sigma0) + maj;
+             std::memmove(v + 1, v, 7 * sizeof(Word)); // h = g, ..., b = a
+             v[4] += t1;
+             v[0] = t1 + t2;
+           }
+           for (unsigned i = 0; i < 8; ++i)
+             h[i] += v[i];
+         });
   std::string out;
-  for (unsigned i = 0; i < (is384 ? 6u : 8u); ++i)
-    putBe(out, h[i], 8);
+  for (unsigned i = 0; i < outWords; ++i)
+    putBe(out, h[i], sizeof(Word));
   return out;
 }
 
@@ -317,11 +308,11 @@ std::string digest::compute(Algorithm algorithm, std::string_view data) {
   case Algorithm::SHA1:
     return sha1(data);
   case Algorithm::SHA256:
-    return sha256(data);
+    return sha2<Sha256>(data, Sha256::start, 8);
   case Algorithm::SHA384:
-    return sha512(data, true);
+    return sha2<Sha512>(data, Sha512::start384, 6);
   case Algorithm::SHA512:
-    return sha512(data, false);
+    return sha2<Sha512>(data, Sha512::start, 8);
   }
   return std::string();
 }

@@ -531,9 +531,21 @@ private:
   static Status failure(const Expr &call, const std::string &what) {
     return Status::error(name(call) + ": " + what);
   }
-  static Status tooLong(const Expr &call, const char *what, size_t limit) {
-    return failure(call, std::string(what) + " is longer than " +
-                             std::to_string(limit) + " characters");
+  /// A result past kMaxText bytes.
+  static Status tooLong(const Expr &call) {
+    return failure(call, "the result is longer than " +
+                             std::to_string(kMaxText) + " bytes");
+  }
+  /// Argument k must be a string of at most `limit` characters.
+  static Status text(const Expr &call, const std::vector<Value> &args, size_t k,
+                     size_t limit) {
+    if (!args[k].isString())
+      return bad(call, k, "a string", args[k]);
+    if (characters(args[k].getString()) > limit)
+      return failure(call, "argument " + std::to_string(k + 1) + " (" +
+                               role(call, k) + ") is longer than " +
+                               std::to_string(limit) + " characters");
+    return Status::ok();
   }
 
   Result<Value> apply(const Expr &call, std::vector<Value> &args);
@@ -578,11 +590,11 @@ Result<Value> Evaluator::format(const Expr &call, std::vector<Value> &args) {
       appendJson(out, v);
     from = holes[k - 1] + 2;
     if (out.size() > kMaxText)
-      return tooLong(call, "the result", kMaxText);
+      return tooLong(call);
   }
   out.append(tmpl, from, std::string::npos);
   if (out.size() > kMaxText)
-    return tooLong(call, "the result", kMaxText);
+    return tooLong(call);
   return Value(std::move(out));
 }
 
@@ -681,12 +693,9 @@ Result<Value> Evaluator::apply(const Expr &call, std::vector<Value> &args) {
     return format(call, args);
 
   case Fn::StringToJson: {
-    if (!args[0].isString())
-      return bad(call, 0, "a string", args[0]);
-    const std::string &text = args[0].getString();
-    if (text.size() > kMaxText)
-      return tooLong(call, "argument 1 (JSON text)", kMaxText);
-    auto v = parseJsonValue(text, "argument 1 (JSON text)");
+    if (Status s = text(call, args, 0, kMaxText); !s)
+      return s;
+    auto v = parseJsonValue(args[0].getString(), "argument 1 (JSON text)");
     if (!v)
       return failure(call, v.getStatus().message());
     return v;
@@ -695,7 +704,7 @@ Result<Value> Evaluator::apply(const Expr &call, std::vector<Value> &args) {
   case Fn::JsonToString: {
     std::string text = toJson(args[0]);
     if (text.size() > kMaxText)
-      return tooLong(call, "the result", kMaxText);
+      return tooLong(call);
     return Value(std::move(text));
   }
 
@@ -771,21 +780,15 @@ Result<Value> Evaluator::apply(const Expr &call, std::vector<Value> &args) {
   }
 
   case Fn::Base64Encode: {
-    if (!args[0].isString())
-      return bad(call, 0, "a string", args[0]);
-    const std::string &data = args[0].getString();
-    if (characters(data) > kMaxCodecInput)
-      return tooLong(call, "argument 1 (data)", kMaxCodecInput);
-    return Value(base64Encode(data));
+    if (Status s = text(call, args, 0, kMaxCodecInput); !s)
+      return s;
+    return Value(base64Encode(args[0].getString()));
   }
 
   case Fn::Base64Decode: {
-    if (!args[0].isString())
-      return bad(call, 0, "a string", args[0]);
-    const std::string &text = args[0].getString();
-    if (characters(text) > kMaxCodecInput)
-      return tooLong(call, "argument 1 (Base64 text)", kMaxCodecInput);
-    auto bytes = base64Decode(text);
+    if (Status s = text(call, args, 0, kMaxCodecInput); !s)
+      return s;
+    auto bytes = base64Decode(args[0].getString());
     if (!bytes)
       return failure(call, bytes.getStatus().message());
     if (!isUtf8(*bytes))
@@ -794,19 +797,16 @@ Result<Value> Evaluator::apply(const Expr &call, std::vector<Value> &args) {
   }
 
   case Fn::Hash: {
-    if (!args[0].isString())
-      return bad(call, 0, "a string", args[0]);
+    if (Status s = text(call, args, 0, kMaxCodecInput); !s)
+      return s;
     if (!args[1].isString())
       return bad(call, 1, "a string", args[1]);
-    const std::string &data = args[0].getString();
-    if (characters(data) > kMaxCodecInput)
-      return tooLong(call, "argument 1 (data)", kMaxCodecInput);
     auto algorithm = digest::algorithmNamed(args[1].getString());
     if (!algorithm)
       return failure(call, "argument 2 (algorithm) must be one of MD5, "
                            "SHA-1, SHA-256, SHA-384, SHA-512, not '" +
                                args[1].getString() + "'");
-    return Value(digest::hex(digest::compute(*algorithm, data)));
+    return Value(digest::hex(digest::compute(*algorithm, args[0].getString())));
   }
 
   case Fn::JsonMerge: {

@@ -72,6 +72,38 @@ void runAndCheck(TestApp &t, DataStore &store, FaultHook hook,
   ASSERT_TRUE(store.deleteSession(r.session).isOk());
 }
 
+/// Calls `run` with a hook that records the step boundaries of a crash-free
+/// run, then once per boundary with a hook that crashes there once. Returns
+/// the boundaries.
+std::set<Boundary> crashAtEachBoundary(
+    const std::function<void(FaultHook, const std::string &)> &run) {
+  std::mutex mu;
+  std::set<Boundary> seen;
+  run(
+      [&](const StepPoint &p) {
+        std::lock_guard<std::mutex> lock(mu);
+        seen.insert({p.step, p.instance, p.k});
+        return false;
+      },
+      "no crash");
+  EXPECT_FALSE(seen.empty());
+  for (const Boundary &b : seen) {
+    std::atomic<bool> crashed{false};
+    run(
+        [&](const StepPoint &p) {
+          if (p.step != std::get<0>(b) || p.instance != std::get<1>(b) ||
+              p.k != std::get<2>(b))
+            return false;
+          return !crashed.exchange(true);
+        },
+        "crash " + describe(b));
+    if (::testing::Test::HasFatalFailure())
+      break;
+    EXPECT_TRUE(crashed.load()) << "never reached " << describe(b);
+  }
+  return seen;
+}
+
 class FaultInjectionTest : public StoreTest {};
 } // namespace
 
@@ -79,31 +111,11 @@ TEST_P(FaultInjectionTest, CrashAtEveryStepBoundary) {
   std::map<Step, unsigned> perStep;
   size_t total = 0;
   for (TestApp &t : allApps()) {
-    // The boundaries of a crash-free run.
-    std::mutex mu;
-    std::set<Boundary> seen;
-    runAndCheck(
-        t, *store,
-        [&](const StepPoint &p) {
-          std::lock_guard<std::mutex> lock(mu);
-          seen.insert({p.step, p.instance, p.k});
-          return false;
-        },
-        "no crash");
-    ASSERT_FALSE(seen.empty());
-    for (const Boundary &b : seen) {
-      std::atomic<bool> crashed{false};
-      runAndCheck(
-          t, *store,
-          [&](const StepPoint &p) {
-            if (p.step != std::get<0>(b) || p.instance != std::get<1>(b) ||
-                p.k != std::get<2>(b))
-              return false;
-            return !crashed.exchange(true);
-          },
-          "crash " + describe(b));
-      EXPECT_TRUE(crashed.load())
-          << t.name << ": never reached " << describe(b);
+    SCOPED_TRACE(t.name);
+    for (const Boundary &b :
+         crashAtEachBoundary([&](FaultHook hook, const std::string &what) {
+           runAndCheck(t, *store, std::move(hook), what);
+         })) {
       ++perStep[std::get<0>(b)];
       ++total;
     }
@@ -243,29 +255,7 @@ TEST_P(FaultInjectionTest, NondeterministicIntrinsicsReachTheRestOnce) {
     ASSERT_TRUE(store->deleteSession(r.session).isOk());
   };
 
-  std::set<Boundary> seen;
-  run(
-      [&](const StepPoint &p) {
-        std::lock_guard<std::mutex> lock(mu);
-        seen.insert({p.step, p.instance, p.k});
-        return false;
-      },
-      "no crash");
-  ASSERT_FALSE(seen.empty());
-  for (const Boundary &b : seen) {
-    std::atomic<bool> crashed{false};
-    run(
-        [&](const StepPoint &p) {
-          if (p.step != std::get<0>(b) || p.instance != std::get<1>(b) ||
-              p.k != std::get<2>(b))
-            return false;
-          return !crashed.exchange(true);
-        },
-        "crash " + describe(b));
-    if (HasFatalFailure())
-      return;
-    EXPECT_TRUE(crashed.load()) << describe(b);
-  }
+  crashAtEachBoundary(run);
   // Some crashes did make States.UUID give F another id, which was lost.
   // (A redelivered fan-out makes new tags too, but H's checkpoints usually
   // answer the duplicates before their code runs, so that is not counted.)

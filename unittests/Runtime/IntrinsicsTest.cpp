@@ -213,7 +213,7 @@ TEST(Intrinsics, Format) {
   // Bounded: a template repeated from the input cannot grow without limit.
   std::string big(in::kMaxText / 2 + 1, 'x');
   expectError("States.Format('{}{}', $.s, $.s)",
-              "States.Format: the result is longer than 262144 characters",
+              "States.Format: the result is longer than 262144 bytes",
               R"({"s": ")" + big + R"("})");
 }
 
@@ -236,8 +236,7 @@ TEST(Intrinsics, StringToJsonAndJsonToString) {
       << bad.getStatus().message();
   std::string big(in::kMaxText, 'x');
   expectError("States.JsonToString($.s)",
-              "States.JsonToString: the result is longer than 262144 "
-              "characters",
+              "States.JsonToString: the result is longer than 262144 bytes",
               R"({"s": ")" + big + R"("})");
   expectError("States.StringToJson($.s)",
               "States.StringToJson: argument 1 (JSON text) is longer than "
