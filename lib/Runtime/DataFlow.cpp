@@ -179,9 +179,12 @@ Result<Value> contextPath(const std::string &path, const Scope &scope) {
       return Status::error("'" + path +
                            "': the Map item is only in the context of an "
                            "ItemSelector");
-    // The item itself, without copying it into a context object.
+    // The item and its index without copying the item into a context
+    // object (ItemSelector runs once per item).
     if (named(1, "Item") && named(2, "Value"))
       return walk(*scope.item, steps, 3, path);
+    if (named(1, "Item") && named(2, "Index") && steps.size() == 3)
+      return Value(scope.index);
   }
   if (named(0, "Execution") && named(1, "Input"))
     return Status::error("'" + path +
