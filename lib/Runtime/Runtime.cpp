@@ -423,6 +423,14 @@ Status Runtime::execute(Invocation &inv, const Value &effective) {
   for (unsigned attempt = 0;; ++attempt) {
     inv.ctx.attempt = attempt;
     inv.ctx.effects.clear();
+    if (UNUM_UNLIKELY(attempt > 0 && !identityFlow)) {
+      // Step Functions applies Parameters per attempt: they may read
+      // $$.State.RetryCount or call States.UUID.
+      auto in = flow.input(*inv.fn, effective, inv.ctx);
+      if (!in)
+        return in.getStatus().withContext("input");
+      flowed = in.take();
+    }
     hr = inv.fn->handler->call(*input, inv.ctx);
     if (UNUM_LIKELY(hr.ok) || attempt >= retries)
       break;
@@ -623,7 +631,7 @@ Status Runtime::addMapSends(Invocation &inv, const Edge &e,
                             const std::vector<FanOutLevel> &post,
                             Sends &sends) {
   DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
-  auto items = flow.items(*inv.fn, e, inv.output);
+  auto items = flow.items(*inv.fn, e, inv.output, inv.ctx);
   if (!items)
     return items.getStatus();
   if (post.size() + 1 > kMaxFanOutDepth)

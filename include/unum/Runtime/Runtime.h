@@ -92,8 +92,9 @@ public:
   virtual Result<Value> output(const FunctionSpec &fn, const Value &effective,
                                const Value &result, const Context &ctx);
   /// The items a Map edge fans out over (default: the output, a list).
-  virtual Result<Value::Array>
-  items(const FunctionSpec &fn, const config::Edge &edge, const Value &output);
+  virtual Result<Value::Array> items(const FunctionSpec &fn,
+                                     const config::Edge &edge,
+                                     const Value &output, const Context &ctx);
 };
 
 struct RuntimeOptions {

@@ -1,0 +1,53 @@
+//===- Intrinsics.h - Step Functions intrinsic functions --------*- C++ -*-===//
+//
+// Internal to the runtime library: the evaluator of the intrinsic function
+// calls (`States.Format('{} is {}', $.a, $.b)`) that a Parameters,
+// ResultSelector or ItemSelector key ending in `.$` may hold. DataFlow.cpp
+// calls it and supplies the JSONPath arguments' values; everything else
+// (the call syntax, argument checks, the functions, their limits) is here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef UNUM_LIB_RUNTIME_INTRINSICS_H
+#define UNUM_LIB_RUNTIME_INTRINSICS_H
+
+#include "unum/Runtime/Value.h"
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace unum::runtime::intrinsics {
+
+/// Calls nested deeper than this are refused (Step Functions allows 10).
+constexpr unsigned kMaxNesting = 10;
+/// The longest string an intrinsic builds or parses (States.Format,
+/// States.JsonToString, States.StringToJson): Step Functions' payload limit.
+constexpr size_t kMaxText = 256 * 1024;
+/// The most characters States.Base64Encode/Base64Decode/Hash take.
+constexpr size_t kMaxCodecInput = 10000;
+/// The most elements States.ArrayRange makes.
+constexpr size_t kMaxRange = 1000;
+
+/// Gives a JSONPath argument's value: `$...` from the template's input,
+/// `$$...` from the context object.
+using PathResolver = std::function<Result<Value>(const std::string &path)>;
+
+/// Whether a `.$` value is written as an intrinsic function call.
+inline bool isCall(std::string_view text) {
+  return text.rfind("States.", 0) == 0;
+}
+
+/// Parses and evaluates the call `text`. Errors name the intrinsic and the
+/// argument ("States.ArrayPartition: argument 2 (chunk size) must be a
+/// positive integer, not 0"), or the character a syntax error is at.
+Result<Value> evaluate(std::string_view text, const PathResolver &resolve);
+
+/// Base64 with the standard alphabet and padding.
+std::string base64Encode(std::string_view bytes);
+/// The bytes of standard Base64 (padding optional); an error names the
+/// first offending character.
+Result<std::string> base64Decode(std::string_view text);
+
+} // namespace unum::runtime::intrinsics
+
+#endif // UNUM_LIB_RUNTIME_INTRINSICS_H
