@@ -4,6 +4,8 @@
 
 #include "unum/Runtime/Evaluator.h"
 
+#include "DebugRuntime.h"
+
 #include <atomic>
 #include <iostream>
 #include <set>
@@ -51,7 +53,15 @@ struct Runtime::Invocation {
 
 Runtime::Runtime(const App &app, DataStore &store, Invoker &invoker,
                  RuntimeOptions options)
+    : app(app), store(store), invoker(invoker), opts(std::move(options)) {
+  debugRt = DebugRuntime::forApp(app, store, invoker, opts);
+}
+
+Runtime::Runtime(const App &app, DataStore &store, Invoker &invoker,
+                 RuntimeOptions options, WithoutDebug)
     : app(app), store(store), invoker(invoker), opts(std::move(options)) {}
+
+Runtime::~Runtime() = default;
 
 bool Runtime::crashAt(Step step, const std::string &instance,
                       unsigned k) const {
@@ -291,6 +301,8 @@ Status Runtime::handle(const std::string &function, const Payload &payload) {
   inv.fn = hint && app.owns(*hint) && hint->config.name == function
                ? hint
                : app.find(function);
+  if (debugRt && inv.fn && inv.fn->config.debug.value_or(false))
+    return debugRt->handle(function, payload);
   inv.instance = instanceName(function, payload.fanout);
   inv.session = payload.session;
   Status s;
@@ -442,6 +454,7 @@ Status Runtime::run(Invocation &inv) {
       inv.output = out.take();
     } else {
       inv.failed = true;
+      inv.ctx.effects.clear(); // a failed attempt commits nothing
       Value err = Value::object();
       err.set("Error", hr.error);
       err.set("Cause", hr.cause);

@@ -2,6 +2,7 @@
 //
 //   unum-run APPDIR --input FILE|- [--store memory|sqlite:PATH|redis://H:P]
 //            [--workers N] [--trace] [--no-gc] [--crash-rate P [--seed N]]
+//            [--effects FILE]
 //            [--invoker inproc|http [--listen HOST:PORT] [--url-map FILE]]
 //
 // Loads APPDIR/<Function>/{unum_config.json, handler}, starts the workflow at
@@ -35,6 +36,9 @@ static const char *const kUsage =
     "redis://HOST:PORT]\n"
     "                [--workers N] [--trace] [--no-gc] [--crash-rate P "
     "[--seed N]]\n"
+    "                [--effects FILE] [--invoker inproc|http [--listen "
+    "HOST:PORT]\n"
+    "                [--url-map FILE]]\n"
     "\n"
     "Runs the application in APPDIR (one directory per function, each with "
     "its\n"
@@ -48,11 +52,15 @@ static const char *const kUsage =
     "                   or any other JSON value (used as the input itself)\n"
     "  --store URI      memory (default), sqlite:PATH or redis://HOST:PORT\n"
     "  --workers N      worker threads (default 4)\n"
-    "  --trace          print each step to stderr\n"
+    "  --trace          print each step to stderr (functions with \"Debug\":\n"
+    "                   true print theirs, timed, in any case)\n"
     "  --no-gc          keep checkpoints and completion sets\n"
     "  --crash-rate P   fault injection: crash each step boundary with\n"
     "                   probability P (0..0.9); crashed invocations are\n"
     "                   delivered again; --seed N makes it repeatable\n"
+    "  --effects FILE   write the side effects the run committed (staged by\n"
+    "                   handlers on UNUM_EFFECTS_FD) to FILE as a JSON\n"
+    "                   object of instance name -> list of effects\n"
     "  --invoker KIND   inproc (default): invocations go straight to the\n"
     "                   workers; http: each one is an HTTP POST of the JSON\n"
     "                   payload to the function's URL, and unum-run serves\n"
@@ -133,9 +141,36 @@ private:
   std::string fallback;
 };
 
+/// Writes the session's committed effects to `path`: {instance: [effect,
+/// ...]}, instances sorted, each one's effects in commit order.
+static Status writeEffects(DataStore &store, const std::string &session,
+                           const std::string &path) {
+  auto fx = store.effects(session);
+  if (!fx)
+    return fx.getStatus().withContext("reading effects");
+  std::map<std::string, Value> byInstance;
+  for (const Effect &e : *fx) {
+    auto v = parseJsonValue(e.value, "effect of '" + e.instance + "'");
+    if (!v)
+      return v.getStatus();
+    auto it = byInstance.try_emplace(e.instance, Value::array()).first;
+    it->second.push(v.take());
+  }
+  Value out = Value::object();
+  for (auto &[instance, list] : byInstance)
+    out.getObject().emplace_back(instance, std::move(list)); // keys unique
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << toJson(out, /*pretty=*/true) << "\n";
+  f.close();
+  if (!f)
+    return Status::error("--effects: cannot write '" + path + "'");
+  return Status::ok();
+}
+
 int main(int argc, char **argv) {
   std::string appDir, inputPath, storeUri = "memory";
   std::string invokerKind = "inproc", listenAt = "127.0.0.1:0", urlMapPath;
+  std::string effectsPath;
   unsigned workers = 4;
   bool trace = false, gc = true;
   double crashRate = 0;
@@ -173,6 +208,8 @@ int main(int argc, char **argv) {
       listenAt = value("--listen");
     } else if (arg == "--url-map") {
       urlMapPath = value("--url-map");
+    } else if (arg == "--effects") {
+      effectsPath = value("--effects");
     } else if (arg == "--trace") {
       trace = true;
     } else if (arg == "--no-gc") {
@@ -232,6 +269,10 @@ int main(int argc, char **argv) {
     return fail(app.getStatus().message());
   if (Status s = app->validate(); !s)
     return fail(s.message());
+
+  // A bad --effects path is found before the run, not after it.
+  if (!effectsPath.empty() && !std::ofstream(effectsPath, std::ios::app))
+    return fail("--effects: cannot write '" + effectsPath + "'");
 
   auto urlMap = UrlMap::load(urlMapPath, *app);
   if (!urlMap)
@@ -300,9 +341,18 @@ int main(int argc, char **argv) {
   {
     LocalRunner local(*app, **store, opts);
     runner = &local;
-    result = local.run(*input);
+    // The effects are read before the session is deleted.
+    result = local.run(*input, /*keepSession=*/!effectsPath.empty());
     gateway.reset(); // joins the server: no request reaches a gone runner
     runner = nullptr;
+  }
+  if (!effectsPath.empty() && !result.session.empty()) {
+    // Written for a failed run too: what was committed stays committed.
+    if (Status s = writeEffects(**store, result.session, effectsPath); !s)
+      result.errors.push_back(s.message());
+    else if (result.ok() && gc)
+      if (Status d = (*store)->deleteSession(result.session); !d)
+        result.errors.push_back(d.message());
   }
   if (!result.ok()) {
     for (const std::string &e : result.errors)
