@@ -10,7 +10,9 @@
 // value), runs it on a local thread pool over the chosen data store, and
 // prints the terminal outputs as one JSON object keyed by instance name.
 // With --invoker http every invocation is an HTTP POST of the wire payload
-// to the function's URL; unum-run serves POST /fn/<Function> itself.
+// to the function's URL; unum-run serves POST /fn/<Function> itself, and
+// says which of the instances it sent to other endpoints never came back
+// (exit 3).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +29,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <set>
 #include <sstream>
 
 using namespace unum::runtime;
@@ -70,7 +73,12 @@ static const char *const kUsage =
     "  --url-map FILE   (http) a JSON object of function name -> URL; \"*\"\n"
     "                   is a template for the others, {function} standing\n"
     "                   for the name; unlisted functions go to unum-run's\n"
-    "                   own http://H:P/fn/<Function>\n";
+    "                   own http://H:P/fn/<Function>\n"
+    "\n"
+    "Exit status: 0 done; 1 the workflow failed, or a bad value or file;\n"
+    "2 an unknown option or a missing argument; 3 (http) instances went to\n"
+    "other endpoints and never came back, so what they did is not observed\n"
+    "(they are listed on stderr).\n";
 
 static int fail(const std::string &msg) {
   std::cerr << "unum-run: error: " << msg << "\n";
@@ -140,6 +148,92 @@ private:
   std::map<std::string, std::string> urls;
   std::string fallback;
 };
+
+/// --invoker http with a --url-map: the invocations that leave for other
+/// endpoints, and those that reach this gateway. An instance sent elsewhere
+/// that never came back here (a proxy forwards it back; a deployed function
+/// does not) ran outside this process: its output, its failure and the work
+/// it continued are not observed here, so the run says so.
+class Routes final : public Invoker {
+public:
+  Routes(std::function<std::string(const std::string &)> urlFor,
+         std::string ownPrefix)
+      : http(urlFor), urlFor(std::move(urlFor)),
+        ownPrefix(std::move(ownPrefix)) {}
+
+  Status invoke(const std::string &function, Payload &&payload) override {
+    std::string url = urlFor(function);
+    if (url.rfind(ownPrefix, 0) != 0) {
+      std::lock_guard<std::mutex> lock(mu);
+      sent[function].url = url;
+      sent[function].instances.insert(instanceName(function, payload.fanout));
+    }
+    return http.invoke(function, std::move(payload));
+  }
+  bool blocking() const override { return true; }
+
+  void arrived(const std::string &function, const Payload &payload) {
+    std::lock_guard<std::mutex> lock(mu);
+    came.insert(instanceName(function, payload.fanout));
+  }
+
+  struct Away {
+    std::string url;
+    std::set<std::string> instances;
+  };
+  /// Per function, the instances sent elsewhere that never came back.
+  std::map<std::string, Away> unobserved() const {
+    std::lock_guard<std::mutex> lock(mu);
+    std::map<std::string, Away> away;
+    for (const auto &[fn, s] : sent)
+      for (const std::string &i : s.instances)
+        if (!came.count(i)) {
+          away[fn].url = s.url;
+          away[fn].instances.insert(i);
+        }
+    return away;
+  }
+
+private:
+  HttpInvoker http;
+  std::function<std::string(const std::string &)> urlFor;
+  std::string ownPrefix;
+  mutable std::mutex mu;
+  std::map<std::string, Away> sent;
+  std::set<std::string> came;
+};
+
+/// Says on stderr which instances ran elsewhere and were not observed.
+static void reportUnobserved(const std::map<std::string, Routes::Away> &away,
+                             const App &app, const DataStore &store,
+                             const std::string &session) {
+  size_t n = 0;
+  for (const auto &[fn, a] : away)
+    n += a.instances.size();
+  std::cerr << "unum-run: warning: " << n
+            << " instance(s) went to other endpoints and did not come back "
+               "to this gateway before the run ended; their outputs, "
+               "failures and the work they continued are not observed here:\n";
+  for (const auto &[fn, a] : away) {
+    std::cerr << "unum-run: warning:   " << fn << " at " << a.url << ": ";
+    size_t shown = 0;
+    for (const std::string &i : a.instances) {
+      if (shown == 8) {
+        std::cerr << " and " << a.instances.size() - shown << " more";
+        break;
+      }
+      std::cerr << (shown++ ? ", " : "") << i;
+    }
+    const FunctionSpec *spec = app.find(fn);
+    if (spec && spec->config.next.empty())
+      std::cerr << " (terminal: missing from the outputs)";
+    std::cerr << "\n";
+  }
+  if (store.describe() != "memory")
+    std::cerr << "unum-run: warning: session " << session
+              << " is kept in the store for the work that may still run "
+                 "there\n";
+}
 
 /// Writes the session's committed effects to `path`: {instance: [effect,
 /// ...]}, instances sorted, each one's effects in commit order.
@@ -287,12 +381,14 @@ int main(int argc, char **argv) {
   // asynchronous invocation; the runner's invocations are POSTs.
   std::atomic<LocalRunner *> runner{nullptr};
   std::unique_ptr<HttpServer> gateway;
-  std::unique_ptr<HttpInvoker> httpInvoker;
+  std::unique_ptr<Routes> routes;
+  std::atomic<Routes *> arrivals{nullptr};
   if (http) {
     const App &a = *app;
     auto server = HttpServer::listen(
         listenAt.substr(0, colon), int(listenPort),
-        [&a, &runner](const std::string &path, const std::string &body) {
+        [&a, &runner, &arrivals](const std::string &path,
+                                 const std::string &body) {
           std::string fn = path.rfind("/fn/", 0) == 0 ? path.substr(4) : "";
           if (fn.empty() || !a.find(fn))
             return HttpResponse{404, "no function at '" + path + "'"};
@@ -305,6 +401,8 @@ int main(int argc, char **argv) {
           LocalRunner *r = runner.load();
           if (!r)
             return HttpResponse{503, "not running a workflow"};
+          if (Routes *routes = arrivals.load())
+            routes->arrived(fn, *p);
           if (Status s = r->invoker().invoke(fn, p.take()); !s)
             return HttpResponse{503, s.message()};
           return HttpResponse{202, ""};
@@ -313,15 +411,17 @@ int main(int argc, char **argv) {
       return fail(server.getStatus().message());
     gateway = server.take();
     std::string base = gateway->url();
-    httpInvoker = std::make_unique<HttpInvoker>(
-        [base, map = *urlMap](const std::string &fn) { return map(base, fn); });
+    routes = std::make_unique<Routes>(
+        [base, map = *urlMap](const std::string &fn) { return map(base, fn); },
+        base + "/fn/");
+    arrivals = routes.get();
   }
 
   LocalRunner::Options opts;
   opts.workers = workers;
   opts.trace = trace;
   opts.runtime.gc = gc;
-  opts.platform = httpInvoker.get();
+  opts.platform = routes.get();
   std::mutex rngMutex;
   std::mt19937_64 rng(seed);
   if (crashRate > 0) {
@@ -341,27 +441,36 @@ int main(int argc, char **argv) {
   {
     LocalRunner local(*app, **store, opts);
     runner = &local;
-    // The effects are read before the session is deleted.
-    result = local.run(*input, /*keepSession=*/!effectsPath.empty());
+    // The session is deleted below, once the effects are read and only if
+    // no work went elsewhere.
+    result = local.run(*input, /*keepSession=*/true);
     gateway.reset(); // joins the server: no request reaches a gone runner
     runner = nullptr;
   }
-  if (!effectsPath.empty() && !result.session.empty()) {
+  std::map<std::string, Routes::Away> away;
+  if (routes)
+    away = routes->unobserved();
+  if (!effectsPath.empty() && !result.session.empty())
     // Written for a failed run too: what was committed stays committed.
     if (Status s = writeEffects(**store, result.session, effectsPath); !s)
       result.errors.push_back(s.message());
-    else if (result.ok() && gc)
-      if (Status d = (*store)->deleteSession(result.session); !d)
-        result.errors.push_back(d.message());
-  }
+  if (result.ok() && gc && away.empty())
+    if (Status d = (*store)->deleteSession(result.session); !d)
+      result.errors.push_back(d.message());
   if (!result.ok()) {
     for (const std::string &e : result.errors)
       std::cerr << "unum-run: error: " << e << "\n";
+    if (!away.empty())
+      reportUnobserved(away, *app, **store, result.session);
     return 1;
   }
   Value out = Value::object();
   for (auto &[instance, output] : result.outputs)
     out.set(instance, output);
-  std::cout << toJson(out, /*pretty=*/true) << "\n";
+  std::cout << toJson(out, /*pretty=*/true) << std::endl;
+  if (!away.empty()) {
+    reportUnobserved(away, *app, **store, result.session);
+    return 3;
+  }
   return 0;
 }
