@@ -8,7 +8,8 @@ using namespace unum::runtime;
 
 class LocalRunner::Collector final : public Observer {
 public:
-  explicit Collector(bool traceOn) : traceOn(traceOn) {}
+  Collector(bool traceOn, std::function<void(const std::string &)> log)
+      : traceOn(traceOn), log(std::move(log)) {}
 
   void terminal(const std::string &session, const std::string &instance,
                 const Value &output) override {
@@ -22,10 +23,15 @@ public:
   }
   bool tracing() const override { return traceOn; }
   void trace(const std::string &line) override {
-    if (!traceOn)
-      return;
+    if (traceOn)
+      debug(line);
+  }
+  void debug(const std::string &line) override {
     std::lock_guard<std::mutex> lock(mu);
-    std::cerr << "[unum] " << line << "\n";
+    if (log)
+      log(line);
+    else
+      std::cerr << "[unum] " << line << "\n";
   }
 
   RunResult take(const std::string &session) {
@@ -38,6 +44,7 @@ public:
 
 private:
   bool traceOn;
+  std::function<void(const std::string &)> log;
   std::mutex mu;
   std::map<std::string, RunResult> results;
 };
@@ -58,7 +65,7 @@ Result<Payload> unum::runtime::startPayload(const Value &input) {
 
 LocalRunner::LocalRunner(const App &app, DataStore &store, Options options)
     : app(app), store(store), opts(std::move(options)) {
-  collector = std::make_unique<Collector>(opts.trace);
+  collector = std::make_unique<Collector>(opts.trace, opts.log);
   pool = std::make_unique<ThreadPoolInvoker>(opts.workers, opts.maxDeliveries);
   RuntimeOptions ro = opts.runtime;
   ro.observer = collector.get();

@@ -5,6 +5,8 @@
 
 #include "unum/Runtime/Evaluator.h"
 
+#include "DebugRuntime.h"
+
 #include <atomic>
 #include <iostream>
 #include <set>
@@ -52,7 +54,15 @@ struct Runtime::Invocation {
 
 Runtime::Runtime(const App &app, DataStore &store, Invoker &invoker,
                  RuntimeOptions options)
+    : app(app), store(store), invoker(invoker), opts(std::move(options)) {
+  debugRt = DebugRuntime::forApp(app, store, invoker, opts);
+}
+
+Runtime::Runtime(const App &app, DataStore &store, Invoker &invoker,
+                 RuntimeOptions options, WithoutDebug)
     : app(app), store(store), invoker(invoker), opts(std::move(options)) {}
+
+Runtime::~Runtime() = default;
 
 UNUM_HOT bool Runtime::crashAt(Step step, const std::string &instance,
                       unsigned k) const {
@@ -294,6 +304,8 @@ UNUM_HOT Status Runtime::handle(const std::string &function,
   inv.fn = hint && app.owns(*hint) && hint->config.name == function
                ? hint
                : app.find(function);
+  if (debugRt && inv.fn && inv.fn->config.debug.value_or(false))
+    return debugRt->handle(function, payload);
   inv.instance = instanceName(function, payload.fanout);
   inv.session = payload.session;
   Status s;
@@ -462,6 +474,7 @@ void Runtime::traceRetry(const Invocation &inv, unsigned attempt,
 /// error edges receive.
 Status Runtime::failure(Invocation &inv, const HandlerResult &hr) {
   inv.failed = true;
+  inv.ctx.effects.clear(); // a failed attempt commits nothing
   Value err = Value::object();
   err.set("Error", hr.error.empty() ? "States.TaskFailed" : hr.error);
   err.set("Cause", hr.cause);

@@ -1,6 +1,15 @@
 //===- Subprocess.cpp - User code as an executable (JSON in, JSON out) ----===//
+//
+// The child gets its input on stdin and writes its output to stdout; side
+// effects go to a third pipe, UNUM_EFFECTS_FD (fd 3), one JSON value per
+// line, so that staging them never disturbs the output. All three are
+// drained together: a child blocked on a full pipe would never exit.
+//
+//===----------------------------------------------------------------------===//
 
 #include "unum/Runtime/Handler.h"
+
+#include "unum/Config/Document.h"
 
 #include <cerrno>
 #include <csignal>
@@ -14,9 +23,12 @@
 extern char **environ;
 
 using namespace unum::runtime;
+namespace config = unum::config;
 
 namespace {
 constexpr size_t kMaxOutput = size_t(256) << 20;
+/// The child's end of the effects pipe, named by UNUM_EFFECTS_FD.
+constexpr int kEffectsFd = 3;
 
 struct Fd {
   int fd = -1;
@@ -35,9 +47,9 @@ public:
 
   HandlerResult call(const Value &input, Context &ctx) override {
     std::string in = toJson(input);
-    std::string out, err;
+    std::string out, err, fx;
     int status = 0;
-    std::string problem = run(in, ctx, out, err, status);
+    std::string problem = run(in, ctx, out, err, fx, status);
     if (!problem.empty())
       return HandlerResult::failure(exe + ": " + problem);
     if (WIFSIGNALED(status))
@@ -51,10 +63,51 @@ public:
     auto v = parseJsonValue(out, exe + " output");
     if (!v)
       return HandlerResult::failure(v.getStatus().message() + tail(err));
+    // Staged only now: a failed call's effects are dropped with it.
+    if (!fx.empty())
+      if (std::string bad = parseEffects(fx, ctx.effects); !bad.empty())
+        return HandlerResult::failure(exe + ": " + bad);
     return HandlerResult::success(v.take());
   }
 
 private:
+  /// Appends the effects written to UNUM_EFFECTS_FD, one JSON value per line
+  /// (blank lines are skipped), to `effects`; all or nothing. Returns what
+  /// is wrong, naming the line, or "".
+  static std::string parseEffects(const std::string &text,
+                                  std::vector<Value> &effects) {
+    std::vector<Value> parsed;
+    unsigned line = 0;
+    for (size_t pos = 0; pos < text.size();) {
+      size_t end = text.find('\n', pos);
+      if (end == std::string::npos)
+        end = text.size();
+      std::string_view l(text.data() + pos, end - pos);
+      pos = end + 1;
+      ++line;
+      if (l.find_first_not_of(" \t\r") == std::string_view::npos)
+        continue;
+      config::DiagnosticSink diags;
+      std::vector<config::Node> docs;
+      std::string where =
+          "effect on line " + std::to_string(line) + " of UNUM_EFFECTS_FD";
+      if (!config::parseJson(l, docs, diags)) {
+        for (const config::Diagnostic &d : diags.diagnostics())
+          if (d.severity == config::Diagnostic::Severity::Error)
+            return where + " is not valid JSON (column " +
+                   std::to_string(d.loc.col) + ": " + d.message + ")";
+        return where + " is not valid JSON";
+      }
+      if (docs.size() != 1)
+        return where + " holds " + std::to_string(docs.size()) +
+               " JSON values; write one per line";
+      parsed.push_back(valueOf(std::move(docs[0])));
+    }
+    for (Value &v : parsed)
+      effects.push_back(std::move(v));
+    return "";
+  }
+
   static std::string tail(const std::string &err) {
     if (err.empty())
       return "";
@@ -65,19 +118,31 @@ private:
   }
 
   std::string run(const std::string &in, const Context &ctx, std::string &out,
-                  std::string &err, int &status) {
-    int pin[2], pout[2], perr[2];
-    if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) ||
-        pipe2(perr, O_CLOEXEC))
-      return std::string("pipe: ") + std::strerror(errno);
+                  std::string &err, std::string &fx, int &status) {
+    int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1},
+        pfx[2] = {-1, -1};
+    bool piped = !pipe2(pin, O_CLOEXEC) && !pipe2(pout, O_CLOEXEC) &&
+                 !pipe2(perr, O_CLOEXEC) && !pipe2(pfx, O_CLOEXEC);
+    int pipeErrno = errno;
     Fd inR{pin[0]}, inW{pin[1]}, outR{pout[0]}, outW{pout[1]}, errR{perr[0]},
-        errW{perr[1]};
+        errW{perr[1]}, fxR{pfx[0]}, fxW{pfx[1]};
+    if (!piped)
+      return std::string("pipe: ") + std::strerror(pipeErrno);
+    // dup2 onto the same number would keep close-on-exec: move it first.
+    if (fxW.fd == kEffectsFd) {
+      int moved = fcntl(fxW.fd, F_DUPFD_CLOEXEC, kEffectsFd + 1);
+      if (moved < 0)
+        return std::string("fcntl: ") + std::strerror(errno);
+      fxW.reset();
+      fxW.fd = moved;
+    }
 
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, inR.fd, 0);
     posix_spawn_file_actions_adddup2(&fa, outW.fd, 1);
     posix_spawn_file_actions_adddup2(&fa, errW.fd, 2);
+    posix_spawn_file_actions_adddup2(&fa, fxW.fd, kEffectsFd);
     if (!dir.empty())
       posix_spawn_file_actions_addchdir_np(&fa, dir.c_str());
 
@@ -89,6 +154,7 @@ private:
     env.push_back("UNUM_INSTANCE=" + ctx.instance);
     env.push_back("UNUM_SESSION=" + ctx.session);
     env.push_back("UNUM_ATTEMPT=" + std::to_string(ctx.attempt));
+    env.push_back("UNUM_EFFECTS_FD=" + std::to_string(kEffectsFd));
     std::vector<char *> envp;
     for (std::string &e : env)
       envp.push_back(e.data());
@@ -104,23 +170,35 @@ private:
     inR.reset();
     outW.reset();
     errW.reset();
+    fxW.reset();
 
-    // Feed stdin and drain stdout/stderr together so neither side blocks.
+    // Feed stdin and drain stdout, stderr and the effects together so that
+    // no side blocks on a full pipe.
+    struct Sink {
+      Fd &src;
+      std::string &dst;
+      const char *what;
+    };
+    Sink sinks[] = {{outR, out, "output"},
+                    {errR, err, "stderr"},
+                    {fxR, fx, "effects"}};
     size_t written = 0;
     if (in.empty())
       inW.reset();
     fcntl(inW.fd, F_SETFL, O_NONBLOCK);
     char buf[65536];
     std::string problem;
-    while (outR.fd >= 0 || errR.fd >= 0) {
-      pollfd fds[3];
+    while (outR.fd >= 0 || errR.fd >= 0 || fxR.fd >= 0) {
+      pollfd fds[4];
+      Sink *of[4] = {};
       int n = 0;
       if (inW.fd >= 0)
         fds[n++] = {inW.fd, POLLOUT, 0};
-      if (outR.fd >= 0)
-        fds[n++] = {outR.fd, POLLIN, 0};
-      if (errR.fd >= 0)
-        fds[n++] = {errR.fd, POLLIN, 0};
+      for (Sink &k : sinks)
+        if (k.src.fd >= 0) {
+          of[n] = &k;
+          fds[n++] = {k.src.fd, POLLIN, 0};
+        }
       if (poll(fds, n, -1) < 0) {
         if (errno == EINTR)
           continue;
@@ -140,19 +218,20 @@ private:
             inW.reset();
           continue;
         }
-        Fd &src = fds[i].fd == outR.fd ? outR : errR;
-        std::string &dst = &src == &outR ? out : err;
-        ssize_t r = ::read(src.fd, buf, sizeof(buf));
+        Sink &k = *of[i];
+        if (k.src.fd < 0)
+          continue; // closed above, after the child was killed
+        ssize_t r = ::read(k.src.fd, buf, sizeof(buf));
         if (r > 0) {
-          dst.append(buf, size_t(r));
-          if (dst.size() > kMaxOutput) {
-            problem = "output larger than 256 MiB";
+          k.dst.append(buf, size_t(r));
+          if (k.dst.size() > kMaxOutput) {
+            problem = std::string(k.what) + " larger than 256 MiB";
             kill(pid, SIGKILL);
-            outR.reset();
-            errR.reset();
+            for (Sink &s : sinks)
+              s.src.reset();
           }
         } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
-          src.reset();
+          k.src.reset();
         }
       }
     }

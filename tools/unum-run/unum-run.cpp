@@ -2,6 +2,7 @@
 //
 //   unum-run APPDIR --input FILE|- [--store memory|sqlite:PATH|redis://H:P]
 //            [--workers N] [--trace] [--no-gc] [--crash-rate P [--seed N]]
+//            [--effects FILE]
 //            [--invoker inproc|http [--listen HOST:PORT] [--url-map FILE]]
 //
 // Loads APPDIR/<Function>/{unum_config.json, handler}, starts the workflow at
@@ -9,7 +10,9 @@
 // value), runs it on a local thread pool over the chosen data store, and
 // prints the terminal outputs as one JSON object keyed by instance name.
 // With --invoker http every invocation is an HTTP POST of the wire payload
-// to the function's URL; unum-run serves POST /fn/<Function> itself.
+// to the function's URL; unum-run serves POST /fn/<Function> itself, and
+// says which of the instances it sent to other endpoints never came back
+// (exit 3).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +29,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <set>
 #include <sstream>
 
 using namespace unum::runtime;
@@ -35,6 +39,9 @@ static const char *const kUsage =
     "redis://HOST:PORT]\n"
     "                [--workers N] [--trace] [--no-gc] [--crash-rate P "
     "[--seed N]]\n"
+    "                [--effects FILE] [--invoker inproc|http [--listen "
+    "HOST:PORT]\n"
+    "                [--url-map FILE]]\n"
     "\n"
     "Runs the application in APPDIR (one directory per function, each with "
     "its\n"
@@ -48,11 +55,15 @@ static const char *const kUsage =
     "                   or any other JSON value (used as the input itself)\n"
     "  --store URI      memory (default), sqlite:PATH or redis://HOST:PORT\n"
     "  --workers N      worker threads (default 4)\n"
-    "  --trace          print each step to stderr\n"
+    "  --trace          print each step to stderr (functions with \"Debug\":\n"
+    "                   true print theirs, timed, in any case)\n"
     "  --no-gc          keep checkpoints and completion sets\n"
     "  --crash-rate P   fault injection: crash each step boundary with\n"
     "                   probability P (0..0.9); crashed invocations are\n"
     "                   delivered again; --seed N makes it repeatable\n"
+    "  --effects FILE   write the side effects the run committed (staged by\n"
+    "                   handlers on UNUM_EFFECTS_FD) to FILE as a JSON\n"
+    "                   object of instance name -> list of effects\n"
     "  --invoker KIND   inproc (default): invocations go straight to the\n"
     "                   workers; http: each one is an HTTP POST of the JSON\n"
     "                   payload to the function's URL, and unum-run serves\n"
@@ -62,7 +73,12 @@ static const char *const kUsage =
     "  --url-map FILE   (http) a JSON object of function name -> URL; \"*\"\n"
     "                   is a template for the others, {function} standing\n"
     "                   for the name; unlisted functions go to unum-run's\n"
-    "                   own http://H:P/fn/<Function>\n";
+    "                   own http://H:P/fn/<Function>\n"
+    "\n"
+    "Exit status: 0 done; 1 the workflow failed, or a bad value or file;\n"
+    "2 an unknown option or a missing argument; 3 (http) instances went to\n"
+    "other endpoints and never came back, so what they did is not observed\n"
+    "(they are listed on stderr).\n";
 
 static int fail(const std::string &msg) {
   std::cerr << "unum-run: error: " << msg << "\n";
@@ -133,9 +149,122 @@ private:
   std::string fallback;
 };
 
+/// --invoker http with a --url-map: the invocations that leave for other
+/// endpoints, and those that reach this gateway. An instance sent elsewhere
+/// that never came back here (a proxy forwards it back; a deployed function
+/// does not) ran outside this process: its output, its failure and the work
+/// it continued are not observed here, so the run says so.
+class Routes final : public Invoker {
+public:
+  Routes(std::function<std::string(const std::string &)> urlFor,
+         std::string ownPrefix)
+      : http(urlFor), urlFor(std::move(urlFor)),
+        ownPrefix(std::move(ownPrefix)) {}
+
+  Status invoke(const std::string &function, Payload &&payload) override {
+    std::string url = urlFor(function);
+    if (url.rfind(ownPrefix, 0) != 0) {
+      std::lock_guard<std::mutex> lock(mu);
+      sent[function].url = url;
+      sent[function].instances.insert(instanceName(function, payload.fanout));
+    }
+    return http.invoke(function, std::move(payload));
+  }
+  bool blocking() const override { return true; }
+
+  void arrived(const std::string &function, const Payload &payload) {
+    std::lock_guard<std::mutex> lock(mu);
+    came.insert(instanceName(function, payload.fanout));
+  }
+
+  struct Away {
+    std::string url;
+    std::set<std::string> instances;
+  };
+  /// Per function, the instances sent elsewhere that never came back.
+  std::map<std::string, Away> unobserved() const {
+    std::lock_guard<std::mutex> lock(mu);
+    std::map<std::string, Away> away;
+    for (const auto &[fn, s] : sent)
+      for (const std::string &i : s.instances)
+        if (!came.count(i)) {
+          away[fn].url = s.url;
+          away[fn].instances.insert(i);
+        }
+    return away;
+  }
+
+private:
+  HttpInvoker http;
+  std::function<std::string(const std::string &)> urlFor;
+  std::string ownPrefix;
+  mutable std::mutex mu;
+  std::map<std::string, Away> sent;
+  std::set<std::string> came;
+};
+
+/// Says on stderr which instances ran elsewhere and were not observed.
+static void reportUnobserved(const std::map<std::string, Routes::Away> &away,
+                             const App &app, const DataStore &store,
+                             const std::string &session) {
+  size_t n = 0;
+  for (const auto &[fn, a] : away)
+    n += a.instances.size();
+  std::cerr << "unum-run: warning: " << n
+            << " instance(s) went to other endpoints and did not come back "
+               "to this gateway before the run ended; their outputs, "
+               "failures and the work they continued are not observed here:\n";
+  for (const auto &[fn, a] : away) {
+    std::cerr << "unum-run: warning:   " << fn << " at " << a.url << ": ";
+    size_t shown = 0;
+    for (const std::string &i : a.instances) {
+      if (shown == 8) {
+        std::cerr << " and " << a.instances.size() - shown << " more";
+        break;
+      }
+      std::cerr << (shown++ ? ", " : "") << i;
+    }
+    const FunctionSpec *spec = app.find(fn);
+    if (spec && spec->config.next.empty())
+      std::cerr << " (terminal: missing from the outputs)";
+    std::cerr << "\n";
+  }
+  if (store.describe() != "memory")
+    std::cerr << "unum-run: warning: session " << session
+              << " is kept in the store for the work that may still run "
+                 "there\n";
+}
+
+/// Writes the session's committed effects to `path`: {instance: [effect,
+/// ...]}, instances sorted, each one's effects in commit order.
+static Status writeEffects(DataStore &store, const std::string &session,
+                           const std::string &path) {
+  auto fx = store.effects(session);
+  if (!fx)
+    return fx.getStatus().withContext("reading effects");
+  std::map<std::string, Value> byInstance;
+  for (const Effect &e : *fx) {
+    auto v = parseJsonValue(e.value, "effect of '" + e.instance + "'");
+    if (!v)
+      return v.getStatus();
+    auto it = byInstance.try_emplace(e.instance, Value::array()).first;
+    it->second.push(v.take());
+  }
+  Value out = Value::object();
+  for (auto &[instance, list] : byInstance)
+    out.getObject().emplace_back(instance, std::move(list)); // keys unique
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << toJson(out, /*pretty=*/true) << "\n";
+  f.close();
+  if (!f)
+    return Status::error("--effects: cannot write '" + path + "'");
+  return Status::ok();
+}
+
 int main(int argc, char **argv) {
   std::string appDir, inputPath, storeUri = "memory";
   std::string invokerKind = "inproc", listenAt = "127.0.0.1:0", urlMapPath;
+  std::string effectsPath;
   unsigned workers = 4;
   bool trace = false, gc = true;
   double crashRate = 0;
@@ -173,6 +302,8 @@ int main(int argc, char **argv) {
       listenAt = value("--listen");
     } else if (arg == "--url-map") {
       urlMapPath = value("--url-map");
+    } else if (arg == "--effects") {
+      effectsPath = value("--effects");
     } else if (arg == "--trace") {
       trace = true;
     } else if (arg == "--no-gc") {
@@ -233,6 +364,10 @@ int main(int argc, char **argv) {
   if (Status s = app->validate(); !s)
     return fail(s.message());
 
+  // A bad --effects path is found before the run, not after it.
+  if (!effectsPath.empty() && !std::ofstream(effectsPath, std::ios::app))
+    return fail("--effects: cannot write '" + effectsPath + "'");
+
   auto urlMap = UrlMap::load(urlMapPath, *app);
   if (!urlMap)
     return fail(urlMap.getStatus().message());
@@ -246,12 +381,14 @@ int main(int argc, char **argv) {
   // asynchronous invocation; the runner's invocations are POSTs.
   std::atomic<LocalRunner *> runner{nullptr};
   std::unique_ptr<HttpServer> gateway;
-  std::unique_ptr<HttpInvoker> httpInvoker;
+  std::unique_ptr<Routes> routes;
+  std::atomic<Routes *> arrivals{nullptr};
   if (http) {
     const App &a = *app;
     auto server = HttpServer::listen(
         listenAt.substr(0, colon), int(listenPort),
-        [&a, &runner](const std::string &path, const std::string &body) {
+        [&a, &runner, &arrivals](const std::string &path,
+                                 const std::string &body) {
           std::string fn = path.rfind("/fn/", 0) == 0 ? path.substr(4) : "";
           if (fn.empty() || !a.find(fn))
             return HttpResponse{404, "no function at '" + path + "'"};
@@ -264,6 +401,8 @@ int main(int argc, char **argv) {
           LocalRunner *r = runner.load();
           if (!r)
             return HttpResponse{503, "not running a workflow"};
+          if (Routes *routes = arrivals.load())
+            routes->arrived(fn, *p);
           if (Status s = r->invoker().invoke(fn, p.take()); !s)
             return HttpResponse{503, s.message()};
           return HttpResponse{202, ""};
@@ -272,15 +411,17 @@ int main(int argc, char **argv) {
       return fail(server.getStatus().message());
     gateway = server.take();
     std::string base = gateway->url();
-    httpInvoker = std::make_unique<HttpInvoker>(
-        [base, map = *urlMap](const std::string &fn) { return map(base, fn); });
+    routes = std::make_unique<Routes>(
+        [base, map = *urlMap](const std::string &fn) { return map(base, fn); },
+        base + "/fn/");
+    arrivals = routes.get();
   }
 
   LocalRunner::Options opts;
   opts.workers = workers;
   opts.trace = trace;
   opts.runtime.gc = gc;
-  opts.platform = httpInvoker.get();
+  opts.platform = routes.get();
   std::mutex rngMutex;
   std::mt19937_64 rng(seed);
   if (crashRate > 0) {
@@ -300,18 +441,36 @@ int main(int argc, char **argv) {
   {
     LocalRunner local(*app, **store, opts);
     runner = &local;
-    result = local.run(*input);
+    // The session is deleted below, once the effects are read and only if
+    // no work went elsewhere.
+    result = local.run(*input, /*keepSession=*/true);
     gateway.reset(); // joins the server: no request reaches a gone runner
     runner = nullptr;
   }
+  std::map<std::string, Routes::Away> away;
+  if (routes)
+    away = routes->unobserved();
+  if (!effectsPath.empty() && !result.session.empty())
+    // Written for a failed run too: what was committed stays committed.
+    if (Status s = writeEffects(**store, result.session, effectsPath); !s)
+      result.errors.push_back(s.message());
+  if (result.ok() && gc && away.empty())
+    if (Status d = (*store)->deleteSession(result.session); !d)
+      result.errors.push_back(d.message());
   if (!result.ok()) {
     for (const std::string &e : result.errors)
       std::cerr << "unum-run: error: " << e << "\n";
+    if (!away.empty())
+      reportUnobserved(away, *app, **store, result.session);
     return 1;
   }
   Value out = Value::object();
   for (auto &[instance, output] : result.outputs)
     out.set(instance, output);
-  std::cout << toJson(out, /*pretty=*/true) << "\n";
+  std::cout << toJson(out, /*pretty=*/true) << std::endl;
+  if (!away.empty()) {
+    reportUnobserved(away, *app, **store, result.session);
+    return 3;
+  }
   return 0;
 }

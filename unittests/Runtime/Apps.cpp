@@ -3,6 +3,10 @@
 #include "Apps.h"
 #include "TestUtil.h"
 
+#include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
+
 using namespace unum::runtime;
 using namespace unum::runtime::test;
 
@@ -241,4 +245,47 @@ std::vector<TestApp> unum::runtime::test::allApps() {
   empty(mapInMapApp(0, 2), "map-in-map-empty-outer");
   empty(mapInMapApp(2, 0), "map-in-map-empty-inner"); // each SinkC gets []
   return apps;
+}
+
+TestApp unum::runtime::test::subprocessApp(const std::string &dir, int n) {
+  TestApp t = fanInApp(n);
+  t.name = "subprocess-fanin";
+  auto script = [&](const char *fn, const char *body) {
+    std::string path = dir + "/" + fn;
+    std::filesystem::create_directories(path);
+    path += "/handler";
+    // The effect is the instance name as a JSON string, as pure() stages it.
+    std::ofstream(path) << "#!/bin/sh\n"
+                        << R"(printf '"%s"\n' "$UNUM_INSTANCE" >&"$UNUM_EFFECTS_FD")"
+                        << "\n"
+                        << body;
+    chmod(path.c_str(), 0755);
+    (void)t.app.setHandler(fn, makeSubprocessHandler(path, dir));
+  };
+  // A: n -> [1, ..., n]; B: x -> x * x; C: list -> {"sum", "inputs"}.
+  script("A", R"(read -r n
+l=''; i=1
+while [ "$i" -le "$n" ]; do l="$l${l:+,}$i"; i=$((i + 1)); done
+echo "[$l]"
+)");
+  script("B", R"(read -r x
+echo $((x * x))
+)");
+  script("C", R"(read -r l
+terms=$(echo "$l" | tr -d '[]' | tr ',' '+')
+echo "{\"sum\": $((${terms:-0})), \"inputs\": $l}"
+)");
+  return t;
+}
+
+TestApp unum::runtime::test::withDebug(TestApp t) {
+  App app;
+  for (const auto &[name, spec] : t.app.functions()) {
+    unum::config::FunctionConfig c = spec.config;
+    c.debug = true;
+    (void)app.add(std::move(c), spec.handler, spec.dir);
+  }
+  t.app = std::move(app);
+  t.name += "-debug";
+  return t;
 }

@@ -43,6 +43,13 @@ TestApp mapInMapApp(int outer = 3, int inner = 2);
 
 std::vector<TestApp> allApps();
 
+/// fanInApp(n) with shell scripts written to `dir` as handlers: each stages
+/// its instance name on UNUM_EFFECTS_FD.
+TestApp subprocessApp(const std::string &dir, int n = 3);
+
+/// `t` with "Debug": true on every function.
+TestApp withDebug(TestApp t);
+
 } // namespace unum::runtime::test
 
 #endif // UNUM_UNITTESTS_RUNTIME_APPS_H

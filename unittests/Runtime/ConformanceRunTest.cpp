@@ -83,13 +83,24 @@ TEST(ConformanceRun, CompiledAppsRunTheirEvents) {
     fs::path app = fs::path(dir) / "compile" / c.name / "expected";
     App a = loadWithPassThrough(app);
     auto store = createMemoryStore();
-    LocalRunner runner(a, *store, {});
+    LocalRunner::Options opts;
+    std::vector<std::string> lines;
+    opts.log = [&](const std::string &l) { lines.push_back(l); };
+    LocalRunner runner(a, *store, opts);
     RunResult r = runner.run(
         readJson(fs::path(dir) / "compile" / c.name / "events" / c.event));
     ASSERT_TRUE(r.ok()) << c.name << ": " << r.errors[0];
     EXPECT_EQ(r.outputs.size(), 1u) << c.name;
     for (const std::string &t : c.terminals)
       EXPECT_EQ(r.outputs.count(t), 1u) << c.name << ": no output of " << t;
+    // Only chain-pass-debug has "Debug": true (on both functions): each
+    // reports its steps; "Debug": false (retry-dest-demo) and no Debug say
+    // nothing.
+    size_t done = 0;
+    for (const std::string &l : lines)
+      done += l.find(": done in ") != std::string::npos;
+    EXPECT_EQ(done, std::string(c.name) == "chain-pass-debug" ? 2u : 0u)
+        << c.name;
   }
 }
 

@@ -6,7 +6,9 @@
 // update, before garbage collection). Then, for each boundary, the app runs
 // again with one crash injected there; the platform delivers the crashed
 // invocation again. Every run must give the crash-free outputs, commit each
-// instance's side effect exactly once, and leave no data behind.
+// instance's side effect exactly once, and leave no data behind. The same
+// holds for subprocess handlers (effects staged on UNUM_EFFECTS_FD) and for
+// functions with "Debug": true (run by the traced companion runtime).
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +44,9 @@ Value outputsOf(const RunResult &r) {
   return v;
 }
 
+/// Debug lines: counted, not printed (thousands of them).
+std::atomic<size_t> debugLines{0};
+
 /// Runs `t` with `hook`; checks outputs, effects and garbage collection.
 void runAndCheck(TestApp &t, DataStore &store, FaultHook hook,
                  const std::string &what, unsigned maxDeliveries = 3) {
@@ -49,6 +54,7 @@ void runAndCheck(TestApp &t, DataStore &store, FaultHook hook,
   opts.workers = 3;
   opts.maxDeliveries = maxDeliveries;
   opts.runtime.fault = std::move(hook);
+  opts.log = [](const std::string &) { ++debugLines; };
   LocalRunner runner(t.app, store, opts);
   RunResult r = runner.run(t.input, /*keepSession=*/true);
   std::string errors;
@@ -60,8 +66,10 @@ void runAndCheck(TestApp &t, DataStore &store, FaultHook hook,
   auto fx = store.effects(r.session);
   ASSERT_TRUE(fx.isOk());
   std::map<std::string, int> count;
-  for (const Effect &e : *fx)
+  for (const Effect &e : *fx) {
     ++count[e.instance];
+    EXPECT_EQ(e.value, toJson(Value(e.instance))) << t.name << ", " << what;
+  }
   for (const std::string &i : t.checkpointed)
     EXPECT_EQ(count[i], 1) << t.name << ", " << what << ": effect of " << i;
   EXPECT_EQ(fx->size(), t.checkpointed.size()) << t.name << ", " << what;
@@ -104,28 +112,60 @@ std::set<Boundary> crashAtEachBoundary(
   return seen;
 }
 
+/// crashAtEachBoundary on one test app, counting the boundaries per step.
+void crashAtEveryBoundary(TestApp &t, DataStore &store,
+                          std::map<Step, unsigned> &perStep, size_t &total) {
+  SCOPED_TRACE(t.name);
+  for (const Boundary &b :
+       crashAtEachBoundary([&](FaultHook hook, const std::string &what) {
+         runAndCheck(t, store, std::move(hook), what);
+       })) {
+    ++perStep[std::get<0>(b)];
+    ++total;
+  }
+}
+
 class FaultInjectionTest : public StoreTest {};
 } // namespace
 
 TEST_P(FaultInjectionTest, CrashAtEveryStepBoundary) {
   std::map<Step, unsigned> perStep;
   size_t total = 0;
-  for (TestApp &t : allApps()) {
-    SCOPED_TRACE(t.name);
-    for (const Boundary &b :
-         crashAtEachBoundary([&](FaultHook hook, const std::string &what) {
-           runAndCheck(t, *store, std::move(hook), what);
-         })) {
-      ++perStep[std::get<0>(b)];
-      ++total;
-    }
-  }
+  for (TestApp &t : allApps())
+    crashAtEveryBoundary(t, *store, perStep, total);
   // Every kind of boundary was exercised.
   for (Step s : {Step::BeforeUserCode, Step::AfterUserCode,
                  Step::AfterCheckpoint, Step::AfterInvoke, Step::BeforeFanInAdd,
                  Step::AfterFanInAdd, Step::BeforeRetire})
     EXPECT_GT(perStep[s], 0u) << stepName(s);
   EXPECT_GT(total, 100u);
+}
+
+TEST_P(FaultInjectionTest, SubprocessEffectsAtEveryStepBoundary) {
+  // Handlers in another language stage their effects on UNUM_EFFECTS_FD:
+  // still exactly once per instance, whatever boundary crashes.
+  TempDir dir;
+  TestApp t = subprocessApp(dir.path());
+  std::map<Step, unsigned> perStep;
+  size_t total = 0;
+  crashAtEveryBoundary(t, *store, perStep, total);
+  EXPECT_GT(perStep[Step::AfterUserCode], 0u);
+  EXPECT_GT(total, 20u);
+}
+
+TEST_P(FaultInjectionTest, DebugFunctionsAtEveryStepBoundary) {
+  // "Debug": true runs through a traced companion runtime over a timing
+  // store: the protocol, and so exactly-once, must not change.
+  std::map<Step, unsigned> perStep;
+  size_t total = 0;
+  size_t before = debugLines.load();
+  for (TestApp &t : allApps()) {
+    TestApp d = withDebug(std::move(t));
+    crashAtEveryBoundary(d, *store, perStep, total);
+  }
+  EXPECT_GT(total, 100u);
+  // Every run reported its steps (start, store operations, outcome).
+  EXPECT_GT(debugLines.load() - before, 3 * total);
 }
 
 TEST_P(FaultInjectionTest, ManyRandomCrashes) {

@@ -95,6 +95,103 @@ TEST(Subprocess, FailuresQuoteStderr) {
   EXPECT_NE(r.cause.find("cannot start"), std::string::npos) << r.cause;
 }
 
+TEST(Subprocess, EffectsOnASideChannel) {
+  // Effects go to UNUM_EFFECTS_FD, one JSON value per line, from any
+  // language; stdout stays the output. Blank lines are skipped.
+  TempDir tmp;
+  auto sh = makeSubprocessHandler(
+      writeScript(tmp.path(), "sh",
+                  "#!/bin/sh\n"
+                  "read -r x\n"
+                  "echo \"{\\\"mail\\\": $x}\" >&\"$UNUM_EFFECTS_FD\"\n"
+                  "echo >&\"$UNUM_EFFECTS_FD\"\n"
+                  "echo '[1, \"two\", null]' >&\"$UNUM_EFFECTS_FD\"\n"
+                  "echo $((x + 1))\n"),
+      tmp.path());
+  Context ctx;
+  ctx.effects.push_back(Value("staged before")); // appended to, not replaced
+  HandlerResult r = sh->call(Value(41), ctx);
+  ASSERT_TRUE(r.ok) << r.cause;
+  EXPECT_EQ(r.output, Value(42));
+  ASSERT_EQ(ctx.effects.size(), 3u);
+  EXPECT_EQ(ctx.effects[1], *parseJsonValue(R"({"mail": 41})"));
+  EXPECT_EQ(ctx.effects[2], *parseJsonValue(R"([1, "two", null])"));
+
+  auto py = makeSubprocessHandler(
+      writeScript(tmp.path(), "py",
+                  "#!/usr/bin/env python3\n"
+                  "import json, os, sys\n"
+                  "x = json.load(sys.stdin)\n"
+                  "with os.fdopen(int(os.environ['UNUM_EFFECTS_FD']), 'w') as "
+                  "fx:\n"
+                  "    for i in range(x['n']):\n"
+                  "        print(json.dumps({'row': i}), file=fx)\n"
+                  "print(json.dumps('done'))\n"),
+      tmp.path());
+  Context pyCtx;
+  r = py->call(*parseJsonValue(R"({"n": 3})"), pyCtx);
+  ASSERT_TRUE(r.ok) << r.cause;
+  EXPECT_EQ(r.output, Value("done"));
+  ASSERT_EQ(pyCtx.effects.size(), 3u);
+  EXPECT_EQ(pyCtx.effects[2], *parseJsonValue(R"({"row": 2})"));
+}
+
+TEST(Subprocess, BadEffectLinesFailTheCallNamingTheLine) {
+  TempDir tmp;
+  auto call = [&](const std::string &name, const std::string &body,
+                  Context &ctx) {
+    return makeSubprocessHandler(writeScript(tmp.path(), name, body),
+                                 tmp.path())
+        ->call(Value(1), ctx);
+  };
+  Context ctx;
+  HandlerResult r = call("a",
+                         "#!/bin/sh\n"
+                         "echo '{\"ok\": 1}' >&3\n"
+                         "echo '{\"broken\": }' >&3\n"
+                         "echo 1\n",
+                         ctx);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.cause.find("effect on line 2 of UNUM_EFFECTS_FD is not valid "
+                         "JSON (column 12"),
+            std::string::npos)
+      << r.cause;
+  EXPECT_TRUE(ctx.effects.empty()) << "all or nothing";
+  // Two values on one line (a pretty-printer's output split differently).
+  r = call("b", "#!/bin/sh\necho '1 2' >&3\necho 1\n", ctx);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.cause.find("effect on line 1 of UNUM_EFFECTS_FD holds 2 JSON "
+                         "values; write one per line"),
+            std::string::npos)
+      << r.cause;
+  // A failed call stages nothing, whatever it wrote.
+  r = call("c", "#!/bin/sh\necho '\"sent\"' >&3\nexit 1\n", ctx);
+  ASSERT_FALSE(r.ok);
+  EXPECT_TRUE(ctx.effects.empty());
+}
+
+TEST(Subprocess, ManyEffectsDoNotDeadlock) {
+  // Far more than a pipe holds on each of the three channels, written
+  // before the input is read: nothing blocks.
+  TempDir tmp;
+  auto h = makeSubprocessHandler(
+      writeScript(tmp.path(), "handler",
+                  "#!/bin/sh\n"
+                  "yes '{\"k\": \"vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\"}' | "
+                  "head -n 50000 >&3\n"
+                  "yes 'noise on stderr' | head -n 20000 >&2\n"
+                  "exec cat\n"),
+      tmp.path());
+  Value big = Value(std::string(1 << 20, 'x'));
+  Context ctx;
+  HandlerResult r = h->call(big, ctx);
+  ASSERT_TRUE(r.ok) << r.cause.substr(0, 200);
+  EXPECT_EQ(r.output, big);
+  ASSERT_EQ(ctx.effects.size(), 50000u);
+  EXPECT_EQ(ctx.effects.back(),
+            *parseJsonValue(R"({"k": "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"})"));
+}
+
 TEST(Subprocess, AppDirectoryWithHandlers) {
   // An app as the compiler writes it, with handlers in any language (here
   // sh), including a shared handler ("Handler": "A") and a helper builtin.

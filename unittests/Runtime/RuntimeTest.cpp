@@ -7,7 +7,9 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <thread>
 
 using namespace unum::runtime;
@@ -454,6 +456,175 @@ TEST(Runtime, DuplicateOfAFinishedInstanceDoesNothing) {
   runner.wait();
   EXPECT_EQ(bRuns.load(), 1);
   EXPECT_EQ(store->effects(r.session)->size(), 3u);
+}
+
+TEST(Runtime, OnlyASuccessfulAttemptCommitsItsEffects) {
+  // Retries: the failed attempt's effect is dropped. An error edge that
+  // catches the last failure: that attempt's effect is dropped too.
+  App app = appFromJson({
+      R"({"Name": "A", "Next": [{"Name": "B", "InputType": "Scalar"},
+            {"Name": "Caught", "InputType": "Error"}],
+          "Checkpoint": true, "Start": true, "Retry": 1})",
+      R"({"Name": "B", "Next": [{"Name": "C", "InputType": "Scalar"},
+            {"Name": "Caught", "InputType": "Error"}],
+          "Checkpoint": true})",
+      R"({"Name": "C", "Checkpoint": true})",
+      R"({"Name": "Caught", "Checkpoint": true})"});
+  (void)app.setHandler(
+      "A", makeFunctionHandler([](const Value &x, Context &ctx) {
+        ctx.effect("A attempt " + std::to_string(ctx.attempt));
+        if (ctx.attempt == 0)
+          return HandlerResult::failure("flaky");
+        return HandlerResult::success(x);
+      }));
+  (void)app.setHandler("B",
+                       makeFunctionHandler([](const Value &, Context &ctx) {
+                         ctx.effect("B charged the card");
+                         return HandlerResult::failure("declined");
+                       }));
+  (void)app.setHandler("C", pure([](const Value &x) { return x; }));
+  (void)app.setHandler("Caught", pure([](const Value &x) { return x; }));
+  auto store = createMemoryStore();
+  LocalRunner runner(app, *store, {});
+  RunResult r = runner.run(Value(1), /*keepSession=*/true);
+  ASSERT_TRUE(r.ok()) << errorsOf(r);
+  ASSERT_EQ(r.outputs.count("Caught"), 1u);
+  auto fx = store->effects(r.session);
+  ASSERT_TRUE(fx.isOk());
+  std::vector<std::string> got;
+  for (const Effect &e : *fx)
+    got.push_back(e.instance + " " + e.value);
+  EXPECT_EQ(got, (std::vector<std::string>{R"(A "A attempt 1")",
+                                           R"(Caught "Caught")"}));
+}
+
+namespace {
+/// The log lines of a run of chainApp() (A -> B -> C) whose B has the given
+/// "Debug" setting.
+std::vector<std::string> debugLinesOfChain(std::optional<bool> debugB,
+                                           bool trace = false,
+                                           bool failB = false) {
+  TestApp t = chainApp();
+  App app;
+  for (const auto &[name, spec] : t.app.functions()) {
+    unum::config::FunctionConfig c = spec.config;
+    if (name == "B")
+      c.debug = debugB;
+    (void)app.add(std::move(c), spec.handler);
+  }
+  if (failB)
+    (void)app.setHandler("B",
+                         makeFunctionHandler([](const Value &, Context &) {
+                           return HandlerResult::failure("out of paper");
+                         }));
+  auto store = createMemoryStore();
+  std::vector<std::string> lines;
+  LocalRunner::Options opts;
+  opts.trace = trace;
+  opts.log = [&](const std::string &l) { lines.push_back(l); };
+  LocalRunner runner(app, *store, opts);
+  RunResult r = runner.run(t.input);
+  EXPECT_EQ(r.ok(), !failB) << errorsOf(r);
+  if (!failB) {
+    EXPECT_EQ(outputsOf(r), t.expected);
+  }
+  return lines;
+}
+
+size_t countPrefix(const std::vector<std::string> &lines,
+                   const std::string &prefix) {
+  return std::count_if(lines.begin(), lines.end(), [&](const std::string &l) {
+    return l.rfind(prefix, 0) == 0;
+  });
+}
+
+/// The one line starting with `prefix`, or "".
+std::string lineWith(const std::vector<std::string> &lines,
+                     const std::string &prefix) {
+  for (const std::string &l : lines)
+    if (l.rfind(prefix, 0) == 0)
+      return l;
+  return "";
+}
+} // namespace
+
+TEST(Runtime, DebugFunctionReportsItsSteps) {
+  std::vector<std::string> lines = debugLinesOfChain(true);
+  std::string all;
+  for (const std::string &l : lines)
+    all += l + "\n";
+  // Only B says anything, tracing off: its payload, user code, checkpoint
+  // (with its effect and the retirement of A's record it carries out), its
+  // continuation and the totals.
+  EXPECT_EQ(countPrefix(lines, "B: "), lines.size()) << all;
+  EXPECT_NE(lineWith(lines, "B: start in session ")
+                .find(", first delivery (no checkpoint lookup); input 6"),
+            std::string::npos)
+      << all;
+  EXPECT_EQ(countPrefix(lines, "B: user code ran ("), 1u) << all;
+  EXPECT_NE(lineWith(lines, "B: store putIfAbsent B (")
+                .find("): written, 1 effect(s) committed, retired A; output 12"),
+            std::string::npos)
+      << all;
+  EXPECT_EQ(countPrefix(lines, "B: invoked 1 continuation(s)"), 1u) << all;
+  EXPECT_NE(lineWith(lines, "B: done in ")
+                .find("(user code "),
+            std::string::npos)
+      << all;
+  EXPECT_NE(lineWith(lines, "B: done in ").find(", 1 store operation(s) "),
+            std::string::npos)
+      << all;
+  // The order of events.
+  ASSERT_GE(lines.size(), 5u) << all;
+  EXPECT_EQ(lines.front().rfind("B: start", 0), 0u) << all;
+  EXPECT_EQ(lines.back().rfind("B: done", 0), 0u) << all;
+}
+
+TEST(Runtime, DebugOffOrAbsentSaysNothing) {
+  EXPECT_TRUE(debugLinesOfChain(false).empty());
+  EXPECT_TRUE(debugLinesOfChain(std::nullopt).empty());
+}
+
+TEST(Runtime, DebugWithTraceSaysEachLineOnce) {
+  std::vector<std::string> lines = debugLinesOfChain(true, /*trace=*/true);
+  std::string all;
+  for (const std::string &l : lines)
+    all += l + "\n";
+  EXPECT_EQ(countPrefix(lines, "A: invoked 1 continuation(s)"), 1u) << all;
+  EXPECT_EQ(countPrefix(lines, "B: invoked 1 continuation(s)"), 1u) << all;
+  EXPECT_EQ(countPrefix(lines, "B: start"), 1u) << all;
+  EXPECT_EQ(countPrefix(lines, "A: start"), 0u) << all; // A is not Debug
+}
+
+TEST(Runtime, DebugFunctionReportsItsFailure) {
+  std::vector<std::string> lines =
+      debugLinesOfChain(true, /*trace=*/false, /*failB=*/true);
+  std::string last = lines.empty() ? "" : lines.back();
+  EXPECT_EQ(last.rfind("B: failed after ", 0), 0u) << last;
+  EXPECT_NE(last.find("States.TaskFailed: out of paper"), std::string::npos)
+      << last;
+}
+
+TEST(Runtime, DebugWithoutAnObserverWritesToStderr) {
+  // A deployed function: a bare Runtime, no observer; its log is stderr.
+  App app = appFromJson({R"({"Name": "F", "Start": true, "Debug": true,
+                             "Checkpoint": true})"});
+  (void)app.setHandler("F", pure([](const Value &x) { return x; }));
+  auto store = createMemoryStore();
+  ThreadPoolInvoker pool(1);
+  Runtime rt(app, *store, pool);
+  Payload p;
+  p.value = Value("hello");
+  testing::internal::CaptureStderr();
+  Status s = rt.handle("F", p);
+  std::string err = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_NE(err.find("[unum] F: start in a new session; input \"hello\"\n"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("[unum] F: store putIfAbsent F ("), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("[unum] F: done in "), std::string::npos) << err;
 }
 
 TEST(Runtime, BadConfigsFailLoudly) {

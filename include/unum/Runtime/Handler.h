@@ -31,7 +31,9 @@ struct Context {
 
   /// Stages a side effect. With checkpoints on, the effects of exactly one
   /// execution per instance name are committed, atomically with its
-  /// checkpoint; without, effects are committed after every run.
+  /// checkpoint; without, effects are committed after every run. Only a
+  /// successful attempt's effects count: a failed one's are dropped, even
+  /// when an error edge catches the failure.
   void effect(Value value) { effects.push_back(std::move(value)); }
   std::vector<Value> effects;
 };
@@ -75,8 +77,11 @@ std::shared_ptr<Handler> makeFunctionHandler(HandlerFn fn);
 /// Runs `executable` in `workingDir` per call: the input as JSON on stdin;
 /// the output is the JSON on stdout. A non-zero exit, a signal, or stdout
 /// that is not one JSON value is a failure whose cause quotes stderr. The
-/// child's environment adds UNUM_FUNCTION, UNUM_INSTANCE, UNUM_SESSION and
-/// UNUM_ATTEMPT.
+/// child's environment adds UNUM_FUNCTION, UNUM_INSTANCE, UNUM_SESSION,
+/// UNUM_ATTEMPT and UNUM_EFFECTS_FD: a descriptor (3) on which the child
+/// stages side effects, one JSON value per line, as Context::effect does. A
+/// line that is not one JSON value fails the call, naming the line; a
+/// failed call stages nothing.
 std::shared_ptr<Handler> makeSubprocessHandler(std::string executable,
                                                std::string workingDir);
 

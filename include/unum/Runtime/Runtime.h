@@ -30,6 +30,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -74,7 +75,12 @@ public:
   virtual void trace(const std::string &line) {}
   /// trace() is called (and its lines built) only when this is true.
   virtual bool tracing() const { return false; }
+  /// A step of a function whose config has "Debug": true, tracing or not
+  /// ("<instance>: <what>"). Default: "[unum] <line>" on stderr.
+  virtual void debug(const std::string &line);
 };
+
+class DebugRuntime;
 
 /// The data-flow hook. The frontend issue's path fields (InputPath,
 /// Parameters, ResultSelector, ResultPath, OutputPath, and ItemsPath /
@@ -112,6 +118,7 @@ class Runtime {
 public:
   Runtime(const App &app, DataStore &store, Invoker &invoker,
           RuntimeOptions options = {});
+  ~Runtime();
 
   /// Handles one invocation of `function`. Ok: done (or a duplicate that
   /// had nothing to do). Crash: deliver the same payload again. Error: the
@@ -124,6 +131,11 @@ public:
   const RuntimeOptions &options() const { return opts; }
 
 private:
+  friend class DebugRuntime;
+  struct WithoutDebug {};
+  Runtime(const App &app, DataStore &store, Invoker &invoker,
+          RuntimeOptions options, WithoutDebug);
+
   struct Invocation;
   class Sends;
   struct FanIn;
@@ -164,6 +176,9 @@ private:
   Invoker &invoker;
   RuntimeOptions opts;
   DataFlow defaultFlow;
+  /// Runs the functions with "Debug": true, reporting their steps; null when
+  /// the app has none (lib/Runtime/DebugRuntime.h).
+  std::unique_ptr<DebugRuntime> debugRt;
 };
 
 /// The result of a local run.
@@ -183,6 +198,9 @@ public:
     unsigned workers = 4;
     unsigned maxDeliveries = 3; // crash redeliveries per invocation
     bool trace = false;         // trace lines to stderr
+    /// Where trace lines and the lines of "Debug": true functions go;
+    /// default: "[unum] <line>" on stderr.
+    std::function<void(const std::string &line)> log;
     RuntimeOptions runtime;     // observer is set by the runner
     /// How invocations (the start and every continuation) reach a
     /// function; nullptr: straight onto the pool. An HttpInvoker whose URLs

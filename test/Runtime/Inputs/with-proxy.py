@@ -1,9 +1,11 @@
 """Runs unum-run --invoker http with one function routed through a proxy.
 
-usage: with-proxy.py FUNCTION COMMAND...
+usage: with-proxy.py [--swallow] FUNCTION COMMAND...
 
 Starts an HTTP proxy on a free 127.0.0.1 port that forwards POST
-/proxy/<Function> to unum-run's own gateway (POST /fn/<Function>), writes a
+/proxy/<Function> to unum-run's own gateway (POST /fn/<Function>), or with
+--swallow answers 202 without forwarding (an endpoint that runs the function
+elsewhere and never calls back), writes a
 --url-map that sends FUNCTION to the proxy, and runs COMMAND with {gateway}
 (a free HOST:PORT for --listen) and {urlmap} (the map's path) replaced.
 Afterwards it prints how many invocations went through the proxy.
@@ -20,6 +22,9 @@ def free_port():
     return port
 
 
+swallow = sys.argv[1] == "--swallow"
+if swallow:
+    del sys.argv[1]
 function, cmd = sys.argv[1], sys.argv[2:]
 gateway = free_port()
 seen = []
@@ -30,6 +35,11 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers["Content-Length"]))
         name = self.path.rsplit("/", 1)[-1]
         seen.append(name)
+        if swallow:
+            self.send_response(202)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         up = http.client.HTTPConnection("127.0.0.1", gateway, timeout=30)
         up.request("POST", "/fn/" + name, body,
                    {"Content-Type": "application/json"})
