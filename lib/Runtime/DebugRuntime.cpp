@@ -125,14 +125,14 @@ public:
   }
   Result<PutResult> putIfAbsent(const std::string &session,
                                 const std::string &instance,
-                                const std::string &record,
+                                std::string record,
                                 const std::vector<Effect> &effects,
                                 NameList retire) override {
     return timed(
         "putIfAbsent " + instance,
-        [&] {
-          return inner.putIfAbsent(session, instance, record, effects, retire);
-        },
+        // A copy: the report below shows the record that was written.
+        [&] { return inner.putIfAbsent(session, instance, record, effects,
+                                       retire); },
         [&](const auto &r) {
           std::string s =
               r->won ? "written, " + std::to_string(effects.size()) +

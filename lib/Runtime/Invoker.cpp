@@ -1,7 +1,9 @@
 //===- Invoker.cpp - Thread pool and HTTP invokers ------------------------===//
 
 #include "unum/Runtime/Invoker.h"
+
 #include "HotPath.h"
+#include "unum/Runtime/App.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -33,6 +35,16 @@ ThreadPoolInvoker::~ThreadPoolInvoker() {
     t.join();
 }
 
+const std::string &ThreadPoolInvoker::Task::name() const {
+  return namedBySpec ? payload.spec->config.name : function;
+}
+
+void ThreadPoolInvoker::Task::setName(const std::string &name) {
+  namedBySpec = payload.spec && payload.spec->config.name == name;
+  if (!namedBySpec)
+    function = name;
+}
+
 thread_local ThreadPoolInvoker::Worker *ThreadPoolInvoker::self = nullptr;
 
 UNUM_HOT Status ThreadPoolInvoker::invoke(const std::string &function,
@@ -41,8 +53,8 @@ UNUM_HOT Status ThreadPoolInvoker::invoke(const std::string &function,
     // Issued by a task of ours: it runs next here (the worker is busy
     // until then, so wait() and shutdown both see it).
     Task &t = w->next();
-    t.function = function;
     t.payload = std::move(payload);
+    t.setName(function);
     t.delivery = 0;
     w->nextFull = true;
     return Status::ok();
@@ -67,8 +79,8 @@ void ThreadPoolInvoker::Queue::push(const std::string &function,
     head = 0;
   }
   Task &slot = slots[(head + count) % slots.size()];
-  slot.function = function;
   slot.payload = std::move(payload);
+  slot.setName(function);
   slot.delivery = delivery;
   ++count;
 }
@@ -92,11 +104,11 @@ void ThreadPoolInvoker::wait() {
 }
 
 UNUM_HOT bool ThreadPoolInvoker::runTask(Task &task) {
-  Status s = dispatch ? dispatch(task.function, task.payload)
+  Status s = dispatch ? dispatch(task.name(), task.payload)
                       : Status::error("no dispatch function");
   bool redeliver = s.isCrash() && task.delivery + 1 < maxDeliveries;
   if (!s.isOk() && !redeliver && onFailure)
-    onFailure(task.function, task.payload, s);
+    onFailure(task.name(), task.payload, s);
   return redeliver;
 }
 
@@ -124,7 +136,7 @@ UNUM_HOT void ThreadPoolInvoker::work() {
         // To the back: the crashed invocation's children run meanwhile, as
         // they would while a FaaS platform waits to retry.
         std::lock_guard<std::mutex> relock(mu);
-        queue.push(task.function, std::move(task.payload), task.delivery);
+        queue.push(task.name(), std::move(task.payload), task.delivery);
         ready.notify_one();
       }
       if (!w.nextFull)

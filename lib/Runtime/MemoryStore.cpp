@@ -59,14 +59,14 @@ public:
 
   UNUM_HOT Result<PutResult> putIfAbsent(const std::string &session,
                                 const std::string &instance,
-                                const std::string &rec,
+                                std::string rec,
                                 const std::vector<Effect> &effects,
                                 NameList retire) override {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     Session &s = sessions[session];
     retireLocked(s, retire);
-    auto [it, inserted] = s.records.emplace(instance, rec);
+    auto [it, inserted] = s.records.try_emplace(instance, std::move(rec));
     if (!inserted)
       return PutResult{false, it->second};
     s.effects.insert(s.effects.end(), effects.begin(), effects.end());
@@ -169,8 +169,16 @@ private:
   static void retireLocked(Session &s, NameList names) {
     for (const std::string &name : names) {
       auto it = s.records.find(name);
-      if (it != s.records.end())
+      if (it == s.records.end())
+        continue;
+      // The data goes (a retired record keeps one byte); a short record
+      // is overwritten in place.
+      if (it->second.capacity() > 15)
         it->second = std::string(1, record::Done);
+      else {
+        it->second.erase(1); // records are never empty
+        it->second[0] = record::Done;
+      }
     }
   }
 

@@ -161,7 +161,7 @@ public:
 
   Result<PutResult> putIfAbsent(const std::string &session,
                                 const std::string &instance,
-                                const std::string &rec,
+                                std::string rec,
                                 const std::vector<Effect> &effects,
                                 NameList retireList) override {
     std::string p = prefix(session);

@@ -42,9 +42,14 @@ struct Runtime::Invocation {
   const FunctionSpec *fn = nullptr;
   const Payload *payload = nullptr;
   Context ctx;
-  // The names live once, in what the user code sees.
-  std::string &session = ctx.session;
-  std::string &instance = ctx.instance;
+  // The session is the payload's (a start function's is new) and the
+  // instance name is the function's own unless it has fan-out levels: the
+  // strings are borrowed, not copied; the context views them.
+  const std::string *sessionName = nullptr;
+  const std::string *instanceName = nullptr;
+  std::string newSession, levelledName;
+  const std::string &session() const { return *sessionName; }
+  const std::string &instance() const { return *instanceName; }
   bool failed = false; // `output` is an error object
   Value output;
   /// This execution ran the user code on a fresh payload and won its put:
@@ -74,7 +79,7 @@ UNUM_HOT bool Runtime::tracing() const {
 }
 
 void Runtime::trace(const Invocation &inv, const std::string &msg) const {
-  opts.observer->trace(inv.instance + ": " + msg);
+  opts.observer->trace(inv.instance() + ": " + msg);
 }
 
 static Status crash(const void *, Step step) {
@@ -306,29 +311,39 @@ UNUM_HOT Status Runtime::handle(const std::string &function,
                : app.find(function);
   if (debugRt && inv.fn && inv.fn->config.debug.value_or(false))
     return debugRt->handle(function, payload);
-  inv.instance = instanceName(function, payload.fanout);
-  inv.session = payload.session;
+  if (payload.fanout.empty()) {
+    inv.instanceName = &function;
+  } else {
+    inv.levelledName = instanceName(function, payload.fanout);
+    inv.instanceName = &inv.levelledName;
+  }
+  inv.sessionName = &payload.session;
   Status s;
   if (!inv.fn) {
     s = Status::error("unknown function");
   } else if (!inv.fn->handler) {
     s = Status::error("no handler");
-  } else if (inv.session.empty() && !inv.fn->config.start) {
+  } else if (inv.session().empty() && !inv.fn->config.start) {
     s = Status::error("payload has no Session (only a start function "
                       "creates one)");
   } else {
-    if (inv.session.empty())
-      inv.session = newSessionId();
+    if (inv.session().empty()) {
+      inv.newSession = newSessionId();
+      inv.sessionName = &inv.newSession;
+    }
+    inv.ctx.session = inv.session();
+    inv.ctx.instance = inv.instance();
     inv.ctx.function = function;
-    inv.ctx.fanout = payload.fanout;
+    if (!payload.fanout.empty())
+      inv.ctx.fanout = payload.fanout;
     s = run(inv);
   }
   if (s.isOk() || s.isCrash())
     return s;
-  std::string msg = "function '" + function + "' (instance " + inv.instance +
+  std::string msg = "function '" + function + "' (instance " + inv.instance() +
                     "): " + s.message();
   if (opts.observer)
-    opts.observer->failed(inv.session, function, inv.instance, msg);
+    opts.observer->failed(inv.session(), function, inv.instance(), msg);
   return Status::error(msg);
 }
 
@@ -336,7 +351,7 @@ UNUM_HOT Status Runtime::handle(const std::string &function,
 /// one, so a duplicate of a finished instance that has nothing to do.
 Status Runtime::readCheckpoint(Invocation &inv, bool &reused,
                                bool &finished) {
-  auto rec = store.get(inv.session, inv.instance);
+  auto rec = store.get(inv.session(), inv.instance());
   if (!rec)
     return storeFailure(rec.getStatus(), "reading checkpoint");
   if (!*rec)
@@ -348,7 +363,7 @@ Status Runtime::readCheckpoint(Invocation &inv, bool &reused,
     finished = true;
     return Status::ok();
   }
-  if (Status s = adopt(r, inv.instance, inv.failed, inv.output); !s)
+  if (Status s = adopt(r, inv.instance(), inv.failed, inv.output); !s)
     return s;
   reused = true;
   if (tracing())
@@ -365,7 +380,7 @@ Status Runtime::gatherFanIn(Invocation &inv, Value &gathered,
   std::vector<std::string> names;
   for (const Value &n : payload.value.getArray())
     names.push_back(n.getString());
-  auto recs = store.getMany(inv.session, names);
+  auto recs = store.getMany(inv.session(), names);
   if (!recs)
     return storeFailure(recs.getStatus(), "reading fan-in inputs");
   gathered = Value::array();
@@ -379,7 +394,7 @@ Status Runtime::gatherFanIn(Invocation &inv, Value &gathered,
       // Only a target that has written its checkpoint retires its inputs:
       // a concurrent duplicate of this instance won the race.
       if (inv.fn->config.checkpoint) {
-        auto own = store.get(inv.session, inv.instance);
+        auto own = store.get(inv.session(), inv.instance());
         if (!own)
           return storeFailure(own.getStatus(), "reading checkpoint");
         if (*own && !(*own)->empty() && (**own)[0] == record::Done) {
@@ -387,7 +402,7 @@ Status Runtime::gatherFanIn(Invocation &inv, Value &gathered,
           return Status::ok();
         }
         if (*own) {
-          if (Status s = adopt(**own, inv.instance, inv.failed, inv.output);
+          if (Status s = adopt(**own, inv.instance(), inv.failed, inv.output);
               !s)
             return s;
           reused = true;
@@ -414,7 +429,7 @@ Status Runtime::gatherFanIn(Invocation &inv, Value &gathered,
 
 /// Runs the user code with the config's retries (and the data flow around
 /// it when the function has one); sets inv.output / inv.failed.
-Status Runtime::execute(Invocation &inv, const Value &effective) {
+UNUM_HOT Status Runtime::execute(Invocation &inv, const Value &effective) {
   const config::FunctionConfig &cfg = inv.fn->config;
   // The default data flow is the identity for a function without DataFlow
   // fields: then the user code reads the payload in place and its result
@@ -430,24 +445,11 @@ Status Runtime::execute(Invocation &inv, const Value &effective) {
     flowed = in.take();
     input = &flowed;
   }
-  const int64_t retries = cfg.retry.value_or(0);
-  HandlerResult hr;
-  for (unsigned attempt = 0;; ++attempt) {
-    inv.ctx.attempt = attempt;
-    inv.ctx.effects.clear();
-    if (UNUM_UNLIKELY(attempt > 0 && !identityFlow)) {
-      // Step Functions applies Parameters per attempt: they may read
-      // $$.State.RetryCount or call States.UUID.
-      auto in = flow.input(*inv.fn, effective, inv.ctx);
-      if (!in)
-        return in.getStatus().withContext("input");
-      flowed = in.take();
-    }
-    hr = inv.fn->handler->call(*input, inv.ctx);
-    if (UNUM_LIKELY(hr.ok) || attempt >= retries)
-      break;
-    traceRetry(inv, attempt, hr);
-  }
+  // The first attempt's result is built in place; retries are rare.
+  HandlerResult hr = inv.fn->handler->call(*input, inv.ctx);
+  if (UNUM_UNLIKELY(!hr.ok))
+    if (Status s = retry(inv, effective, identityFlow, flowed, *input, hr); !s)
+      return s;
   if (UNUM_LIKELY(hr.ok && identityFlow)) {
     inv.output = std::move(hr.output);
     return Status::ok();
@@ -460,6 +462,29 @@ Status Runtime::execute(Invocation &inv, const Value &effective) {
     return Status::ok();
   }
   return failure(inv, hr);
+}
+
+/// Attempts 1.. of a failed user call, as many as the config's Retry.
+Status Runtime::retry(Invocation &inv, const Value &effective,
+                      bool identityFlow, Value &flowed, const Value &input,
+                      HandlerResult &hr) {
+  DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
+  const int64_t retries = inv.fn->config.retry.value_or(0);
+  for (unsigned attempt = 1; attempt <= retries && !hr.ok; ++attempt) {
+    traceRetry(inv, attempt - 1, hr);
+    inv.ctx.attempt = attempt;
+    inv.ctx.effects.clear();
+    if (!identityFlow) {
+      // Step Functions applies Parameters per attempt: they may read
+      // $$.State.RetryCount or call States.UUID. (`input` is `flowed`.)
+      auto in = flow.input(*inv.fn, effective, inv.ctx);
+      if (!in)
+        return in.getStatus().withContext("input");
+      flowed = in.take();
+    }
+    hr = inv.fn->handler->call(input, inv.ctx);
+  }
+  return Status::ok();
 }
 
 void Runtime::traceRetry(const Invocation &inv, unsigned attempt,
@@ -514,7 +539,7 @@ Status Runtime::lostRace(Invocation &inv, const std::string &winner,
     finished = true;
     return Status::ok();
   }
-  if (Status s = adopt(winner, inv.instance, inv.failed, inv.output); !s)
+  if (Status s = adopt(winner, inv.instance(), inv.failed, inv.output); !s)
     return s;
   if (tracing())
     trace(inv, "lost the checkpoint race; continuing with the winner's "
@@ -537,7 +562,7 @@ Status Runtime::commitUnchecked(const std::vector<Effect> &effects,
 
 static void stageEffects(const Context &ctx, std::vector<Effect> &effects) {
   for (const Value &e : ctx.effects)
-    effects.push_back({ctx.instance, toJson(e)});
+    effects.push_back({std::string(ctx.instance), toJson(e)});
 }
 
 UNUM_HOT Status Runtime::run(Invocation &inv) {
@@ -550,7 +575,7 @@ UNUM_HOT Status Runtime::run(Invocation &inv) {
     if (Status s = readCheckpoint(inv, reused, finished); !s || finished)
       return s;
   }
-  if (UNUM_UNLIKELY(crashAt(Step::BeforeUserCode, inv.instance)))
+  if (UNUM_UNLIKELY(crashAt(Step::BeforeUserCode, inv.instance())))
     return crash(&inv, Step::BeforeUserCode);
 
   // The effective input: inline (read in place), or a fan-in's checkpoints
@@ -568,7 +593,7 @@ UNUM_HOT Status Runtime::run(Invocation &inv) {
   if (!reused) {
     if (Status s = execute(inv, *effective); !s)
       return s;
-    if (UNUM_UNLIKELY(crashAt(Step::AfterUserCode, inv.instance)))
+    if (UNUM_UNLIKELY(crashAt(Step::AfterUserCode, inv.instance())))
       return crash(&inv, Step::AfterUserCode);
     if (UNUM_UNLIKELY(inv.failed) &&
         std::none_of(cfg.next.begin(), cfg.next.end(),
@@ -606,25 +631,26 @@ UNUM_HOT Status Runtime::run(Invocation &inv) {
 
     inv.fresh = payload.fresh;
     if (UNUM_LIKELY(ckpt)) {
-      std::string rec(1, *flag);
+      std::string rec;
+      rec.push_back(*flag);
       appendJson(rec, inv.output);
-      auto put = store.putIfAbsent(inv.session, inv.instance, std::move(rec),
+      auto put = store.putIfAbsent(inv.session(), inv.instance(), std::move(rec),
                                    effects, retire);
       if (!put)
         return storeFailure(put.getStatus(), "writing checkpoint");
       if (UNUM_UNLIKELY(!put->won))
         if (Status s = lostRace(inv, put->record, finished); !s || finished)
           return s;
-    } else if (Status s = commitUnchecked(effects, inv.session, retire); !s) {
+    } else if (Status s = commitUnchecked(effects, inv.session(), retire); !s) {
       return s;
     }
-    if (UNUM_UNLIKELY(crashAt(Step::AfterCheckpoint, inv.instance)))
+    if (UNUM_UNLIKELY(crashAt(Step::AfterCheckpoint, inv.instance())))
       return crash(&inv, Step::AfterCheckpoint);
   }
 
   // A fan-in target consumes its completion set once its output is safe.
   if (UNUM_UNLIKELY(opts.gc && !payload.fanInSet.empty()))
-    if (Status s = store.consumeSet(inv.session, payload.fanInSet); !s)
+    if (Status s = store.consumeSet(inv.session(), payload.fanInSet); !s)
       return storeFailure(s, "consuming completion set");
 
   return continuations(inv);
@@ -660,7 +686,7 @@ Status Runtime::addMapSends(Invocation &inv, const Edge &e,
       // The collecting fan-in's target, with no inputs: [].
       const MapClosing &c = **closing;
       Payload &m = sends
-                       .add(c.target->config.name, c.target, inv.session,
+                       .add(c.target->config.name, c.target, inv.session(),
                             inv.fresh, false)
                        .p;
       m.source = Payload::Source::Checkpoint;
@@ -672,7 +698,7 @@ Status Runtime::addMapSends(Invocation &inv, const Edge &e,
   sends.reserve(sends.size() + items->size());
   for (int64_t i = 0; i < n; ++i) {
     Payload &m =
-        sends.add(e.target, targetSpec, inv.session, inv.fresh, false).p;
+        sends.add(e.target, targetSpec, inv.session(), inv.fresh, false).p;
     m.value = std::move((*items)[i]);
     m.fanout.reserve(post.size() + 1);
     m.fanout.push_back(FanOutLevel{"Map", i, n});
@@ -693,7 +719,7 @@ Status Runtime::addFanIn(Invocation &inv, const Edge &e,
   auto values = resolveFanIn(e.values, env);
   if (!values)
     return values.getStatus().withContext("fan-in to '" + e.target + "'");
-  if (!values->contains(inv.instance))
+  if (!values->contains(inv.instance()))
     return Status::error("fan-in to '" + e.target + "': its values (" +
                          values->key + ") do not name this instance");
   std::string targetInstance = instanceName(e.target, post);
@@ -708,13 +734,13 @@ Status Runtime::reportFanIns(Invocation &inv, std::vector<FanIn> &fanIns,
                              const std::vector<FanOutLevel> &post) {
   for (size_t k = 0; k < fanIns.size(); ++k) {
     FanIn &f = fanIns[k];
-    if (crashAt(Step::BeforeFanInAdd, inv.instance, unsigned(k)))
+    if (crashAt(Step::BeforeFanInAdd, inv.instance(), unsigned(k)))
       return crash(&inv, Step::BeforeFanInAdd);
     auto added =
-        store.addToSet(inv.session, f.set, inv.instance, f.values.count);
+        store.addToSet(inv.session(), f.set, inv.instance(), f.values.count);
     if (!added)
       return storeFailure(added.getStatus(), "updating completion set");
-    if (crashAt(Step::AfterFanInAdd, inv.instance, unsigned(k)))
+    if (crashAt(Step::AfterFanInAdd, inv.instance(), unsigned(k)))
       return crash(&inv, Step::AfterFanInAdd);
     if (added->state != DataStore::AddResult::Completer) {
       if (tracing())
@@ -725,7 +751,7 @@ Status Runtime::reportFanIns(Invocation &inv, std::vector<FanIn> &fanIns,
     }
     Payload p;
     p.source = Payload::Source::Checkpoint;
-    p.session = inv.session;
+    p.session = inv.session();
     // Only the add that completed the set is fresh; a retried completer
     // (told again) is not.
     p.fresh = inv.fresh && added->count == f.values.count && inv.payload->fresh;
@@ -750,7 +776,7 @@ Status Runtime::finishTerminal(Invocation &inv) {
                          inv.output.find("Cause")->getString() +
                          " (no error edge taken)");
   if (opts.observer)
-    opts.observer->terminal(inv.session, inv.instance, inv.output);
+    opts.observer->terminal(inv.session(), inv.instance(), inv.output);
   return Status::ok();
 }
 
@@ -805,7 +831,7 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
       if (UNUM_UNLIKELY(post->size() + level > kMaxFanOutDepth))
         return Status::error("fan-out nested deeper than " +
                              std::to_string(kMaxFanOutDepth));
-      Send &s = sends.add(e.target, targetSpec, inv.session, inv.fresh, true);
+      Send &s = sends.add(e.target, targetSpec, inv.session(), inv.fresh, true);
       if (level)
         s.p.fanout.push_back(FanOutLevel{"Parallel", branch, nScalar});
       if (!post->empty())
@@ -829,20 +855,20 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
   const bool handOff =
       opts.gc && cfg.checkpoint && sends.size() == 1 && fanIns.empty();
   if (handOff)
-    sends[0].p.retire = inv.instance;
+    sends[0].p.retire = inv.instance();
 
   if (UNUM_LIKELY(sends.size() <= 1 || !invoker.blocking())) {
     for (size_t k = 0; k < sends.size(); ++k) {
       if (Status s = invoker.invoke(*sends[k].target, std::move(sends[k].p));
           !s)
         return s.withContext("invoking '" + *sends[k].target + "'");
-      if (UNUM_UNLIKELY(crashAt(Step::AfterInvoke, inv.instance, unsigned(k))))
+      if (UNUM_UNLIKELY(crashAt(Step::AfterInvoke, inv.instance(), unsigned(k))))
         return crash(&inv, Step::AfterInvoke);
     }
   } else {
     if (Status s = invokeConcurrently(invoker, sends, opts.mapConcurrency); !s)
       return s;
-    if (crashAt(Step::AfterInvoke, inv.instance, unsigned(sends.size() - 1)))
+    if (crashAt(Step::AfterInvoke, inv.instance(), unsigned(sends.size() - 1)))
       return crash(&inv, Step::AfterInvoke);
   }
   if (UNUM_UNLIKELY(!sends.empty() && tracing()))
@@ -854,10 +880,10 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
   if (UNUM_UNLIKELY(terminal))
     if (Status s = finishTerminal(inv); !s)
       return s;
-  if (UNUM_UNLIKELY(crashAt(Step::BeforeRetire, inv.instance)))
+  if (UNUM_UNLIKELY(crashAt(Step::BeforeRetire, inv.instance())))
     return crash(&inv, Step::BeforeRetire);
   if (opts.gc && cfg.checkpoint && !handOff && fanIns.empty())
-    if (Status s = store.retire(inv.session, inv.instance); !s)
+    if (Status s = store.retire(inv.session(), inv.instance()); !s)
       return storeFailure(s, "garbage-collecting");
   return Status::ok();
 }

@@ -150,9 +150,9 @@ private:
     for (char **e = environ; *e; ++e)
       if (std::strncmp(*e, "UNUM_", 5) != 0)
         env.emplace_back(*e);
-    env.push_back("UNUM_FUNCTION=" + ctx.function);
-    env.push_back("UNUM_INSTANCE=" + ctx.instance);
-    env.push_back("UNUM_SESSION=" + ctx.session);
+    env.push_back(std::string("UNUM_FUNCTION=").append(ctx.function));
+    env.push_back(std::string("UNUM_INSTANCE=").append(ctx.instance));
+    env.push_back(std::string("UNUM_SESSION=").append(ctx.session));
     env.push_back("UNUM_ATTEMPT=" + std::to_string(ctx.attempt));
     env.push_back("UNUM_EFFECTS_FD=" + std::to_string(kEffectsFd));
     std::vector<char *> envp;

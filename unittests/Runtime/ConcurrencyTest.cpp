@@ -54,7 +54,7 @@ TEST_P(ConcurrencyTest, WideMapFanInTargetRunsOnce) {
                        makeFunctionHandler([&](const Value &xs, Context &ctx) {
                          {
                            std::lock_guard<std::mutex> lock(mu);
-                           ++joinRuns[ctx.session];
+                           ++joinRuns[std::string(ctx.session)];
                          }
                          ctx.effect(Value("joined"));
                          const Value::Array &a = xs.getArray();

@@ -88,13 +88,14 @@ public:
     std::string record; // the winner's when we lost; empty when we won (the
                         // caller has its own: no copy on every step)
   };
-  /// Conditional put. Only the winner's `effects` are committed, atomically
+  /// Conditional put of `record` (taken by value: a store that keeps it
+  /// moves it). Only the winner's `effects` are committed, atomically
   /// with the record. `retire` (existing records only) is retired whether
   /// or not the put wins: retirement is idempotent, and both a winner and a
   /// loser prove that the retired instances are done.
   virtual Result<PutResult> putIfAbsent(const std::string &session,
                                         const std::string &instance,
-                                        const std::string &record,
+                                        std::string record,
                                         const std::vector<Effect> &effects,
                                         NameList retire) = 0;
   /// Replaces existing records by the Done tombstone.

@@ -17,15 +17,17 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace unum::runtime {
 
-/// What user code sees of its invocation.
+/// What user code sees of its invocation. The names are views, valid for
+/// the duration of the call (copy them to keep them): a step copies no name.
 struct Context {
-  std::string function;
-  std::string instance;
-  std::string session;
+  std::string_view function;
+  std::string_view instance;
+  std::string_view session;
   std::vector<FanOutLevel> fanout; // innermost first
   unsigned attempt = 0;            // 0, then 1.. for config retries
 

@@ -62,9 +62,15 @@ public:
 
 private:
   struct Task {
+    /// The function's name, copied only when the payload carries no spec
+    /// of that name (an in-process continuation names its target by spec,
+    /// whose App outlives the pool).
     std::string function;
+    bool namedBySpec = false;
     Payload payload;
     unsigned delivery = 0;
+    const std::string &name() const;
+    void setName(const std::string &name);
   };
   /// FIFO of tasks: a ring over a vector that doubles when full (a
   /// std::deque allocates a block for every two tasks of this size).

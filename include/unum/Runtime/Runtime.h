@@ -148,6 +148,8 @@ private:
                      std::vector<std::string> &consumed, bool &reused,
                      bool &finished);
   Status execute(Invocation &inv, const Value &effective);
+  Status retry(Invocation &inv, const Value &effective, bool identityFlow,
+               Value &flowed, const Value &input, HandlerResult &hr);
   Status failure(Invocation &inv, const HandlerResult &hr);
   void traceRetry(const Invocation &inv, unsigned attempt,
                   const HandlerResult &hr) const;
