@@ -4,6 +4,7 @@
 
 #include "unum/Config/AppFiles.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <unistd.h>
 
@@ -35,6 +36,24 @@ void App::reindex() {
     link(spec);
 }
 
+/// Derives spec.plan (StepPlan) from the spec's config, handler and
+/// targets; called whenever one of them changes.
+static void plan(FunctionSpec &spec) {
+  const config::FunctionConfig &cfg = spec.config;
+  StepPlan &p = spec.plan;
+  p.handler = spec.handler.get();
+  p.checkpoint = cfg.checkpoint;
+  p.debug = cfg.debug.value_or(false);
+  p.dataFlow = cfg.dataFlow.has_value();
+  p.fanInEdge = std::any_of(cfg.next.begin(), cfg.next.end(), [](auto &e) {
+    return e.kind == config::EdgeKind::FanIn;
+  });
+  const bool chain = cfg.next.size() == 1 && !cfg.nextIsList &&
+                     cfg.next[0].kind == config::EdgeKind::Scalar &&
+                     !cfg.next[0].conditional && cfg.modifiers.empty();
+  p.chainTarget = chain ? spec.targets[0] : nullptr;
+}
+
 void App::link(FunctionSpec &spec) {
   spec.owner = this;
   index.emplace(spec.config.name, &spec);
@@ -46,10 +65,13 @@ void App::link(FunctionSpec &spec) {
     else
       dangling[target].push_back({&spec, i});
   }
+  plan(spec);
   auto waiting = dangling.find(spec.config.name);
   if (waiting != dangling.end()) {
-    for (auto &[from, edge] : waiting->second)
+    for (auto &[from, edge] : waiting->second) {
       from->targets[edge] = &spec;
+      plan(*from);
+    }
     dangling.erase(waiting);
   }
 }
@@ -73,6 +95,7 @@ Status App::setHandler(const std::string &function,
   if (it == fns.end())
     return Status::error("no function '" + function + "'");
   it->second.handler = std::move(handler);
+  plan(it->second);
   return Status::ok();
 }
 

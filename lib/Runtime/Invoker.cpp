@@ -17,6 +17,10 @@ using namespace unum::runtime;
 
 Invoker::~Invoker() = default;
 
+Status Invoker::invokeStaged(const std::string &) {
+  return Status::error("nothing was staged");
+}
+
 ThreadPoolInvoker::ThreadPoolInvoker(unsigned workers, unsigned maxDeliveries)
     : maxDeliveries(maxDeliveries ? maxDeliveries : 1) {
   if (workers == 0)
@@ -40,7 +44,8 @@ const std::string &ThreadPoolInvoker::Task::name() const {
 }
 
 void ThreadPoolInvoker::Task::setName(const std::string &name) {
-  namedBySpec = payload.spec && payload.spec->config.name == name;
+  namedBySpec = payload.spec && (&payload.spec->config.name == &name ||
+                                 payload.spec->config.name == name);
   if (!namedBySpec)
     function = name;
 }
@@ -66,6 +71,32 @@ UNUM_HOT Status ThreadPoolInvoker::invoke(const std::string &function,
     queue.push(function, std::move(payload), 0);
   }
   ready.notify_one();
+  return Status::ok();
+}
+
+UNUM_HOT Payload *ThreadPoolInvoker::stage() {
+  Worker *w = self;
+  if (!w || w->pool != this || w->nextFull)
+    return nullptr;
+  // The slot holds the task that ran before: reset it, but for the names
+  // the caller always sets (see stage() in Invoker.h).
+  Payload &p = w->next().payload;
+  p.source = Payload::Source::Http;
+  p.value = Value();
+  p.fanout.clear();
+  if (!p.fanInSet.empty())
+    p.fanInSet.clear();
+  p.fresh = false;
+  p.spec = nullptr;
+  return &p;
+}
+
+UNUM_HOT Status ThreadPoolInvoker::invokeStaged(const std::string &function) {
+  Worker *w = self;
+  Task &t = w->next();
+  t.setName(function);
+  t.delivery = 0;
+  w->nextFull = true;
   return Status::ok();
 }
 

@@ -22,6 +22,10 @@ class MemoryStore final : public DataStore {
   };
   struct Session {
     std::unordered_map<std::string, std::string> records;
+    /// The record the last put inserted (elements of an unordered_map stay
+    /// put when it rehashes; records are never erased). A chain step
+    /// retires its sender's record, which is this one: no second probe.
+    std::pair<const std::string, std::string> *lastPut = nullptr;
     std::map<std::string, CompletionSet> sets;
     std::vector<Effect> effects;
     std::unordered_map<std::string, std::string> kv;
@@ -69,6 +73,7 @@ public:
     auto [it, inserted] = s.records.try_emplace(instance, std::move(rec));
     if (!inserted)
       return PutResult{false, it->second};
+    s.lastPut = &*it;
     s.effects.insert(s.effects.end(), effects.begin(), effects.end());
     return PutResult{true, {}};
   }
@@ -168,16 +173,22 @@ public:
 private:
   static void retireLocked(Session &s, NameList names) {
     for (const std::string &name : names) {
-      auto it = s.records.find(name);
-      if (it == s.records.end())
-        continue;
+      std::string *rec;
+      if (s.lastPut && s.lastPut->first == name) {
+        rec = &s.lastPut->second;
+      } else {
+        auto it = s.records.find(name);
+        if (it == s.records.end())
+          continue;
+        rec = &it->second;
+      }
       // The data goes (a retired record keeps one byte); a short record
       // is overwritten in place.
-      if (it->second.capacity() > 15)
-        it->second = std::string(1, record::Done);
-      else {
-        it->second.erase(1); // records are never empty
-        it->second[0] = record::Done;
+      if (rec->capacity() > 15) {
+        *rec = std::string(1, record::Done);
+      } else {
+        rec->erase(1); // records are never empty
+        (*rec)[0] = record::Done;
       }
     }
   }

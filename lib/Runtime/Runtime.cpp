@@ -8,6 +8,8 @@
 #include "DebugRuntime.h"
 
 #include <atomic>
+#include <cstring>
+#include <optional>
 #include <iostream>
 #include <set>
 #include <thread>
@@ -117,10 +119,23 @@ static Status adopt(const std::string &rec, const std::string &name,
 }
 
 namespace {
+/// dst = src. A reused payload (Invoker::stage) mostly holds a name of the
+/// same length already (the session; the previous step's name): then the
+/// bytes are copied in place, without a call into libstdc++.
+inline void copyName(std::string &dst, const std::string &src) {
+  if (dst.size() == src.size())
+    std::memcpy(dst.data(), src.data(), src.size());
+  else
+    dst = src;
+}
+
 struct Send {
   const std::string *target = nullptr; // the edge's name, in the config
-  Payload p;
-  bool carriesOutput = false; // p.value is filled in after the edges
+  bool carriesOutput = false; // the value is filled in after the edges
+  /// Built in the invoker's storage (Invoker::stage), or here.
+  Payload *staged = nullptr;
+  Payload own;
+  Payload &p() { return staged ? *staged : own; }
 };
 
 } // namespace
@@ -129,13 +144,17 @@ struct Send {
 /// steps have exactly one: it lives inline, so a step allocates no list.
 class Runtime::Sends {
 public:
+  /// `slot`: where the invoker lets the only continuation be built.
   Send &add(const std::string &target, const FunctionSpec *spec,
-            const std::string &session, bool fresh, bool carriesOutput) {
+            const std::string &session, bool fresh, bool carriesOutput,
+            Payload *slot = nullptr) {
     Send &s = n++ == 0 ? first : rest.emplace_back();
     s.target = &target;
-    s.p.spec = spec;
-    s.p.session = session;
-    s.p.fresh = fresh;
+    s.staged = slot;
+    Payload &p = s.p();
+    p.spec = spec;
+    copyName(p.session, session);
+    p.fresh = fresh;
     s.carriesOutput = carriesOutput;
     return s;
   }
@@ -166,7 +185,7 @@ Status Runtime::invokeConcurrently(Invoker &invoker, Sends &sends,
   for (unsigned t = 0; t < width; ++t)
     threads.emplace_back([&] {
       for (size_t k; (k = next++) < sends.size();) {
-        Status s = invoker.invoke(*sends[k].target, std::move(sends[k].p));
+        Status s = invoker.invoke(*sends[k].target, std::move(sends[k].p()));
         if (!s) {
           std::lock_guard<std::mutex> lock(mu);
           if (first.isOk())
@@ -306,10 +325,13 @@ UNUM_HOT Status Runtime::handle(const std::string &function,
   Invocation inv;
   inv.payload = &payload;
   const FunctionSpec *hint = payload.spec;
-  inv.fn = hint && app.owns(*hint) && hint->config.name == function
+  // (The pool names a task by its spec's own string: equal addresses.)
+  inv.fn = hint && app.owns(*hint) &&
+                   (&hint->config.name == &function ||
+                    hint->config.name == function)
                ? hint
                : app.find(function);
-  if (debugRt && inv.fn && inv.fn->config.debug.value_or(false))
+  if (debugRt && inv.fn && inv.fn->plan.debug)
     return debugRt->handle(function, payload);
   if (payload.fanout.empty()) {
     inv.instanceName = &function;
@@ -321,7 +343,7 @@ UNUM_HOT Status Runtime::handle(const std::string &function,
   Status s;
   if (!inv.fn) {
     s = Status::error("unknown function");
-  } else if (!inv.fn->handler) {
+  } else if (!inv.fn->plan.handler) {
     s = Status::error("no handler");
   } else if (inv.session().empty() && !inv.fn->config.start) {
     s = Status::error("payload has no Session (only a start function "
@@ -430,11 +452,10 @@ Status Runtime::gatherFanIn(Invocation &inv, Value &gathered,
 /// Runs the user code with the config's retries (and the data flow around
 /// it when the function has one); sets inv.output / inv.failed.
 UNUM_HOT Status Runtime::execute(Invocation &inv, const Value &effective) {
-  const config::FunctionConfig &cfg = inv.fn->config;
   // The default data flow is the identity for a function without DataFlow
   // fields: then the user code reads the payload in place and its result
   // is moved, not copied.
-  const bool identityFlow = !opts.dataFlow && !cfg.dataFlow;
+  const bool identityFlow = !opts.dataFlow && !inv.fn->plan.dataFlow;
   DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
   Value flowed;
   const Value *input = &effective;
@@ -446,7 +467,7 @@ UNUM_HOT Status Runtime::execute(Invocation &inv, const Value &effective) {
     input = &flowed;
   }
   // The first attempt's result is built in place; retries are rare.
-  HandlerResult hr = inv.fn->handler->call(*input, inv.ctx);
+  HandlerResult hr = inv.fn->plan.handler->call(*input, inv.ctx);
   if (UNUM_UNLIKELY(!hr.ok))
     if (Status s = retry(inv, effective, identityFlow, flowed, *input, hr); !s)
       return s;
@@ -482,7 +503,7 @@ Status Runtime::retry(Invocation &inv, const Value &effective,
         return in.getStatus().withContext("input");
       flowed = in.take();
     }
-    hr = inv.fn->handler->call(input, inv.ctx);
+    hr = inv.fn->plan.handler->call(input, inv.ctx);
   }
   return Status::ok();
 }
@@ -566,9 +587,8 @@ static void stageEffects(const Context &ctx, std::vector<Effect> &effects) {
 }
 
 UNUM_HOT Status Runtime::run(Invocation &inv) {
-  const config::FunctionConfig &cfg = inv.fn->config;
   const Payload &payload = *inv.payload;
-  const bool ckpt = cfg.checkpoint;
+  const bool ckpt = inv.fn->plan.checkpoint;
 
   bool reused = false, finished = false;
   if (ckpt && !payload.fresh) {
@@ -595,16 +615,14 @@ UNUM_HOT Status Runtime::run(Invocation &inv) {
       return s;
     if (UNUM_UNLIKELY(crashAt(Step::AfterUserCode, inv.instance())))
       return crash(&inv, Step::AfterUserCode);
+    const config::FunctionConfig &cfg = inv.fn->config;
     if (UNUM_UNLIKELY(inv.failed) &&
         std::none_of(cfg.next.begin(), cfg.next.end(),
                      [](const Edge &e) { return e.kind == EdgeKind::Error; }))
       return Status::error(inv.output.find("Error")->getString() + ": " +
                            inv.output.find("Cause")->getString());
 
-    bool fanInEdge = false;
-    for (const Edge &e : cfg.next)
-      fanInEdge |= e.kind == EdgeKind::FanIn;
-    auto flag = fanInEdge ? recordFlag(inv)
+    auto flag = inv.fn->plan.fanInEdge ? recordFlag(inv)
                           : Result<char>(inv.failed ? record::Failed
                                                     : record::Output);
     if (!flag)
@@ -688,7 +706,7 @@ Status Runtime::addMapSends(Invocation &inv, const Edge &e,
       Payload &m = sends
                        .add(c.target->config.name, c.target, inv.session(),
                             inv.fresh, false)
-                       .p;
+                       .p();
       m.source = Payload::Source::Checkpoint;
       m.value = Value::array();
       m.fanout = c.fanout;
@@ -698,7 +716,7 @@ Status Runtime::addMapSends(Invocation &inv, const Edge &e,
   sends.reserve(sends.size() + items->size());
   for (int64_t i = 0; i < n; ++i) {
     Payload &m =
-        sends.add(e.target, targetSpec, inv.session(), inv.fresh, false).p;
+        sends.add(e.target, targetSpec, inv.session(), inv.fresh, false).p();
     m.value = std::move((*items)[i]);
     m.fanout.reserve(post.size() + 1);
     m.fanout.push_back(FanOutLevel{"Map", i, n});
@@ -780,7 +798,44 @@ Status Runtime::finishTerminal(Invocation &inv) {
   return Status::ok();
 }
 
+/// A plain chain step's only continuation (StepPlan::chainTarget): what
+/// continuations() does for it, reading nothing of the config.
+UNUM_HOT Status Runtime::chainStep(Invocation &inv, const FunctionSpec &target) {
+  const Payload &payload = *inv.payload;
+  // The only continuation retires this checkpoint in its own put.
+  const bool handOff = opts.gc && inv.fn->plan.checkpoint;
+  std::optional<Payload> local;
+  Payload *p = invoker.stage();
+  if (!p)
+    p = &local.emplace();
+  p->spec = &target;
+  copyName(p->session, inv.session());
+  p->fresh = inv.fresh;
+  if (!payload.fanout.empty())
+    p->fanout = payload.fanout;
+  p->value = std::move(inv.output);
+  if (handOff)
+    copyName(p->retire, inv.instance());
+  else
+    p->retire.clear();
+  const std::string &name = target.config.name;
+  if (Status s = local ? invoker.invoke(name, std::move(*p))
+                       : invoker.invokeStaged(name);
+      !s)
+    return s.withContext("invoking '" + name + "'");
+  if (UNUM_UNLIKELY(crashAt(Step::AfterInvoke, inv.instance(), 0)))
+    return crash(&inv, Step::AfterInvoke);
+  if (UNUM_UNLIKELY(tracing()))
+    trace(inv, "invoked 1 continuation(s)");
+  if (UNUM_UNLIKELY(crashAt(Step::BeforeRetire, inv.instance())))
+    return crash(&inv, Step::BeforeRetire);
+  return Status::ok();
+}
+
 UNUM_HOT Status Runtime::continuations(Invocation &inv) {
+  if (const FunctionSpec *target = inv.fn->plan.chainTarget;
+      UNUM_LIKELY(target && !inv.failed))
+    return chainStep(inv, *target);
   const config::FunctionConfig &cfg = inv.fn->config;
   const Payload &payload = *inv.payload;
 
@@ -831,11 +886,15 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
       if (UNUM_UNLIKELY(post->size() + level > kMaxFanOutDepth))
         return Status::error("fan-out nested deeper than " +
                              std::to_string(kMaxFanOutDepth));
-      Send &s = sends.add(e.target, targetSpec, inv.session(), inv.fresh, true);
+      // A function with one outgoing edge issues at most one continuation:
+      // it is built where the invoker keeps it (no payload move).
+      Payload *slot = cfg.next.size() == 1 ? invoker.stage() : nullptr;
+      Send &s = sends.add(e.target, targetSpec, inv.session(), inv.fresh, true,
+                          slot);
       if (level)
-        s.p.fanout.push_back(FanOutLevel{"Parallel", branch, nScalar});
+        s.p().fanout.push_back(FanOutLevel{"Parallel", branch, nScalar});
       if (!post->empty())
-        s.p.fanout.insert(s.p.fanout.end(), post->begin(), post->end());
+        s.p().fanout.insert(s.p().fanout.end(), post->begin(), post->end());
     }
   }
 
@@ -846,8 +905,8 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
     if (sends[k].carriesOutput) {
       for (size_t j = 0; j < k; ++j)
         if (sends[j].carriesOutput)
-          sends[j].p.value = inv.output;
-      sends[k].p.value = std::move(inv.output);
+          sends[j].p().value = inv.output;
+      sends[k].p().value = std::move(inv.output);
       break;
     }
   // The only continuation retires this checkpoint in its own put: one store
@@ -855,11 +914,16 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
   const bool handOff =
       opts.gc && cfg.checkpoint && sends.size() == 1 && fanIns.empty();
   if (handOff)
-    sends[0].p.retire = inv.instance();
+    copyName(sends[0].p().retire, inv.instance());
+  else if (!sends.empty() && sends[0].staged)
+    sends[0].p().retire.clear(); // a staged payload keeps the last name
 
   if (UNUM_LIKELY(sends.size() <= 1 || !invoker.blocking())) {
     for (size_t k = 0; k < sends.size(); ++k) {
-      if (Status s = invoker.invoke(*sends[k].target, std::move(sends[k].p));
+      if (Status s = sends[k].staged
+                         ? invoker.invokeStaged(*sends[k].target)
+                         : invoker.invoke(*sends[k].target,
+                                          std::move(sends[k].p()));
           !s)
         return s.withContext("invoking '" + *sends[k].target + "'");
       if (UNUM_UNLIKELY(crashAt(Step::AfterInvoke, inv.instance(), unsigned(k))))

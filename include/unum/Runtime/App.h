@@ -23,7 +23,23 @@ namespace unum::runtime {
 
 class App;
 
+/// What a step reads of its function, derived from the config, the handler
+/// and the targets, and kept current by the App. It heads the spec: a step
+/// of a large app touches one cache line of its function, not the config's
+/// scattered fields, edges and target list (each a likely cache miss).
+struct StepPlan {
+  Handler *handler = nullptr;
+  /// A plain chain step (one unconditional Scalar edge, written as an
+  /// object, and no modifiers) to this known function; else nullptr.
+  const FunctionSpec *chainTarget = nullptr;
+  bool checkpoint = false;
+  bool debug = false;
+  bool dataFlow = false;  // the config has DataFlow fields
+  bool fanInEdge = false; // some edge is a fan-in
+};
+
 struct FunctionSpec {
+  StepPlan plan; // first: see StepPlan
   config::FunctionConfig config;
   std::shared_ptr<Handler> handler;
   std::string dir; // the function's directory, if loaded from disk

@@ -34,6 +34,16 @@ public:
   /// Hands `payload` to `function`; returns once it is accepted. The
   /// payload is consumed (moved from) by an invoker that keeps it.
   virtual Status invoke(const std::string &function, Payload &&payload) = 0;
+  /// Storage in which the caller may build its next payload in place, for
+  /// an invoker that keeps payloads (the pool's run-next slot); nullptr:
+  /// build a Payload and call invoke(). The payload is reset, except that
+  /// `session` and `retire` keep the previous payload's names: the caller
+  /// sets both (a name of the same length is then copied in place). The
+  /// caller must call invokeStaged() before it issues or stages anything
+  /// else.
+  virtual Payload *stage() { return nullptr; }
+  /// Issues the payload built in stage()'s storage to `function`.
+  virtual Status invokeStaged(const std::string &function);
   /// True if invoke waits for a round trip, so that issuing many
   /// invocations concurrently pays off.
   virtual bool blocking() const { return false; }
@@ -56,6 +66,8 @@ public:
   void setOnFailure(OnFailure f) { onFailure = std::move(f); }
 
   Status invoke(const std::string &function, Payload &&payload) override;
+  Payload *stage() override;
+  Status invokeStaged(const std::string &function) override;
 
   /// Blocks until no invocation is queued or running.
   void wait();

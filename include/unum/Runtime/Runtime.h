@@ -141,6 +141,7 @@ private:
   struct FanIn;
   Status run(Invocation &inv);
   Status continuations(Invocation &inv);
+  Status chainStep(Invocation &inv, const FunctionSpec &target);
   // What a plain chain step does not need stays out of run() and
   // continuations(), so that a step's hot code is small (HotPath.h).
   Status readCheckpoint(Invocation &inv, bool &reused, bool &finished);
