@@ -40,15 +40,16 @@ struct StepPlan {
 
 struct FunctionSpec {
   StepPlan plan; // first: see StepPlan
+  /// Kept by the App: the App that holds this spec (next to the plan: a
+  /// step checks it), and per config.next entry the target's spec (nullptr
+  /// while it is unknown). The runtime passes a target's spec along with an
+  /// in-process invocation, which then needs no lookup by name (a cold hash
+  /// probe per step in a large app).
+  const App *owner = nullptr;
+  std::vector<const FunctionSpec *> targets;
   config::FunctionConfig config;
   std::shared_ptr<Handler> handler;
   std::string dir; // the function's directory, if loaded from disk
-  /// Kept by the App: the App that holds this spec, and per config.next
-  /// entry the target's spec (nullptr while it is unknown). The runtime
-  /// passes a target's spec along with an in-process invocation, which then
-  /// needs no lookup by name (a cold hash probe per step in a large app).
-  const App *owner = nullptr;
-  std::vector<const FunctionSpec *> targets;
 };
 
 class App {
