@@ -131,9 +131,9 @@ Status App::validate() const {
   }
   for (const auto &[name, spec] : fns) {
     if (!spec.handler && spec.config.builtin)
-      return Status::error("function '" + name + "' is the built-in '" +
-                           *spec.config.builtin +
-                           "' with DataFlow fields this runtime does not apply yet");
+      return Status::error(
+          "function '" + name + "' is the built-in '" + *spec.config.builtin +
+          "' with DataFlow fields this runtime does not apply yet");
     if (!spec.handler)
       return Status::error(
           "function '" + name + "' has no handler" +

@@ -124,20 +124,20 @@ public:
         });
   }
   Result<PutResult> putIfAbsent(const std::string &session,
-                                const std::string &instance,
-                                std::string record,
+                                const std::string &instance, std::string record,
                                 const std::vector<Effect> &effects,
                                 NameList retire) override {
     return timed(
         "putIfAbsent " + instance,
         // A copy: the report below shows the record that was written.
-        [&] { return inner.putIfAbsent(session, instance, record, effects,
-                                       retire); },
+        [&] {
+          return inner.putIfAbsent(session, instance, record, effects, retire);
+        },
         [&](const auto &r) {
-          std::string s =
-              r->won ? "written, " + std::to_string(effects.size()) +
-                           " effect(s) committed"
-                     : "lost to an existing record";
+          std::string s = r->won
+                              ? "written, " + std::to_string(effects.size()) +
+                                    " effect(s) committed"
+                              : "lost to an existing record";
           if (!retire.empty())
             s += ", retired " + names(retire);
           return s + "; " + recordKind(r->won ? record : r->record);
@@ -174,9 +174,9 @@ public:
   }
   Status appendEffects(const std::string &session,
                        const std::vector<Effect> &effects) override {
-    return timedStatus(
-        "appendEffects (" + std::to_string(effects.size()) + " effect(s))",
-        [&] { return inner.appendEffects(session, effects); });
+    return timedStatus("appendEffects (" + std::to_string(effects.size()) +
+                           " effect(s))",
+                       [&] { return inner.appendEffects(session, effects); });
   }
   Result<std::vector<Effect>> effects(const std::string &session) override {
     return inner.effects(session);
@@ -206,10 +206,9 @@ private:
       s->store += d;
       ++s->storeOps;
     }
-    std::string outcome =
-        r ? describe(r) : "failed: " + statusOf(r).message();
-    owner.emit((s ? s->instance : std::string("?")) + ": store " + what +
-               " (" + ms(d) + "): " + outcome);
+    std::string outcome = r ? describe(r) : "failed: " + statusOf(r).message();
+    owner.emit((s ? s->instance : std::string("?")) + ": store " + what + " (" +
+               ms(d) + "): " + outcome);
     return r;
   }
   template <typename Op> Status timedStatus(const std::string &what, Op op) {
@@ -293,8 +292,8 @@ Status DebugRuntime::handle(const std::string &function,
   scope.prev = current;
   current = &scope;
   std::string what = "start in ";
-  what += payload.session.empty() ? "a new session"
-                                  : "session " + payload.session;
+  what +=
+      payload.session.empty() ? "a new session" : "session " + payload.session;
   if (payload.source == Payload::Source::Checkpoint && payload.value.isArray())
     what += ", fan-in of " + std::to_string(payload.value.getArray().size()) +
             " checkpoint(s)";
@@ -309,8 +308,8 @@ Status DebugRuntime::handle(const std::string &function,
   std::string took = ms(Clock::now() - scope.start);
   std::string totals = "user code ";
   totals += scope.ranUser ? ms(scope.user) : std::string("not run");
-  totals += ", " + std::to_string(scope.storeOps) +
-            " store operation(s) " + ms(scope.store);
+  totals += ", " + std::to_string(scope.storeOps) + " store operation(s) " +
+            ms(scope.store);
   if (s.isOk())
     emit(scope.instance + ": done in " + took + " (" + totals + ")");
   else if (s.isCrash())

@@ -53,7 +53,7 @@ void ThreadPoolInvoker::Task::setName(const std::string &name) {
 thread_local ThreadPoolInvoker::Worker *ThreadPoolInvoker::self = nullptr;
 
 UNUM_HOT Status ThreadPoolInvoker::invoke(const std::string &function,
-                                 Payload &&payload) {
+                                          Payload &&payload) {
   if (Worker *w = self; w && w->pool == this && !w->nextFull) {
     // Issued by a task of ours: it runs next here (the worker is busy
     // until then, so wait() and shutdown both see it).

@@ -1,7 +1,7 @@
 //===- MemoryStore.cpp - The in-process data store (tests) ----------------===//
 
-#include "unum/Runtime/DataStore.h"
 #include "HotPath.h"
+#include "unum/Runtime/DataStore.h"
 
 #include <map>
 #include <mutex>
@@ -62,10 +62,10 @@ public:
   }
 
   UNUM_HOT Result<PutResult> putIfAbsent(const std::string &session,
-                                const std::string &instance,
-                                std::string rec,
-                                const std::vector<Effect> &effects,
-                                NameList retire) override {
+                                         const std::string &instance,
+                                         std::string rec,
+                                         const std::vector<Effect> &effects,
+                                         NameList retire) override {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     Session &s = sessions[session];

@@ -1,7 +1,7 @@
 //===- Payload.cpp - The message passed between function instances -------===//
 
-#include "HotPath.h"
 #include "unum/Runtime/Payload.h"
+#include "HotPath.h"
 
 #include <chrono>
 #include <random>

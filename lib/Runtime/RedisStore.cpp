@@ -160,8 +160,7 @@ public:
   }
 
   Result<PutResult> putIfAbsent(const std::string &session,
-                                const std::string &instance,
-                                std::string rec,
+                                const std::string &instance, std::string rec,
                                 const std::vector<Effect> &effects,
                                 NameList retireList) override {
     std::string p = prefix(session);

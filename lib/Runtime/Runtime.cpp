@@ -9,8 +9,8 @@
 
 #include <atomic>
 #include <cstring>
-#include <optional>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -72,7 +72,7 @@ Runtime::Runtime(const App &app, DataStore &store, Invoker &invoker,
 Runtime::~Runtime() = default;
 
 UNUM_HOT bool Runtime::crashAt(Step step, const std::string &instance,
-                      unsigned k) const {
+                               unsigned k) const {
   return opts.fault && opts.fault(StepPoint{step, instance, k});
 }
 
@@ -131,7 +131,7 @@ inline void copyName(std::string &dst, const std::string &src) {
 
 struct Send {
   const std::string *target = nullptr; // the edge's name, in the config
-  bool carriesOutput = false; // the value is filled in after the edges
+  bool carriesOutput = false;          // the value is filled in after the edges
   /// Built in the invoker's storage (Invoker::stage), or here.
   Payload *staged = nullptr;
   Payload own;
@@ -326,11 +326,11 @@ UNUM_HOT Status Runtime::handle(const std::string &function,
   inv.payload = &payload;
   const FunctionSpec *hint = payload.spec;
   // (The pool names a task by its spec's own string: equal addresses.)
-  inv.fn = hint && app.owns(*hint) &&
-                   (&hint->config.name == &function ||
-                    hint->config.name == function)
-               ? hint
-               : app.find(function);
+  inv.fn =
+      hint && app.owns(*hint) &&
+              (&hint->config.name == &function || hint->config.name == function)
+          ? hint
+          : app.find(function);
   if (debugRt && inv.fn && inv.fn->plan.debug)
     return debugRt->handle(function, payload);
   if (payload.fanout.empty()) {
@@ -371,8 +371,7 @@ UNUM_HOT Status Runtime::handle(const std::string &function,
 
 /// A continuation's checkpoint found in the store. `finished`: a retired
 /// one, so a duplicate of a finished instance that has nothing to do.
-Status Runtime::readCheckpoint(Invocation &inv, bool &reused,
-                               bool &finished) {
+Status Runtime::readCheckpoint(Invocation &inv, bool &reused, bool &finished) {
   auto rec = store.get(inv.session(), inv.instance());
   if (!rec)
     return storeFailure(rec.getStatus(), "reading checkpoint");
@@ -410,8 +409,7 @@ Status Runtime::gatherFanIn(Invocation &inv, Value &gathered,
   for (size_t i = 0; i < names.size(); ++i) {
     const auto &rec = (*recs)[i];
     if (!rec)
-      return Status::error("fan-in input '" + names[i] +
-                           "' has no checkpoint");
+      return Status::error("fan-in input '" + names[i] + "' has no checkpoint");
     if (!rec->empty() && (*rec)[0] == record::Done) {
       // Only a target that has written its checkpoint retires its inputs:
       // a concurrent duplicate of this instance won the race.
@@ -512,8 +510,8 @@ void Runtime::traceRetry(const Invocation &inv, unsigned attempt,
                          const HandlerResult &hr) const {
   if (tracing())
     trace(inv, "attempt " + std::to_string(attempt + 1) + " failed (" +
-                   (hr.error.empty() ? "States.TaskFailed" : hr.error) +
-                   ": " + hr.cause + "); retrying");
+                   (hr.error.empty() ? "States.TaskFailed" : hr.error) + ": " +
+                   hr.cause + "); retrying");
 }
 
 /// The user code failed for good: its output is the error object that
@@ -622,9 +620,10 @@ UNUM_HOT Status Runtime::run(Invocation &inv) {
       return Status::error(inv.output.find("Error")->getString() + ": " +
                            inv.output.find("Cause")->getString());
 
-    auto flag = inv.fn->plan.fanInEdge ? recordFlag(inv)
-                          : Result<char>(inv.failed ? record::Failed
-                                                    : record::Output);
+    auto flag =
+        inv.fn->plan.fanInEdge
+            ? recordFlag(inv)
+            : Result<char>(inv.failed ? record::Failed : record::Output);
     if (!flag)
       return flag.getStatus();
 
@@ -652,8 +651,8 @@ UNUM_HOT Status Runtime::run(Invocation &inv) {
       std::string rec;
       rec.push_back(*flag);
       appendJson(rec, inv.output);
-      auto put = store.putIfAbsent(inv.session(), inv.instance(), std::move(rec),
-                                   effects, retire);
+      auto put = store.putIfAbsent(inv.session(), inv.instance(),
+                                   std::move(rec), effects, retire);
       if (!put)
         return storeFailure(put.getStatus(), "writing checkpoint");
       if (UNUM_UNLIKELY(!put->won))
@@ -800,7 +799,8 @@ Status Runtime::finishTerminal(Invocation &inv) {
 
 /// A plain chain step's only continuation (StepPlan::chainTarget): what
 /// continuations() does for it, reading nothing of the config.
-UNUM_HOT Status Runtime::chainStep(Invocation &inv, const FunctionSpec &target) {
+UNUM_HOT Status Runtime::chainStep(Invocation &inv,
+                                   const FunctionSpec &target) {
   const Payload &payload = *inv.payload;
   // The only continuation retires this checkpoint in its own put.
   const bool handOff = opts.gc && inv.fn->plan.checkpoint;
@@ -889,8 +889,8 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
       // A function with one outgoing edge issues at most one continuation:
       // it is built where the invoker keeps it (no payload move).
       Payload *slot = cfg.next.size() == 1 ? invoker.stage() : nullptr;
-      Send &s = sends.add(e.target, targetSpec, inv.session(), inv.fresh, true,
-                          slot);
+      Send &s =
+          sends.add(e.target, targetSpec, inv.session(), inv.fresh, true, slot);
       if (level)
         s.p().fanout.push_back(FanOutLevel{"Parallel", branch, nScalar});
       if (!post->empty())
@@ -920,13 +920,13 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
 
   if (UNUM_LIKELY(sends.size() <= 1 || !invoker.blocking())) {
     for (size_t k = 0; k < sends.size(); ++k) {
-      if (Status s = sends[k].staged
-                         ? invoker.invokeStaged(*sends[k].target)
-                         : invoker.invoke(*sends[k].target,
-                                          std::move(sends[k].p()));
+      if (Status s = sends[k].staged ? invoker.invokeStaged(*sends[k].target)
+                                     : invoker.invoke(*sends[k].target,
+                                                      std::move(sends[k].p()));
           !s)
         return s.withContext("invoking '" + *sends[k].target + "'");
-      if (UNUM_UNLIKELY(crashAt(Step::AfterInvoke, inv.instance(), unsigned(k))))
+      if (UNUM_UNLIKELY(
+              crashAt(Step::AfterInvoke, inv.instance(), unsigned(k))))
         return crash(&inv, Step::AfterInvoke);
     }
   } else {

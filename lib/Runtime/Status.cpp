@@ -1,4 +1,5 @@
-//===- Status.cpp - Errors as return values --------------------------------===//
+//===- Status.cpp - Errors as return values
+//--------------------------------===//
 
 #include "unum/Runtime/Status.h"
 

@@ -153,7 +153,7 @@ static void newline(std::string &out, bool pretty, unsigned depth) {
 }
 
 UNUM_HOT static void write(std::string &out, const Value &v, bool pretty,
-                  unsigned depth) {
+                           unsigned depth) {
   char buf[64];
   switch (v.kind()) {
   case Value::Kind::Null:

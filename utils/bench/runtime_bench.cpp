@@ -54,8 +54,7 @@ double now() {
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
   }
-  return std::chrono::duration<double>(Clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
 }
 
 void die(const std::string &msg) {
@@ -208,8 +207,7 @@ int main(int argc, char **argv) {
       if (c != "wall" && c != "cpu")
         die("--clock is wall or cpu");
       cpuClock = c == "cpu";
-    }
-    else
+    } else
       die("usage: unum-runtime-bench [--chain N] [--width W] [--repeat R] "
           "[--redis redis://HOST:PORT] [--stores memory,sqlite,redis] "
           "[--checkpoints on|off|both] [--clock wall|cpu]");
@@ -280,9 +278,9 @@ int main(int argc, char **argv) {
       floorBest = std::min(floorBest, floorOnce(**store, chain));
       for (bool ck : {true, false})
         if (cks == "both" || (cks == "on") == ck)
-          best[ck] = std::min(best[ck], runOnce(ck ? ckChain : plainChain,
-                                                **store, Value(int64_t(1)), 1,
-                                                ops[ck]));
+          best[ck] =
+              std::min(best[ck], runOnce(ck ? ckChain : plainChain, **store,
+                                         Value(int64_t(1)), 1, ops[ck]));
     }
     for (bool ck : {true, false}) {
       if (cks != "both" && (cks == "on") != ck)
@@ -293,7 +291,6 @@ int main(int argc, char **argv) {
                   double(ops[ck]) / chain);
     }
   }
-
 
   if (width <= 0)
     stores.clear(); // the chain table is all that was asked for

@@ -204,7 +204,7 @@ public:
     /// Where trace lines and the lines of "Debug": true functions go;
     /// default: "[unum] <line>" on stderr.
     std::function<void(const std::string &line)> log;
-    RuntimeOptions runtime;     // observer is set by the runner
+    RuntimeOptions runtime; // observer is set by the runner
     /// How invocations (the start and every continuation) reach a
     /// function; nullptr: straight onto the pool. An HttpInvoker whose URLs
     /// lead to a gateway that feeds invoker() runs the workflow over HTTP
