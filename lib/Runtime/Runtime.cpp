@@ -369,6 +369,25 @@ UNUM_HOT Status Runtime::handle(const std::string &function,
   return Status::error(msg);
 }
 
+/// Continues with a record found in the store instead of the user code's
+/// result: a retired one means that the instance has finished (`finished`:
+/// nothing left to do); otherwise its output is adopted.
+Status Runtime::adoptRecord(Invocation &inv, const std::string &rec,
+                            bool &finished, const char *ifDone,
+                            const char *ifAdopted) {
+  if (!rec.empty() && rec[0] == record::Done) {
+    if (tracing())
+      trace(inv, ifDone);
+    finished = true;
+    return Status::ok();
+  }
+  if (Status s = adopt(rec, inv.instance(), inv.failed, inv.output); !s)
+    return s;
+  if (tracing())
+    trace(inv, ifAdopted);
+  return Status::ok();
+}
+
 /// A continuation's checkpoint found in the store. `finished`: a retired
 /// one, so a duplicate of a finished instance that has nothing to do.
 Status Runtime::readCheckpoint(Invocation &inv, bool &reused, bool &finished) {
@@ -377,19 +396,11 @@ Status Runtime::readCheckpoint(Invocation &inv, bool &reused, bool &finished) {
     return storeFailure(rec.getStatus(), "reading checkpoint");
   if (!*rec)
     return Status::ok();
-  const std::string &r = **rec;
-  if (!r.empty() && r[0] == record::Done) {
-    if (tracing())
-      trace(inv, "duplicate of a finished instance; nothing to do");
-    finished = true;
-    return Status::ok();
-  }
-  if (Status s = adopt(r, inv.instance(), inv.failed, inv.output); !s)
-    return s;
-  reused = true;
-  if (tracing())
-    trace(inv, "reusing its checkpoint; user code skipped");
-  return Status::ok();
+  Status s = adoptRecord(inv, **rec, finished,
+                         "duplicate of a finished instance; nothing to do",
+                         "reusing its checkpoint; user code skipped");
+  reused = s.isOk() && !finished;
+  return s;
 }
 
 /// A fan-in target's input: its inputs' checkpoints, in `values` order.
@@ -417,19 +428,13 @@ Status Runtime::gatherFanIn(Invocation &inv, Value &gathered,
         auto own = store.get(inv.session(), inv.instance());
         if (!own)
           return storeFailure(own.getStatus(), "reading checkpoint");
-        if (*own && !(*own)->empty() && (**own)[0] == record::Done) {
-          finished = true;
-          return Status::ok();
-        }
         if (*own) {
-          if (Status s = adopt(**own, inv.instance(), inv.failed, inv.output);
-              !s)
-            return s;
-          reused = true;
-          if (tracing())
-            trace(inv, "a duplicate checkpointed first; continuing with "
-                       "its output");
-          return Status::ok();
+          Status s = adoptRecord(
+              inv, **own, finished,
+              "a duplicate finished first; nothing to do",
+              "a duplicate checkpointed first; continuing with its output");
+          reused = s.isOk() && !finished;
+          return s;
         }
       }
       return Status::error("fan-in input '" + names[i] +
@@ -552,18 +557,9 @@ Result<char> Runtime::recordFlag(const Invocation &inv) const {
 Status Runtime::lostRace(Invocation &inv, const std::string &winner,
                          bool &finished) {
   inv.fresh = false;
-  if (!winner.empty() && winner[0] == record::Done) {
-    if (tracing())
-      trace(inv, "lost the checkpoint race to a finished instance");
-    finished = true;
-    return Status::ok();
-  }
-  if (Status s = adopt(winner, inv.instance(), inv.failed, inv.output); !s)
-    return s;
-  if (tracing())
-    trace(inv, "lost the checkpoint race; continuing with the winner's "
-               "output");
-  return Status::ok();
+  return adoptRecord(
+      inv, winner, finished, "lost the checkpoint race to a finished instance",
+      "lost the checkpoint race; continuing with the winner's output");
 }
 
 /// A function without checkpoints commits its effects and garbage-collects

@@ -144,6 +144,8 @@ private:
   Status chainStep(Invocation &inv, const FunctionSpec &target);
   // What a plain chain step does not need stays out of run() and
   // continuations(), so that a step's hot code is small (HotPath.h).
+  Status adoptRecord(Invocation &inv, const std::string &rec, bool &finished,
+                     const char *ifDone, const char *ifAdopted);
   Status readCheckpoint(Invocation &inv, bool &reused, bool &finished);
   Status gatherFanIn(Invocation &inv, Value &gathered,
                      std::vector<std::string> &consumed, bool &reused,
