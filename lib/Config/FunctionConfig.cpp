@@ -139,11 +139,13 @@ void Decoder::unknownKey(const Node::Member &member, Where where) {
   }
   if (other.empty()) {
     static const char *const configKeysJson[] = {
-        "Name",  "Next", "Next Payload Modifiers", "Checkpoint", "Start",
-        "Debug", "Retry"};
+        "Name",    "Next",     "Next Payload Modifiers", "Checkpoint",
+        "Start",   "Debug",    "Retry",                  "Handler",
+        "Builtin", "DataFlow", "SaveInput",              "StateInput"};
     static const char *const configKeysYaml[] = {
-        "Name",  "Next", "Payload Modifiers", "Checkpoint", "Start",
-        "Debug", "Retry"};
+        "Name",    "Next",     "Payload Modifiers", "Checkpoint",
+        "Start",   "Debug",    "Retry",             "Handler",
+        "Builtin", "DataFlow", "SaveInput",         "StateInput"};
     static const char *const edgeKeysJson[] = {"Name", "InputType",
                                                "Conditional"};
     static const char *const edgeKeysYaml[] = {"Name", "Type", "Values",
@@ -253,6 +255,15 @@ std::optional<FunctionConfig> Decoder::decode(const Node &node) {
             error(field.keyLoc,
                   "unknown 'DataFlow' field '" + field.key + "'");
         config.dataFlow = value;
+      }
+    } else if (key == "SaveInput") {
+      if (expectKind(value, Node::Kind::Bool, key))
+        config.saveInput = value.boolValue;
+    } else if (key == "StateInput") {
+      std::string from;
+      if (functionName(value, "StateInput", from)) {
+        config.stateInput = from;
+        config.stateInputLoc = value.loc;
       }
     } else if (json() && key == "Remove") {
       // Left by the original compiler's trim pass; carries no meaning.
@@ -627,6 +638,10 @@ std::string JsonWriter::write(const FunctionConfig &config) {
     fields.push_back("\"Builtin\": " + quoteJson(*config.builtin));
   if (config.dataFlow)
     fields.push_back("\"DataFlow\": " + writeJsonValue(*config.dataFlow));
+  if (config.saveInput)
+    fields.push_back("\"SaveInput\": true");
+  if (config.stateInput)
+    fields.push_back("\"StateInput\": " + quoteJson(*config.stateInput));
   if (config.start)
     fields.push_back("\"Start\": true");
   return object(fields, 0) + "\n";
@@ -733,6 +748,10 @@ static std::string writeYaml(const FunctionConfig &config) {
     out += "Builtin: " + yamlScalar(*config.builtin) + "\n";
   if (config.dataFlow)
     out += "DataFlow: " + writeJsonValue(*config.dataFlow) + "\n";
+  if (config.saveInput)
+    out += "SaveInput: true\n";
+  if (config.stateInput)
+    out += "StateInput: " + yamlScalar(*config.stateInput) + "\n";
   if (config.start)
     out += "Start: true\n";
   return out;

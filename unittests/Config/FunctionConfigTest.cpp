@@ -235,6 +235,47 @@ TEST(DecodeTest, RemoveIsIgnoredInJson) {
   EXPECT_EQ(c.name, "UnumMap0");
 }
 
+TEST(DecodeTest, StateInputFields) {
+  // A Map entry saving the state's input, and the sink reading it.
+  FunctionConfig entry = decodeOk(
+      R"({"Name": "UnumMap0", "SaveInput": true, "Checkpoint": true})",
+      Format::Json);
+  EXPECT_TRUE(entry.saveInput);
+  EXPECT_FALSE(entry.stateInput);
+  FunctionConfig sink = decodeOk(
+      "Name: UnumSinkMap0\nStateInput: UnumMap0\nCheckpoint: true\n",
+      Format::Yaml);
+  EXPECT_FALSE(sink.saveInput);
+  EXPECT_EQ(sink.stateInput, std::optional<std::string>("UnumMap0"));
+  expectLoc(sink.stateInputLoc, 2, 13);
+  EXPECT_FALSE(decodeOk(R"({"Name": "A"})", Format::Json).saveInput);
+  EXPECT_FALSE(
+      decodeOk(R"({"Name": "A", "SaveInput": false})", Format::Json).saveInput);
+
+  // Written after DataFlow in both spellings, and read back.
+  entry.dataFlow = decodeOk(R"({"Name": "X", "DataFlow": {"ItemsPath": "$.a"}})",
+                            Format::Json)
+                       .dataFlow;
+  EXPECT_EQ(writeConfig(entry, Format::Json), R"({
+    "Name": "UnumMap0",
+    "Checkpoint": true,
+    "DataFlow": {"ItemsPath": "$.a"},
+    "SaveInput": true
+}
+)");
+  EXPECT_EQ(writeConfig(sink, Format::Yaml), "Name: UnumSinkMap0\n"
+                                             "Checkpoint: true\n"
+                                             "StateInput: UnumMap0\n");
+  for (Format f : {Format::Json, Format::Yaml}) {
+    FunctionConfig e = decodeOk(writeConfig(entry, f), f);
+    FunctionConfig k = decodeOk(writeConfig(sink, f), f);
+    EXPECT_TRUE(e.saveInput);
+    EXPECT_FALSE(e.stateInput);
+    EXPECT_FALSE(k.saveInput);
+    EXPECT_EQ(k.stateInput, sink.stateInput);
+  }
+}
+
 struct DecodeErrorCase {
   Format format;
   const char *text;
@@ -350,6 +391,15 @@ INSTANTIATE_TEST_SUITE_P(
              "unknown key 'checkpoint' in a config; did you mean "
              "'Checkpoint'?"),
         json(R"(  "Colour": "red")", 3, "unknown key 'Colour' in a config"),
+        json(R"(  "SaveInput": 1)", 16,
+             "'SaveInput' must be a boolean, not a number"),
+        json(R"(  "StateInput": ["UnumMap0"])", 17,
+             "'StateInput' must be a string, not an array"),
+        json(R"(  "StateInput": "Unum Map0")", 22,
+             "unexpected ' ' in function name 'Unum Map0'"),
+        json(R"(  "stateinput": "UnumMap0")", 3,
+             "unknown key 'stateinput' in a config; did you mean "
+             "'StateInput'?"),
         json(R"(  "Next": {"Name": "B", "Type": "Scalar"})", 25,
              "unknown key 'Type' in a 'Next' entry; 'Type' belongs to the YAML "
              "format, JSON uses 'InputType'"),

@@ -15,6 +15,8 @@
 //   Payload Modifiers: [Pop]
 //   Checkpoint: true
 //   Start: true   (Debug, Retry as in JSON; Type also Scalar|Map|Error)
+// Keys for the runtime, spelled alike in both: Handler, Builtin, DataFlow,
+// SaveInput, StateInput.
 //
 //===----------------------------------------------------------------------===//
 #ifndef UNUM_CONFIG_FUNCTIONCONFIG_H
@@ -65,9 +67,18 @@ struct FunctionConfig {
   /// "DataFlow": Step Functions data-flow fields the runtime applies around
   /// the function (kDataFlowFields), kept as written.
   std::optional<Node> dataFlow;
+  /// "SaveInput": the function enters a Map or Parallel state whose sink
+  /// needs the state's input (its ResultPath is not `$`): the runtime stores
+  /// the function's effective input before its checkpoint, for that sink.
+  bool saveInput = false;
+  /// "StateInput": the function is such a sink; this names the function that
+  /// saved the state's input (at the same fan-out levels). The sink applies
+  /// its ResultPath to that input and garbage-collects it.
+  std::optional<std::string> stateInput;
 
   SourceLoc loc;     // the config object
   SourceLoc nameLoc; // its Name value
+  SourceLoc stateInputLoc; // its StateInput value
   std::vector<SourceLoc> modifierLocs;
 };
 
@@ -90,7 +101,8 @@ std::optional<FunctionConfig> decodeConfig(const Node &node, Format format,
 
 /// Writes one config in `format`'s spelling, in the key order of the original
 /// compiler (Name, Next, Next Payload Modifiers, Checkpoint, Debug, Retry,
-/// then Handler, Builtin, DataFlow, and Start), 4-space indented JSON or block-style YAML, ending in a newline.
+/// then Handler, Builtin, DataFlow, SaveInput, StateInput, and Start),
+/// 4-space indented JSON or block-style YAML, ending in a newline.
 std::string writeConfig(const FunctionConfig &config, Format format);
 
 /// The file name of a config in an app directory: "unum_config.json"/".yaml".
