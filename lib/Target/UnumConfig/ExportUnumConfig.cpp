@@ -49,6 +49,9 @@ static LogicalResult exportFunction(FunctionOp function,
       return function.emitOpError()
              << "has a 'dataflow' value that is not a JSON image";
   }
+  out.saveInput = function.getSaveInput();
+  if (FlatSymbolRefAttr from = function.getStateInputAttr())
+    out.stateInput = from.getValue().str();
 
   ArrayAttr modifiers;
   Operation *firstEdge = nullptr;

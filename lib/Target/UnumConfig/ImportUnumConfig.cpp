@@ -136,6 +136,10 @@ static OwningOpRef<ModuleOp> buildModule(ArrayRef<LoadedConfig> configs,
     if (c.dataFlow)
       function.setDataflowAttr(
           cast<DictionaryAttr>(jsonToAttr(*c.dataFlow, context)));
+    function.setSaveInput(c.saveInput);
+    if (c.stateInput)
+      function.setStateInputAttr(
+          FlatSymbolRefAttr::get(context, *c.stateInput));
 
     // The file formats hold one modifier list per function; the dialect keeps
     // it on each edge, where it applies.

@@ -177,3 +177,39 @@ unum.app @unreachable {
   // expected-warning @+1 {{function '@B' is not reachable from any start function}}
   unum.function @B {}
 }
+
+// -----
+
+unum.app @stateinputunknown {
+  // expected-error @+1 {{state_input @Nowhere is not a function of this app}}
+  unum.function @Sink start state_input(@Nowhere) {}
+}
+
+// -----
+
+unum.app @stateinputnotsaved {
+  unum.function @Entry start {
+    unum.chain @Sink
+  }
+  // expected-error @+1 {{reads the saved input of @Entry, which does not save its input (mark it 'save_input')}}
+  unum.function @Sink state_input(@Entry) {}
+}
+
+// -----
+
+unum.app @stateinputtworeaders {
+  unum.function @Entry start save_input {
+    unum.chain @A
+    unum.chain @B
+  }
+  unum.function @A state_input(@Entry) {}
+  // expected-error @+1 {{reads the saved input of @Entry that '@A' reads too: the first reader garbage-collects it}}
+  unum.function @B state_input(@Entry) {}
+}
+
+// -----
+
+unum.app @saveinputunread {
+  // expected-error @+1 {{saves its input but no function reads it as its state_input: it would never be garbage-collected}}
+  unum.function @Entry start save_input {}
+}

@@ -81,3 +81,18 @@ unum.app @spellings {
   ^bb0:
   }) : () -> ()
 }) : () -> ()
+
+// A Map whose sink places the list in the state's input: the entry saves
+// its input, the sink names the entry.
+// CHECK-LABEL: unum.app @stateinput {
+unum.app @stateinput {
+  // CHECK: unum.function @UnumMap0 start checkpoint save_input dataflow {ItemsPath = "$.items"} {
+  unum.function @UnumMap0 start checkpoint save_input dataflow {ItemsPath = "$.items"} {
+    unum.map @W
+  }
+  unum.function @W checkpoint {
+    unum.fanin @UnumSinkMap0 values ["W-unumIndex-*"] modifiers ["Pop"]
+  }
+  // CHECK: unum.function @UnumSinkMap0 checkpoint state_input(@UnumMap0) dataflow {ResultPath = "$.results"} {
+  unum.function @UnumSinkMap0 checkpoint state_input(@UnumMap0) dataflow {ResultPath = "$.results"} {}
+}

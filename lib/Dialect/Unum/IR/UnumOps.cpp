@@ -175,6 +175,41 @@ static LogicalResult verifyFanIns(AppOp app,
   return success();
 }
 
+/// The saved input of a Map or Parallel state is read, and then retired, by
+/// one sink: each `state_input` names a `save_input` function, and each
+/// `save_input` function is named by exactly one (otherwise its record would
+/// never be garbage-collected, or a second reader would find it retired).
+static LogicalResult
+verifyStateInputs(AppOp app, const llvm::StringMap<FunctionOp> &functions) {
+  llvm::DenseMap<Operation *, FunctionOp> reader;
+  for (FunctionOp function : app.getBodyBlock().getOps<FunctionOp>()) {
+    FlatSymbolRefAttr from = function.getStateInputAttr();
+    if (!from)
+      continue;
+    auto it = functions.find(from.getValue());
+    if (it == functions.end())
+      return function.emitOpError()
+             << "state_input " << from << " is not a function of this app";
+    FunctionOp saver = it->second;
+    if (!saver.getSaveInput())
+      return function.emitOpError()
+             << "reads the saved input of " << from
+             << ", which does not save its input (mark it 'save_input')";
+    auto [entry, inserted] = reader.try_emplace(saver, function);
+    if (!inserted)
+      return function.emitOpError()
+             << "reads the saved input of " << from << " that '@"
+             << entry->second.getSymName()
+             << "' reads too: the first reader garbage-collects it";
+  }
+  for (FunctionOp function : app.getBodyBlock().getOps<FunctionOp>())
+    if (function.getSaveInput() && !reader.count(function))
+      return function.emitOpError()
+             << "saves its input but no function reads it as its "
+                "state_input: it would never be garbage-collected";
+  return success();
+}
+
 LogicalResult AppOp::verifyRegions() {
   llvm::StringMap<FunctionOp> functions;
   SmallVector<FunctionOp> starts;
@@ -190,7 +225,8 @@ LogicalResult AppOp::verifyRegions() {
   if (starts.empty())
     return emitOpError() << "has no start function: mark the entry function "
                             "'start'";
-  if (failed(verifyFanIns(*this, functions)))
+  if (failed(verifyFanIns(*this, functions)) ||
+      failed(verifyStateInputs(*this, functions)))
     return failure();
 
   // Reachability: everything a start function reaches through any edge.

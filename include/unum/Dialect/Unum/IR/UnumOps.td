@@ -83,6 +83,13 @@ def Unum_FunctionOp : Unum_Op<"function", [
       `ResultPath`, `OutputPath`; `ItemsPath`, `ItemSelector` for its Map
       edges; `Result`, `Seconds`, `Timestamp`, `SecondsPath`, `TimestampPath`,
       `Error`, `Cause` for built-ins), as JSON images.
+    * `save_input`: the function enters a Map or Parallel state whose sink
+      needs the state's input (a `ResultPath` other than `$`): the runtime
+      stores the function's input before its checkpoint.
+    * `state_input(@F)`: the function is that sink; `@F` is the function
+      that saved the state's input (at the same fan-out levels). The sink
+      applies its `ResultPath` to it and garbage-collects it, so exactly one
+      function reads each `save_input` function's input.
 
     The name must be usable in an instance name: letters, digits, `_` and `-`,
     without the `-unumIndex-` infix.
@@ -103,13 +110,16 @@ def Unum_FunctionOp : Unum_Op<"function", [
     OptionalAttr<BoolAttr>:$debug,
     OptionalAttr<StrAttr>:$handler,
     OptionalAttr<StrAttr>:$builtin,
-    OptionalAttr<DictionaryAttr>:$dataflow
+    OptionalAttr<DictionaryAttr>:$dataflow,
+    UnitAttr:$save_input,
+    OptionalAttr<FlatSymbolRefAttr>:$state_input
   );
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name (`start` $start^)? (`checkpoint` $checkpoint^)?
     (`fanout` $fanout^)? (`retry` `(` $retry^ `)`)? (`debug` `(` $debug^ `)`)?
     (`handler` `(` $handler^ `)`)? (`builtin` `(` $builtin^ `)`)?
+    (`save_input` $save_input^)? (`state_input` `(` $state_input^ `)`)?
     (`dataflow` $dataflow^)? attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;
