@@ -29,7 +29,10 @@ def ConvertSfnToUnum : Pass<"convert-sfn-to-unum", "mlir::ModuleOp"> {
     edges conditioned on the error name; a function used by several states
     becomes one unum function per state sharing the handler; Map and Parallel
     nest to any depth with indexed fan-in names; the data-flow paths are kept
-    in `dataflow` for the runtime.
+    in `dataflow` for the runtime. A Map or Parallel whose `ResultPath` is
+    not `$` (a path, or null) places its result in the state's input, which
+    only its entry sees: the entry is then never folded away and gets
+    `save_input`, and the sink `state_input(@<entry>)`.
 
     The application options come from the state machine's `checkpoint` and
     `debug` attributes, or from the pass options, which take precedence.

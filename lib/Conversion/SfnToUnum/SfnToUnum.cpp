@@ -55,6 +55,10 @@ struct Function {
   std::optional<std::string> handler, builtin;
   std::optional<int64_t> retry;
   llvm::SmallVector<NamedAttribute> dataflow;
+  /// A Map or Parallel entry whose sink needs the state's input, and that
+  /// sink, naming the entry (see linkStateInput).
+  bool saveInput = false;
+  std::optional<size_t> stateInput;
 
   bool hasDataflow(ArrayRef<StringRef> except = {}) const {
     return llvm::any_of(dataflow, [&](NamedAttribute a) {
@@ -182,6 +186,20 @@ void addField(Function &fn, Operation *op, StringRef attr, StringRef key) {
   if (value)
     fn.dataflow.push_back(
         NamedAttribute(StringAttr::get(op->getContext(), key), value));
+}
+
+/// A Map or Parallel sink applies its ResultPath to the state's input, which
+/// only its entry has: unless ResultPath is `$` (the default, which addField
+/// drops) the entry saves its input for the sink.
+void linkStateInput(std::vector<Function> &functions, size_t entry,
+                    size_t sink) {
+  bool relative = llvm::any_of(functions[sink].dataflow, [](NamedAttribute a) {
+    return a.getName() == "ResultPath";
+  });
+  if (!relative)
+    return;
+  functions[entry].saveInput = true;
+  functions[sink].stateInput = entry;
 }
 
 bool isIdentityPass(PassOp pass) {
@@ -312,6 +330,7 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
     addField(functions[sink], map, "result_selector", "ResultSelector");
     addField(functions[sink], map, "result_path", "ResultPath");
     addField(functions[sink], map, "output_path", "OutputPath");
+    linkStateInput(functions, entry, sink);
     if (map.getMaxConcurrency())
       emitWarning(loc) << "MaxConcurrency of Map '" << stateName
                        << "' is not expressible in Unum configs; the runtime "
@@ -334,6 +353,7 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
     addField(functions[sink], parallel, "result_selector", "ResultSelector");
     addField(functions[sink], parallel, "result_path", "ResultPath");
     addField(functions[sink], parallel, "output_path", "OutputPath");
+    linkStateInput(functions, entry, sink);
     helpers[state] = {entry, sink};
   }
   if (isa<sfn::MapOp, ParallelOp>(state) && state->getAttr("catchers"))
@@ -702,7 +722,9 @@ void Lowering::trim() {
   // An UnumMap<k> reached by a Scalar edge is folded into its predecessor.
   for (size_t m = 0; m < functions.size(); ++m) {
     Function &helper = functions[m];
-    if (helper.role != Role::MapEntry || helper.start ||
+    // An entry that saves the state's input is kept: its predecessor's
+    // input is not the state's.
+    if (helper.role != Role::MapEntry || helper.start || helper.saveInput ||
         helper.hasDataflow({"ItemsPath", "ItemSelector"}))
       continue;
     bool keep = false;
@@ -731,7 +753,7 @@ void Lowering::trim() {
   for (size_t p = 0; p < functions.size(); ++p) {
     Function &helper = functions[p];
     if (helper.role != Role::ParallelEntry || helper.start ||
-        helper.hasDataflow())
+        helper.saveInput || helper.hasDataflow())
       continue;
     bool keep = false;
     for (auto [f, i] : references(p)) {
@@ -793,6 +815,10 @@ LogicalResult Lowering::emit(OpBuilder &builder) {
       op.setBuiltin(StringRef(*fn.builtin));
     if (!fn.dataflow.empty())
       op.setDataflowAttr(builder.getDictionaryAttr(fn.dataflow));
+    op.setSaveInput(fn.saveInput);
+    if (fn.stateInput)
+      op.setStateInputAttr(
+          FlatSymbolRefAttr::get(context, functions[*fn.stateInput].name));
 
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToEnd(&op.getBodyBlock());
