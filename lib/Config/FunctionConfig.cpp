@@ -139,13 +139,14 @@ void Decoder::unknownKey(const Node::Member &member, Where where) {
   }
   if (other.empty()) {
     static const char *const configKeysJson[] = {
-        "Name",    "Next",     "Next Payload Modifiers", "Checkpoint",
-        "Start",   "Debug",    "Retry",                  "Handler",
-        "Builtin", "DataFlow", "SaveInput",              "StateInput"};
+        "Name",       "Next",      "Next Payload Modifiers",
+        "Checkpoint", "Start",     "Debug",
+        "Retry",      "Handler",   "Builtin",
+        "DataFlow",   "SaveInput", "StateInput"};
     static const char *const configKeysYaml[] = {
-        "Name",    "Next",     "Payload Modifiers", "Checkpoint",
-        "Start",   "Debug",    "Retry",             "Handler",
-        "Builtin", "DataFlow", "SaveInput",         "StateInput"};
+        "Name",      "Next",      "Payload Modifiers", "Checkpoint", "Start",
+        "Debug",     "Retry",     "Handler",           "Builtin",    "DataFlow",
+        "SaveInput", "StateInput"};
     static const char *const edgeKeysJson[] = {"Name", "InputType",
                                                "Conditional"};
     static const char *const edgeKeysYaml[] = {"Name", "Type", "Values",

@@ -237,14 +237,14 @@ TEST(DecodeTest, RemoveIsIgnoredInJson) {
 
 TEST(DecodeTest, StateInputFields) {
   // A Map entry saving the state's input, and the sink reading it.
-  FunctionConfig entry = decodeOk(
-      R"({"Name": "UnumMap0", "SaveInput": true, "Checkpoint": true})",
-      Format::Json);
+  FunctionConfig entry =
+      decodeOk(R"({"Name": "UnumMap0", "SaveInput": true, "Checkpoint": true})",
+               Format::Json);
   EXPECT_TRUE(entry.saveInput);
   EXPECT_FALSE(entry.stateInput);
-  FunctionConfig sink = decodeOk(
-      "Name: UnumSinkMap0\nStateInput: UnumMap0\nCheckpoint: true\n",
-      Format::Yaml);
+  FunctionConfig sink =
+      decodeOk("Name: UnumSinkMap0\nStateInput: UnumMap0\nCheckpoint: true\n",
+               Format::Yaml);
   EXPECT_FALSE(sink.saveInput);
   EXPECT_EQ(sink.stateInput, std::optional<std::string>("UnumMap0"));
   expectLoc(sink.stateInputLoc, 2, 13);
@@ -253,9 +253,10 @@ TEST(DecodeTest, StateInputFields) {
       decodeOk(R"({"Name": "A", "SaveInput": false})", Format::Json).saveInput);
 
   // Written after DataFlow in both spellings, and read back.
-  entry.dataFlow = decodeOk(R"({"Name": "X", "DataFlow": {"ItemsPath": "$.a"}})",
-                            Format::Json)
-                       .dataFlow;
+  entry.dataFlow =
+      decodeOk(R"({"Name": "X", "DataFlow": {"ItemsPath": "$.a"}})",
+               Format::Json)
+          .dataFlow;
   EXPECT_EQ(writeConfig(entry, Format::Json), R"({
     "Name": "UnumMap0",
     "Checkpoint": true,
