@@ -213,3 +213,13 @@ unum.app @saveinputunread {
   // expected-error @+1 {{saves its input but no function reads it as its state_input: it would never be garbage-collected}}
   unum.function @Entry start save_input {}
 }
+
+// -----
+
+unum.app @stateinputnotfanin {
+  unum.function @Entry start save_input {
+    unum.chain @Sink
+  }
+  // expected-error @+1 {{has a state_input but no fan-in edge leads to it: a sink reads its state's input when its fan-in completes}}
+  unum.function @Sink state_input(@Entry) {}
+}

@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -179,6 +180,7 @@ static LogicalResult verifyFanIns(AppOp app,
 /// one sink: each `state_input` names a `save_input` function, and each
 /// `save_input` function is named by exactly one (otherwise its record would
 /// never be garbage-collected, or a second reader would find it retired).
+/// The sink reads it when its fan-in completes, so it is a fan-in target.
 static LogicalResult
 verifyStateInputs(AppOp app, const llvm::StringMap<FunctionOp> &functions) {
   llvm::DenseMap<Operation *, FunctionOp> reader;
@@ -207,6 +209,15 @@ verifyStateInputs(AppOp app, const llvm::StringMap<FunctionOp> &functions) {
       return function.emitOpError()
              << "saves its input but no function reads it as its "
                 "state_input: it would never be garbage-collected";
+  llvm::DenseSet<StringRef> fanInTargets;
+  for (FunctionOp function : app.getBodyBlock().getOps<FunctionOp>())
+    for (FanInOp edge : function.getBodyBlock().getOps<FanInOp>())
+      fanInTargets.insert(edge.getTarget());
+  for (FunctionOp sink : app.getBodyBlock().getOps<FunctionOp>())
+    if (sink.getStateInputAttr() && !fanInTargets.contains(sink.getSymName()))
+      return sink.emitOpError()
+             << "has a state_input but no fan-in edge leads to it: a sink "
+                "reads its state's input when its fan-in completes";
   return success();
 }
 
