@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <unistd.h>
 
 using namespace unum::runtime;
@@ -129,6 +130,8 @@ Status App::validate() const {
                                p.function + "'");
     }
   }
+  if (Status s = validateStateInputs(); !s)
+    return s;
   for (const auto &[name, spec] : fns) {
     if (!spec.handler && spec.config.builtin)
       return Status::error(
@@ -142,6 +145,48 @@ Status App::validate() const {
                : " (expected an executable " +
                      (fs::path(spec.dir) / "handler").string() + ")"));
   }
+  return Status::ok();
+}
+
+/// Each StateInput names a SaveInput function, read by no other sink: the
+/// sink retires the saved input, and a saved input nobody reads would stay.
+/// A sink reads it when its fan-in completes, so it is a fan-in target.
+Status App::validateStateInputs() const {
+  std::map<std::string, std::string> readers; // saver -> its sink
+  for (const auto &[name, spec] : fns) {
+    if (!spec.config.stateInput)
+      continue;
+    const std::string &from = *spec.config.stateInput;
+    auto saver = fns.find(from);
+    if (saver == fns.end())
+      return Status::error("function '" + name +
+                           "' reads the state input of unknown function '" +
+                           from + "'");
+    if (!saver->second.config.saveInput)
+      return Status::error("function '" + name +
+                           "' reads the state input of '" + from +
+                           "', which does not save its input (SaveInput)");
+    auto [it, inserted] = readers.emplace(from, name);
+    if (!inserted)
+      return Status::error("functions '" + it->second + "' and '" + name +
+                           "' both read the state input of '" + from + "'");
+  }
+  for (const auto &[name, spec] : fns)
+    if (spec.config.saveInput && !readers.count(name))
+      return Status::error("function '" + name +
+                           "' saves its input (SaveInput) but no function "
+                           "reads it (StateInput)");
+  std::set<std::string> fanInTargets;
+  for (const auto &[name, spec] : fns)
+    for (const config::Edge &e : spec.config.next)
+      if (e.kind == config::EdgeKind::FanIn)
+        fanInTargets.insert(e.target);
+  for (const auto &[name, spec] : fns)
+    if (spec.config.stateInput && !fanInTargets.count(name))
+      return Status::error("function '" + name +
+                           "' has a StateInput but no fan-in leads to it (a "
+                           "sink reads its state's input when its fan-in "
+                           "completes)");
   return Status::ok();
 }
 

@@ -6,6 +6,7 @@
 #include "unum/Runtime/Evaluator.h"
 
 #include "DebugRuntime.h"
+#include "StateInput.h"
 
 #include <atomic>
 #include <cstring>
@@ -26,6 +27,8 @@ const char *unum::runtime::stepName(Step step) {
     return "before-user-code";
   case Step::AfterUserCode:
     return "after-user-code";
+  case Step::AfterSaveInput:
+    return "after-save-input";
   case Step::AfterCheckpoint:
     return "after-checkpoint";
   case Step::AfterInvoke:
@@ -449,11 +452,61 @@ Status Runtime::gatherFanIn(Invocation &inv, Value &gathered,
       consumed.push_back(names[i]);
     gathered.push(std::move(decoded->second));
   }
+  // A Map or Parallel sink (a fan-in target, even over an empty Map) whose
+  // ResultPath applies to its state's input.
+  if (UNUM_UNLIKELY(inv.fn->config.stateInput.has_value()))
+    return loadStateInput(inv, consumed, reused, finished);
+  return Status::ok();
+}
+
+/// A function with SaveInput: stores its effective input, the input of the
+/// Map or Parallel state it enters, for the state's sink (StateInput.h).
+UNUM_COLD Status Runtime::saveStateInput(Invocation &inv,
+                                         const Value &effective) {
+  if (Status s = detail::saveStateInput(store, inv.session(), inv.instance(),
+                                        effective);
+      !s)
+    return s;
+  if (tracing())
+    trace(inv, "saved its input for " + savedInputName(inv.instance()));
+  if (crashAt(Step::AfterSaveInput, inv.instance()))
+    return crash(&inv, Step::AfterSaveInput);
+  return Status::ok();
+}
+
+/// A sink with StateInput: its state's input, which its ResultPath applies
+/// to, goes to inv.output until execute() replaces it with the output (so
+/// that a step without one pays nothing for a place to keep it); `consumed`
+/// gets the record, retired with its checkpoint. If a duplicate checkpointed
+/// first (and so retired the record), continue with that checkpoint like
+/// gatherFanIn does.
+UNUM_COLD Status Runtime::loadStateInput(Invocation &inv,
+                                         std::vector<std::string> &consumed,
+                                         bool &reused, bool &finished) {
+  std::optional<std::string> own;
+  if (Status s = detail::loadStateInput(store, inv.fn->config, inv.session(),
+                                        inv.instance(), inv.payload->fanout,
+                                        inv.output, consumed, own);
+      !s)
+    return s;
+  if (!own)
+    return Status::ok();
+  if ((*own)[0] == record::Done) {
+    finished = true;
+    return Status::ok();
+  }
+  if (Status s = adopt(*own, inv.instance(), inv.failed, inv.output); !s)
+    return s;
+  reused = true;
+  if (tracing())
+    trace(inv, "a duplicate checkpointed first; continuing with its output");
   return Status::ok();
 }
 
 /// Runs the user code with the config's retries (and the data flow around
-/// it when the function has one); sets inv.output / inv.failed.
+/// it when the function has one); sets inv.output / inv.failed. ResultPath
+/// applies to `effective`, or, for a sink with StateInput, to its state's
+/// input, which loadStateInput() left in inv.output.
 UNUM_HOT Status Runtime::execute(Invocation &inv, const Value &effective) {
   // The default data flow is the identity for a function without DataFlow
   // fields: then the user code reads the payload in place and its result
@@ -479,7 +532,9 @@ UNUM_HOT Status Runtime::execute(Invocation &inv, const Value &effective) {
     return Status::ok();
   }
   if (hr.ok) {
-    auto out = flow.output(*inv.fn, effective, hr.output, inv.ctx);
+    // (inv.fn is read again: `cfg` is not kept alive across the user code.)
+    const Value &base = inv.fn->config.stateInput ? inv.output : effective;
+    auto out = flow.output(*inv.fn, base, hr.output, inv.ctx);
     if (!out)
       return out.getStatus().withContext("output");
     inv.output = out.take();
@@ -615,6 +670,10 @@ UNUM_HOT Status Runtime::run(Invocation &inv) {
                      [](const Edge &e) { return e.kind == EdgeKind::Error; }))
       return Status::error(inv.output.find("Error")->getString() + ": " +
                            inv.output.find("Cause")->getString());
+    // A Map or Parallel entry whose sink needs the state's input.
+    if (UNUM_UNLIKELY(cfg.saveInput) && !inv.failed)
+      if (Status s = saveStateInput(inv, *effective); !s)
+        return s;
 
     auto flag =
         inv.fn->plan.fanInEdge

@@ -226,6 +226,118 @@ TestApp unum::runtime::test::mapInMapApp(int outer, int inner) {
   return t;
 }
 
+TestApp unum::runtime::test::mapResultPathApp(int n) {
+  TestApp t;
+  t.name = "map-result-path";
+  t.app = appFromJson({
+      R"({"Name": "Enter", "Start": true, "Checkpoint": true, "SaveInput": true,
+          "DataFlow": {"InputPath": "$.order", "ItemsPath": "$.lines"},
+          "Next": {"Name": "Square", "InputType": "Map"}})",
+      R"({"Name": "Square", "Checkpoint": true,
+          "Next": {"Name": "Collect", "InputType": {"Fan-in": {
+            "Values": ["Square-unumIndex-*"]}}},
+          "Next Payload Modifiers": ["Pop"]})",
+      R"({"Name": "Collect", "Checkpoint": true, "StateInput": "Enter",
+          "DataFlow": {"ResultSelector": {"squares.$": "$"},
+                       "ResultPath": "$.order.result", "OutputPath": "$.order"}})"});
+  set(t.app, "Enter", [](const Value &x) { return x; });
+  set(t.app, "Square",
+      [](const Value &x) { return Value(x.getInt() * x.getInt()); });
+  set(t.app, "Collect", [](const Value &x) { return x; });
+  // The state's input: ResultPath places the result in it, not in what
+  // InputPath selected (the order) nor in the list Collect receives.
+  t.input = Value::object();
+  Value order = Value::object();
+  order.set("id", Value(int64_t(7)));
+  order.set("lines", range(n));
+  t.input.set("order", order);
+  t.input.set("other", Value("kept until OutputPath"));
+  Value squares = Value::array();
+  t.checkpointed = {"Enter", "Collect"};
+  for (int i = 1; i <= n; ++i) {
+    squares.push(Value(int64_t(i * i)));
+    t.checkpointed.push_back("Square-unumIndex-" + std::to_string(i - 1));
+  }
+  order.set("result", obj({{"squares", squares}}));
+  t.expected = obj({{"Collect", order}});
+  t.saved = {"Enter"};
+  return t;
+}
+
+TestApp unum::runtime::test::nestedResultPathApp(int orders) {
+  TestApp t;
+  t.name = "nested-result-path";
+  t.app = appFromJson({
+      R"({"Name": "Orders", "Start": true, "Checkpoint": true, "SaveInput": true,
+          "DataFlow": {"ItemsPath": "$.orders"},
+          "Next": {"Name": "Both", "InputType": "Map"}})",
+      R"({"Name": "Both", "Checkpoint": true, "SaveInput": true,
+          "Next": [{"Name": "Lines", "InputType": "Scalar"},
+                   {"Name": "Tag", "InputType": "Scalar"}]})",
+      R"({"Name": "Lines", "Checkpoint": true, "SaveInput": true,
+          "DataFlow": {"ItemsPath": "$.lines"},
+          "Next": {"Name": "Dbl", "InputType": "Map"}})",
+      R"({"Name": "Dbl", "Checkpoint": true,
+          "Next": {"Name": "LinesSink", "InputType": {"Fan-in": {
+            "Values": ["Dbl-unumIndex-*.$1.$2"]}}},
+          "Next Payload Modifiers": ["Pop"]})",
+      R"({"Name": "LinesSink", "Checkpoint": true, "StateInput": "Lines",
+          "DataFlow": {"ResultPath": "$.doubled"},
+          "Next": {"Name": "BothSink", "InputType": {"Fan-in": {
+            "Values": ["LinesSink-unumIndex-0.$1", "Tag-unumIndex-1.$1"]}}},
+          "Next Payload Modifiers": ["Pop"]})",
+      R"({"Name": "Tag", "Checkpoint": true,
+          "Next": {"Name": "BothSink", "InputType": {"Fan-in": {
+            "Values": ["LinesSink-unumIndex-0.$1", "Tag-unumIndex-1.$1"]}}},
+          "Next Payload Modifiers": ["Pop"]})",
+      R"({"Name": "BothSink", "Checkpoint": true, "StateInput": "Both",
+          "DataFlow": {"ResultPath": "$.both"},
+          "Next": {"Name": "OrdersSink", "InputType": {"Fan-in": {
+            "Values": ["BothSink-unumIndex-*"]}}},
+          "Next Payload Modifiers": ["Pop"]})",
+      R"({"Name": "OrdersSink", "Checkpoint": true, "StateInput": "Orders",
+          "DataFlow": {"ResultPath": "$.done"}})"});
+  for (const char *identity :
+       {"Orders", "Both", "Lines", "LinesSink", "BothSink", "OrdersSink"})
+    set(t.app, identity, [](const Value &x) { return x; });
+  set(t.app, "Dbl", [](const Value &x) { return Value(x.getInt() * 2); });
+  set(t.app, "Tag", [](const Value &) { return Value("tagged"); });
+  // Order i (from 0) has lines 1..i, so order 0 maps over [].
+  t.input = Value::object();
+  Value list = Value::array(), done = Value::array();
+  t.checkpointed = {"Orders", "OrdersSink"};
+  t.saved = {"Orders"};
+  for (int i = 0; i < orders; ++i) {
+    std::string at = std::to_string(i);
+    Value order = obj({{"id", Value(int64_t(i))}, {"lines", range(i)}});
+    list.push(order);
+    Value lines = order, doubled = Value::array();
+    for (int j = 1; j <= i; ++j)
+      doubled.push(Value(int64_t(2 * j)));
+    lines.set("doubled", doubled);
+    Value both = Value::array();
+    both.push(lines);
+    both.push(Value("tagged"));
+    order.set("both", both);
+    done.push(order);
+    for (const char *f : {"Both-unumIndex-", "BothSink-unumIndex-"})
+      t.checkpointed.push_back(f + at);
+    for (const char *f :
+         {"Lines-unumIndex-0.", "LinesSink-unumIndex-0.", "Tag-unumIndex-1."})
+      t.checkpointed.push_back(f + at);
+    for (int j = 0; j < i; ++j)
+      t.checkpointed.push_back("Dbl-unumIndex-" + std::to_string(j) + ".0." +
+                               at);
+    t.saved.push_back("Both-unumIndex-" + at);
+    t.saved.push_back("Lines-unumIndex-0." + at);
+  }
+  t.input.set("orders", list);
+  Value out = t.input;
+  out.set("done", done);
+  t.expected = obj({{"OrdersSink", out}});
+  return t;
+}
+
 std::vector<TestApp> unum::runtime::test::allApps() {
   std::vector<TestApp> apps;
   apps.push_back(chainApp());
@@ -244,6 +356,10 @@ std::vector<TestApp> unum::runtime::test::allApps() {
   empty(mapInParallelApp(0), "map-in-parallel-empty"); // [] joins Z's output
   empty(mapInMapApp(0, 2), "map-in-map-empty-outer");
   empty(mapInMapApp(2, 0), "map-in-map-empty-inner"); // each SinkC gets []
+  // Map and Parallel states whose sinks read the state's input.
+  apps.push_back(mapResultPathApp());
+  empty(mapResultPathApp(0), "map-result-path-empty");
+  apps.push_back(nestedResultPathApp());
   return apps;
 }
 

@@ -25,6 +25,9 @@ struct TestApp {
   Value expected; // {instance: output} of the terminal instances
   /// Instances that checkpoint (each commits exactly one effect).
   std::vector<std::string> checkpointed;
+  /// Instances that save their input for their state's sink (SaveInput):
+  /// one more record each until the sink retires it.
+  std::vector<std::string> saved;
 };
 
 /// A -> B -> C.
@@ -40,6 +43,16 @@ TestApp mapInParallelApp(int n = 3);
 
 /// A -> map B -> map C -> fan-in SinkC (per B) -> fan-in SinkB.
 TestApp mapInMapApp(int outer = 3, int inner = 2);
+
+/// A Map state with InputPath, ItemsPath, ResultSelector, ResultPath and
+/// OutputPath: Enter (SaveInput) -> map Square -> fan-in Collect
+/// (StateInput Enter).
+TestApp mapResultPathApp(int n = 3);
+
+/// Map inside Parallel inside Map, each sink placing its list in its state's
+/// input: Orders -> map Both -> [Lines -> map Dbl -> LinesSink, Tag] ->
+/// BothSink -> OrdersSink (order i has i lines).
+TestApp nestedResultPathApp(int orders = 3);
 
 std::vector<TestApp> allApps();
 

@@ -1,9 +1,10 @@
 //===- FaultInjectionTest.cpp - A crash at every step boundary ------------===//
 //
 // For each test app, a crash-free run records every step boundary it passes
-// (after the checkpoint lookup, after user code, after the checkpoint, after
-// each invocation of a fan-out or map, before and after each completion-set
-// update, before garbage collection). Then, for each boundary, the app runs
+// (after the checkpoint lookup, after user code, after a Map or Parallel
+// entry saved its state's input, after the checkpoint, after each invocation
+// of a fan-out or map, before and after each completion-set update, before
+// garbage collection). Then, for each boundary, the app runs
 // again with one crash injected there; the platform delivers the crashed
 // invocation again. Every run must give the crash-free outputs, commit each
 // instance's side effect exactly once, and leave no data behind. The same
@@ -135,8 +136,8 @@ TEST_P(FaultInjectionTest, CrashAtEveryStepBoundary) {
     crashAtEveryBoundary(t, *store, perStep, total);
   // Every kind of boundary was exercised.
   for (Step s : {Step::BeforeUserCode, Step::AfterUserCode,
-                 Step::AfterCheckpoint, Step::AfterInvoke, Step::BeforeFanInAdd,
-                 Step::AfterFanInAdd, Step::BeforeRetire})
+                 Step::AfterSaveInput, Step::AfterCheckpoint, Step::AfterInvoke,
+                 Step::BeforeFanInAdd, Step::AfterFanInAdd, Step::BeforeRetire})
     EXPECT_GT(perStep[s], 0u) << stepName(s);
   EXPECT_GT(total, 100u);
 }

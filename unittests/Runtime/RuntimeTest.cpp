@@ -74,8 +74,9 @@ TEST_P(StoreRuntimeTest, WithoutGcEveryCheckpointStays) {
     ASSERT_TRUE(r.ok()) << t.name << ": " << errorsOf(r);
     EXPECT_EQ(outputsOf(r), t.expected) << t.name;
     auto st = store->stats(r.session);
-    EXPECT_EQ(st->dataRecords, t.checkpointed.size()) << t.name;
-    EXPECT_EQ(st->records, t.checkpointed.size()) << t.name;
+    size_t records = t.checkpointed.size() + t.saved.size();
+    EXPECT_EQ(st->dataRecords, records) << t.name;
+    EXPECT_EQ(st->records, records) << t.name;
     ASSERT_TRUE(store->deleteSession(r.session).isOk());
   }
 }
@@ -833,4 +834,134 @@ TEST(Runtime, ASpecHintFromAnotherAppIsIgnored) {
   Status s = runner.runtime().handle("G", p);
   EXPECT_NE(s.message().find("unknown function"), std::string::npos)
       << s.message();
+}
+
+TEST(Runtime, StateInputCostsOneWriteAndOneRead) {
+  // The same Map without a ResultPath relative to its input: the entry does
+  // not save, the sink does not read.
+  TestApp t = mapResultPathApp(3);
+  App plain;
+  for (const auto &[name, spec] : t.app.functions()) {
+    unum::config::FunctionConfig c = spec.config;
+    c.saveInput = false;
+    c.stateInput.reset();
+    if (name == "Collect")
+      c.dataFlow.reset();
+    ASSERT_TRUE(plain.add(std::move(c), spec.handler).isOk());
+  }
+  auto opsOf = [&](const App &app, Value *output) {
+    auto store = createMemoryStore();
+    LocalRunner runner(app, *store, {});
+    RunResult r = runner.run(t.input, /*keepSession=*/true);
+    EXPECT_TRUE(r.ok()) << errorsOf(r);
+    *output = r.outputs["Collect"];
+    auto st = store->stats(r.session);
+    EXPECT_EQ(st->dataRecords, 0u);
+    return store->operationCount();
+  };
+  Value withInput, without;
+  uint64_t saving = opsOf(t.app, &withInput);
+  uint64_t plainOps = opsOf(plain, &without);
+  EXPECT_EQ(withInput, t.expected.getObject()[0].second);
+  EXPECT_EQ(toJson(without), "[1,4,9]");
+  EXPECT_EQ(saving, plainOps + 2) << saving << " vs " << plainOps;
+}
+
+TEST(Runtime, StateInputsAreValidated) {
+  auto check = [](std::vector<std::string> configs, const char *message) {
+    App app = appFromJson(configs);
+    Status s = app.validate();
+    ASSERT_FALSE(s.isOk()) << message;
+    EXPECT_NE(s.message().find(message), std::string::npos) << s.message();
+  };
+  check({R"({"Name": "Sink", "Start": true, "StateInput": "Nowhere"})"},
+        "function 'Sink' reads the state input of unknown function "
+        "'Nowhere'");
+  check({R"({"Name": "Entry", "Start": true,
+             "Next": {"Name": "Sink", "InputType": "Scalar"}})",
+         R"({"Name": "Sink", "StateInput": "Entry"})"},
+        "function 'Sink' reads the state input of 'Entry', which does not "
+        "save its input (SaveInput)");
+  check({R"({"Name": "Entry", "Start": true, "SaveInput": true,
+             "Next": [{"Name": "A", "InputType": "Scalar"},
+                      {"Name": "B", "InputType": "Scalar"}]})",
+         R"({"Name": "A", "StateInput": "Entry"})",
+         R"({"Name": "B", "StateInput": "Entry"})"},
+        "functions 'A' and 'B' both read the state input of 'Entry'");
+  check({R"({"Name": "Entry", "Start": true, "SaveInput": true})"},
+        "function 'Entry' saves its input (SaveInput) but no function reads "
+        "it (StateInput)");
+  // Reached by a chain, it would never read its state's input.
+  check({R"({"Name": "Entry", "Start": true, "SaveInput": true,
+             "Next": {"Name": "Sink", "InputType": "Scalar"}})",
+         R"({"Name": "Sink", "StateInput": "Entry"})"},
+        "function 'Sink' has a StateInput but no fan-in leads to it (a sink "
+        "reads its state's input when its fan-in completes)");
+  TestApp ok = nestedResultPathApp();
+  EXPECT_TRUE(ok.app.validate().isOk()) << ok.app.validate().message();
+}
+
+TEST(Runtime, ASinkWithoutItsSavedInputFailsNamingIt) {
+  TestApp t = mapResultPathApp(0);
+  auto store = createMemoryStore();
+  LocalRunner runner(t.app, *store, {});
+  Payload p;
+  p.session = "s1";
+  p.source = Payload::Source::Checkpoint;
+  p.value = Value::array();
+  Status s = runner.runtime().handle("Collect", p);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_FALSE(s.isCrash());
+  EXPECT_NE(s.message().find("function 'Collect' (instance Collect): the "
+                             "state input saved by 'Enter' (Enter#input) is "
+                             "missing"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(Runtime, ADuplicateSinkContinuesWithTheCheckpointThatRetiredItsInput) {
+  // The sink of an empty Map dies after its checkpoint put, which retired
+  // the saved input, on its only delivery.
+  TestApp t = mapResultPathApp(0);
+  auto store = createMemoryStore();
+  LocalRunner::Options opts;
+  opts.maxDeliveries = 1;
+  opts.runtime.fault = [](const StepPoint &p) {
+    return p.instance == "Collect" && p.step == Step::AfterCheckpoint;
+  };
+  LocalRunner runner(t.app, *store, opts);
+  RunResult r = runner.run(t.input, /*keepSession=*/true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(errorsOf(r).find("crashed on every delivery"), std::string::npos)
+      << errorsOf(r);
+  auto saved = store->get(r.session, savedInputName("Enter"));
+  ASSERT_TRUE(saved.isOk() && *saved);
+  EXPECT_EQ(**saved, std::string(1, record::Done));
+
+  // A duplicate that raced it past the checkpoint lookup (fresh: no lookup)
+  // finds the input retired and continues with that checkpoint.
+  Payload p;
+  p.session = r.session;
+  p.source = Payload::Source::Checkpoint;
+  p.value = Value::array();
+  p.fresh = true;
+  ASSERT_TRUE(runner.runtime().handle("Collect", p).isOk());
+  runner.wait();
+  RunResult again = runner.result(r.session);
+  ASSERT_TRUE(again.ok()) << errorsOf(again);
+  EXPECT_EQ(outputsOf(again), t.expected) << toJson(outputsOf(again));
+  // One later still finds that checkpoint retired too, and stops.
+  ASSERT_TRUE(runner.runtime().handle("Collect", p).isOk());
+  runner.wait();
+  EXPECT_TRUE(runner.result(r.session).outputs.empty());
+
+  auto st = store->stats(r.session);
+  ASSERT_TRUE(st.isOk());
+  EXPECT_EQ(st->dataRecords, 0u);
+  auto fx = store->effects(r.session);
+  ASSERT_TRUE(fx.isOk());
+  EXPECT_EQ(
+      std::count_if(fx->begin(), fx->end(),
+                    [](const Effect &e) { return e.instance == "Collect"; }),
+      1);
 }

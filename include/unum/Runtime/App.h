@@ -88,6 +88,7 @@ public:
   static Result<App> fromJson(const std::vector<std::string> &configs);
 
 private:
+  Status validateStateInputs() const;
   void reindex();
   /// Registers `spec` in the index and links edges to and from it.
   void link(FunctionSpec &spec);

@@ -19,6 +19,11 @@
 //      or let its only continuation retire it in its own put; a fan-in
 //      target retires its inputs and consumes its completion set.
 //
+// A Map or Parallel state whose ResultPath needs the state's input: its
+// entry ("SaveInput") stores its effective input before its checkpoint, and
+// its sink ("StateInput") reads it, applies ResultPath to it, and retires it
+// in its own checkpoint put (lib/Runtime/StateInput.cpp).
+//
 //===----------------------------------------------------------------------===//
 #ifndef UNUM_RUNTIME_RUNTIME_H
 #define UNUM_RUNTIME_RUNTIME_H
@@ -44,6 +49,8 @@ struct EvalEnv;
 enum class Step {
   BeforeUserCode,  // after the checkpoint lookup
   AfterUserCode,   // before the checkpoint is written
+  AfterSaveInput,  // a SaveInput function stored its input, before its
+                   // checkpoint
   AfterCheckpoint, // before any continuation
   AfterInvoke,     // after the k-th invocation was issued (mid fan-out/map)
   BeforeFanInAdd,  // before the k-th completion-set update
@@ -94,7 +101,8 @@ public:
   virtual Result<Value> input(const FunctionSpec &fn, const Value &effective,
                               const Context &ctx);
   /// What the instance checkpoints and passes on, from its effective input
-  /// and the user code's result.
+  /// (for a sink with StateInput: its Map or Parallel state's input) and the
+  /// user code's result.
   virtual Result<Value> output(const FunctionSpec &fn, const Value &effective,
                                const Value &result, const Context &ctx);
   /// The items a Map edge fans out over (default: the output, a list).
@@ -153,6 +161,11 @@ private:
   Status execute(Invocation &inv, const Value &effective);
   Status retry(Invocation &inv, const Value &effective, bool identityFlow,
                Value &flowed, const Value &input, HandlerResult &hr);
+  // A Map or Parallel state's input, for a sink whose ResultPath applies to
+  // it: only functions with SaveInput / StateInput call these.
+  Status saveStateInput(Invocation &inv, const Value &effective);
+  Status loadStateInput(Invocation &inv, std::vector<std::string> &consumed,
+                        bool &reused, bool &finished);
   Status failure(Invocation &inv, const HandlerResult &hr);
   void traceRetry(const Invocation &inv, unsigned attempt,
                   const HandlerResult &hr) const;
@@ -241,6 +254,11 @@ private:
   std::unique_ptr<ThreadPoolInvoker> pool;
   std::unique_ptr<Runtime> rt;
 };
+
+/// The record in which a function with "SaveInput" keeps its effective input
+/// for the sink that reads it ("StateInput"): `<instance>#input`, a name no
+/// instance has.
+std::string savedInputName(const std::string &instance);
 
 /// Wraps a bare input as a start payload; keeps a payload as it is.
 Result<Payload> startPayload(const Value &input);

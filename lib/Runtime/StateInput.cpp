@@ -1,0 +1,72 @@
+//===- StateInput.cpp - A Map or Parallel state's input, for its sink -----===//
+//
+// See StateInput.h for the protocol. Only functions with "SaveInput" or
+// "StateInput" reach this code.
+//
+//===----------------------------------------------------------------------===//
+#include "StateInput.h"
+
+#include "unum/Runtime/Runtime.h"
+
+using namespace unum::runtime;
+
+std::string unum::runtime::savedInputName(const std::string &instance) {
+  return instance + "#input";
+}
+
+Status detail::saveStateInput(DataStore &store, const std::string &session,
+                              const std::string &instance, const Value &input) {
+  std::string rec(1, record::Output);
+  appendJson(rec, input);
+  // Losing is fine: a duplicate saved the same input, or the sink has
+  // retired it already (then this instance finished, and its checkpoint put
+  // loses too).
+  auto put = store.putIfAbsent(session, savedInputName(instance), rec, {}, {});
+  if (!put)
+    return Status::crash("saving the state input: " +
+                         put.getStatus().message());
+  return Status::ok();
+}
+
+Status detail::loadStateInput(DataStore &store,
+                              const config::FunctionConfig &config,
+                              const std::string &session,
+                              const std::string &instance,
+                              const std::vector<FanOutLevel> &fanout,
+                              Value &input, std::vector<std::string> &retire,
+                              std::optional<std::string> &own) {
+  std::string name = savedInputName(instanceName(*config.stateInput, fanout));
+  auto what = [&] {
+    return "the state input saved by '" + *config.stateInput + "' (" + name +
+           ")";
+  };
+  auto rec = store.get(session, name);
+  if (!rec)
+    return Status::crash("reading " + what() + ": " +
+                         rec.getStatus().message());
+  if (!*rec)
+    return Status::error(what() + " is missing");
+  const std::string &r = **rec;
+  if (!r.empty() && r[0] == record::Done) {
+    // Only this sink's checkpoint put retires it: a duplicate won.
+    if (config.checkpoint) {
+      auto mine = store.get(session, instance);
+      if (!mine)
+        return Status::crash("reading checkpoint: " +
+                             mine.getStatus().message());
+      if (*mine && !(*mine)->empty()) {
+        own = std::move(**mine);
+        return Status::ok();
+      }
+    }
+    return Status::error(what() + " was already garbage-collected");
+  }
+  if (r.empty() || r[0] != record::Output)
+    return Status::error(what() + " is not a saved input");
+  auto v = parseJsonValue(std::string_view(r).substr(1), what());
+  if (!v)
+    return v.getStatus();
+  input = v.take();
+  retire.push_back(std::move(name));
+  return Status::ok();
+}
