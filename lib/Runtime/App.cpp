@@ -46,6 +46,7 @@ static void plan(FunctionSpec &spec) {
   p.checkpoint = cfg.checkpoint;
   p.debug = cfg.debug.value_or(false);
   p.dataFlow = cfg.dataFlow.has_value();
+  p.saveInput = cfg.saveInput;
   p.fanInEdge = std::any_of(cfg.next.begin(), cfg.next.end(), [](auto &e) {
     return e.kind == config::EdgeKind::FanIn;
   });

@@ -532,7 +532,8 @@ UNUM_HOT Status Runtime::execute(Invocation &inv, const Value &effective) {
     return Status::ok();
   }
   if (hr.ok) {
-    // (inv.fn is read again: `cfg` is not kept alive across the user code.)
+    // ResultPath's base: for a sink with StateInput, its state's input,
+    // which loadStateInput() left in inv.output.
     const Value &base = inv.fn->config.stateInput ? inv.output : effective;
     auto out = flow.output(*inv.fn, base, hr.output, inv.ctx);
     if (!out)
@@ -671,7 +672,7 @@ UNUM_HOT Status Runtime::run(Invocation &inv) {
       return Status::error(inv.output.find("Error")->getString() + ": " +
                            inv.output.find("Cause")->getString());
     // A Map or Parallel entry whose sink needs the state's input.
-    if (UNUM_UNLIKELY(cfg.saveInput) && !inv.failed)
+    if (UNUM_UNLIKELY(inv.fn->plan.saveInput) && !inv.failed)
       if (Status s = saveStateInput(inv, *effective); !s)
         return s;
 

@@ -36,6 +36,7 @@ struct StepPlan {
   bool debug = false;
   bool dataFlow = false;  // the config has DataFlow fields
   bool fanInEdge = false; // some edge is a fan-in
+  bool saveInput = false; // "SaveInput": a Map or Parallel entry
 };
 
 struct FunctionSpec {
