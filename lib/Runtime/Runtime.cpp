@@ -461,8 +461,7 @@ Status Runtime::gatherFanIn(Invocation &inv, Value &gathered,
 
 /// A function with SaveInput: stores its effective input, the input of the
 /// Map or Parallel state it enters, for the state's sink (StateInput.h).
-UNUM_COLD Status Runtime::saveStateInput(Invocation &inv,
-                                         const Value &effective) {
+Status Runtime::saveStateInput(Invocation &inv, const Value &effective) {
   if (Status s = detail::saveStateInput(store, inv.session(), inv.instance(),
                                         effective);
       !s)
@@ -480,9 +479,9 @@ UNUM_COLD Status Runtime::saveStateInput(Invocation &inv,
 /// gets the record, retired with its checkpoint. If a duplicate checkpointed
 /// first (and so retired the record), continue with that checkpoint like
 /// gatherFanIn does.
-UNUM_COLD Status Runtime::loadStateInput(Invocation &inv,
-                                         std::vector<std::string> &consumed,
-                                         bool &reused, bool &finished) {
+Status Runtime::loadStateInput(Invocation &inv,
+                               std::vector<std::string> &consumed, bool &reused,
+                               bool &finished) {
   std::optional<std::string> own;
   if (Status s = detail::loadStateInput(store, inv.fn->config, inv.session(),
                                         inv.instance(), inv.payload->fanout,
