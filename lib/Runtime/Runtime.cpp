@@ -483,23 +483,16 @@ Status Runtime::loadStateInput(Invocation &inv,
                                std::vector<std::string> &consumed, bool &reused,
                                bool &finished) {
   std::optional<std::string> own;
-  if (Status s = detail::loadStateInput(store, inv.fn->config, inv.session(),
-                                        inv.instance(), inv.payload->fanout,
-                                        inv.output, consumed, own);
-      !s)
+  Status s = detail::loadStateInput(store, inv.fn->config, inv.session(),
+                                    inv.instance(), inv.payload->fanout,
+                                    inv.output, consumed, own);
+  if (!s || !own)
     return s;
-  if (!own)
-    return Status::ok();
-  if ((*own)[0] == record::Done) {
-    finished = true;
-    return Status::ok();
-  }
-  if (Status s = adopt(*own, inv.instance(), inv.failed, inv.output); !s)
-    return s;
-  reused = true;
-  if (tracing())
-    trace(inv, "a duplicate checkpointed first; continuing with its output");
-  return Status::ok();
+  s = adoptRecord(inv, *own, finished,
+                  "a duplicate finished first; nothing to do",
+                  "a duplicate checkpointed first; continuing with its output");
+  reused = s.isOk() && !finished;
+  return s;
 }
 
 /// Runs the user code with the config's retries (and the data flow around
