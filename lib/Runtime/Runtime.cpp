@@ -74,9 +74,9 @@ Runtime::Runtime(const App &app, DataStore &store, Invoker &invoker,
 
 Runtime::~Runtime() = default;
 
-UNUM_HOT bool Runtime::crashAt(Step step, const std::string &instance,
-                               unsigned k) const {
-  return opts.fault && opts.fault(StepPoint{step, instance, k});
+bool Runtime::injectCrash(Step step, const std::string &instance,
+                          unsigned k) const {
+  return opts.fault(StepPoint{step, instance, k});
 }
 
 UNUM_HOT bool Runtime::tracing() const {
@@ -641,13 +641,19 @@ UNUM_HOT Status Runtime::run(Invocation &inv) {
     return crash(&inv, Step::BeforeUserCode);
 
   // The effective input: inline (read in place), or a fan-in's checkpoints
-  // in order.
-  Value gathered;
+  // in order. (Optional, like the other lists below: a chain step does not
+  // pay for building and destroying empty ones.)
+  struct FanInInputs {
+    Value gathered;
+    std::vector<std::string> consumed; // the inputs this target retires
+  };
+  std::optional<FanInInputs> fanIn;
   const Value *effective = &payload.value;
-  std::vector<std::string> consumed; // fan-in inputs this target retires
   if (!reused && UNUM_UNLIKELY(payload.source == Payload::Source::Checkpoint)) {
-    effective = &gathered;
-    if (Status s = gatherFanIn(inv, gathered, consumed, reused, finished);
+    fanIn.emplace();
+    effective = &fanIn->gathered;
+    if (Status s = gatherFanIn(inv, fanIn->gathered, fanIn->consumed, reused,
+                               finished);
         !s || finished)
       return s;
   }
@@ -678,21 +684,22 @@ UNUM_HOT Status Runtime::run(Invocation &inv) {
     // What this step retires: its sender's record (a chain step's only
     // continuation) or a fan-in's inputs, passed without a copy.
     NameList retire;
-    std::vector<std::string> both; // a step that retires both (not seen)
     const bool sender = opts.gc && !payload.retire.empty();
-    const bool inputs = opts.gc && ckpt && !consumed.empty();
+    const bool inputs = opts.gc && ckpt && fanIn && !fanIn->consumed.empty();
     if (UNUM_UNLIKELY(sender && inputs)) {
-      both = consumed;
-      both.push_back(payload.retire);
-      retire = both;
+      // A step that retires both (not seen): the list is extended.
+      fanIn->consumed.push_back(payload.retire);
+      retire = fanIn->consumed;
     } else if (sender) {
       retire = payload.retire;
     } else if (inputs) {
-      retire = consumed;
+      retire = fanIn->consumed;
     }
-    std::vector<Effect> effects;
+    static const std::vector<Effect> noEffects;
+    std::optional<std::vector<Effect>> staged;
     if (UNUM_UNLIKELY(!inv.ctx.effects.empty()))
-      stageEffects(inv.ctx, effects);
+      stageEffects(inv.ctx, staged.emplace());
+    const std::vector<Effect> &effects = staged ? *staged : noEffects;
 
     inv.fresh = payload.fresh;
     if (UNUM_LIKELY(ckpt)) {
@@ -852,10 +859,9 @@ UNUM_HOT Status Runtime::chainStep(Invocation &inv,
   const Payload &payload = *inv.payload;
   // The only continuation retires this checkpoint in its own put.
   const bool handOff = opts.gc && inv.fn->plan.checkpoint;
-  std::optional<Payload> local;
   Payload *p = invoker.stage();
-  if (!p)
-    p = &local.emplace();
+  if (UNUM_UNLIKELY(!p))
+    return chainInvoke(inv, target, handOff);
   p->spec = &target;
   copyName(p->session, inv.session());
   p->fresh = inv.fresh;
@@ -867,10 +873,31 @@ UNUM_HOT Status Runtime::chainStep(Invocation &inv,
   else
     p->retire.clear();
   const std::string &name = target.config.name;
-  if (Status s = local ? invoker.invoke(name, std::move(*p))
-                       : invoker.invokeStaged(name);
-      !s)
+  if (Status s = invoker.invokeStaged(name); !s)
     return s.withContext("invoking '" + name + "'");
+  return chainIssued(inv);
+}
+
+/// chainStep() on an invoker that keeps no payloads (HTTP, or a call from
+/// outside the pool): a payload of its own.
+Status Runtime::chainInvoke(Invocation &inv, const FunctionSpec &target,
+                            bool handOff) {
+  Payload p;
+  p.spec = &target;
+  p.session = inv.session();
+  p.fresh = inv.fresh;
+  p.fanout = inv.payload->fanout;
+  p.value = std::move(inv.output);
+  if (handOff)
+    p.retire = inv.instance();
+  const std::string &name = target.config.name;
+  if (Status s = invoker.invoke(name, std::move(p)); !s)
+    return s.withContext("invoking '" + name + "'");
+  return chainIssued(inv);
+}
+
+/// The boundaries after a chain step's continuation was issued.
+UNUM_HOT Status Runtime::chainIssued(Invocation &inv) {
   if (UNUM_UNLIKELY(crashAt(Step::AfterInvoke, inv.instance(), 0)))
     return crash(&inv, Step::AfterInvoke);
   if (UNUM_UNLIKELY(tracing()))

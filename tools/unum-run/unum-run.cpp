@@ -58,9 +58,10 @@ static const char *const kUsage =
     "  --trace          print each step to stderr (functions with \"Debug\":\n"
     "                   true print theirs, timed, in any case)\n"
     "  --no-gc          keep checkpoints and completion sets\n"
-    "  --crash-rate P   fault injection: crash each step boundary with\n"
-    "                   probability P (0..0.9); crashed invocations are\n"
-    "                   delivered again; --seed N makes it repeatable\n"
+    "  --crash-rate P   fault injection: crash each step boundary of each\n"
+    "                   instance with probability P (0..0.9), once; crashed\n"
+    "                   invocations are delivered again; --seed N picks\n"
+    "                   the boundaries\n"
     "  --effects FILE   write the side effects the run committed (staged by\n"
     "                   handlers on UNUM_EFFECTS_FD) to FILE as a JSON\n"
     "                   object of instance name -> list of effects\n"
@@ -422,19 +423,32 @@ int main(int argc, char **argv) {
   opts.trace = trace;
   opts.runtime.gc = gc;
   opts.platform = routes.get();
-  std::mutex rngMutex;
-  std::mt19937_64 rng(seed);
+  // Each step boundary of each instance crashes with probability P, decided
+  // by a hash of the seed and the boundary (so a seed gives the same crashes
+  // whatever the threads' interleaving), and at most once: the redelivery
+  // gets past it, as it would past a real crash that does not recur. So
+  // every run finishes, whatever P and however many boundaries it has.
+  std::mutex crashedMutex;
+  std::set<std::string> crashed;
   if (crashRate > 0) {
-    // Enough deliveries that a run practically always gets through.
-    opts.maxDeliveries = 200;
-    opts.runtime.fault = [&](const StepPoint &p) {
-      std::lock_guard<std::mutex> lock(rngMutex);
-      bool crash =
-          std::uniform_real_distribution<double>(0, 1)(rng) < crashRate;
-      if (crash && trace)
+    opts.maxDeliveries = 1u << 20; // each boundary crashes once at most
+    opts.runtime.fault = [&, seed, crashRate](const StepPoint &p) {
+      std::string boundary = p.instance + "/" + stepName(p.step) + "/" +
+                             std::to_string(p.k);
+      uint64_t h = std::hash<std::string>{}(boundary) ^
+                   (uint64_t(seed) * 0x9E3779B97F4A7C15ull);
+      h ^= h >> 33; // a finaliser: the hash's low bits need not be uniform
+      h *= 0xFF51AFD7ED558CCDull;
+      h ^= h >> 33;
+      if (double(h >> 11) * 0x1p-53 >= crashRate)
+        return false;
+      std::lock_guard<std::mutex> lock(crashedMutex);
+      if (!crashed.insert(boundary).second)
+        return false;
+      if (trace)
         std::cerr << "[unum] " << p.instance << ": injected crash at "
                   << stepName(p.step) << "\n";
-      return crash;
+      return true;
     };
   }
   RunResult result;

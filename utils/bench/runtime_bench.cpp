@@ -16,6 +16,8 @@
 //                           [--redis redis://HOST:PORT]
 //                           [--stores memory,sqlite,redis]
 //                           [--checkpoints on|off|both] [--clock wall|cpu]
+//                           [--cpu auto|none|N]
+// The chain table runs pinned to one CPU (auto: the one it starts on).
 // Without --redis, a private redis-server is started if one is installed.
 // --stores limits the run (e.g. `--stores memory --width 0` under callgrind);
 // --width 0 skips the map + fan-in table.
@@ -30,6 +32,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <netinet/in.h>
+#include <sched.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -89,11 +92,18 @@ std::shared_ptr<Handler> noop() {
 
 /// Seconds for one run of `app` from its start function; `ops` gets the
 /// store operations it issued.
-double runOnce(const App &app, DataStore &store, const Value &input,
-               unsigned workers, uint64_t &ops) {
+/// A runner per app and store, kept across repetitions: its workers (and
+/// their malloc arenas) stay warm, as in a long-running process. (A fresh
+/// worker thread per run would fault in fresh pages for every record.)
+std::unique_ptr<LocalRunner> makeRunner(const App &app, DataStore &store,
+                                        unsigned workers) {
   LocalRunner::Options opts;
   opts.workers = workers;
-  LocalRunner runner(app, store, opts);
+  return std::make_unique<LocalRunner>(app, store, opts);
+}
+
+double runOnce(LocalRunner &runner, DataStore &store, const Value &input,
+               uint64_t &ops) {
   uint64_t before = store.operationCount();
   double t0 = now();
   auto session = runner.start(input);
@@ -182,6 +192,7 @@ std::string startRedis(Redis &r) {
 
 int main(int argc, char **argv) {
   int chain = 10000, width = 10000, repeat = 3;
+  std::string cpu = "auto";
   std::string redisUri, only = "memory,sqlite,redis", cks = "both";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -202,6 +213,8 @@ int main(int argc, char **argv) {
       only = "," + next() + ",";
     else if (a == "--checkpoints")
       cks = next();
+    else if (a == "--cpu")
+      cpu = next();
     else if (a == "--clock") {
       std::string c = next();
       if (c != "wall" && c != "cpu")
@@ -210,7 +223,7 @@ int main(int argc, char **argv) {
     } else
       die("usage: unum-runtime-bench [--chain N] [--width W] [--repeat R] "
           "[--redis redis://HOST:PORT] [--stores memory,sqlite,redis] "
-          "[--checkpoints on|off|both] [--clock wall|cpu]");
+          "[--checkpoints on|off|both] [--clock wall|cpu] [--cpu auto|none|N]");
   }
   auto wanted = [&](const std::string &label) {
     return only.find(label) != std::string::npos;
@@ -260,10 +273,27 @@ int main(int argc, char **argv) {
         return HandlerResult::success(Value(int64_t(xs.getArray().size())));
       }));
 
+  // The chain table runs on one CPU: the floor's loop and the chain's
+  // worker then see the same core and caches (the runner's main thread
+  // only sleeps in wait()). The map table below uses two workers, unpinned.
+  cpu_set_t all;
+  sched_getaffinity(0, sizeof(all), &all);
+  if (cpu != "none") {
+    int n = cpu == "auto" ? sched_getcpu() : std::atoi(cpu.c_str());
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(n, &one);
+    if (n < 0 || sched_setaffinity(0, sizeof(one), &one) != 0)
+      die("cannot pin to CPU " + cpu);
+  }
   std::printf("Per-transition overhead: a chain of %d no-op functions, "
-              "in-process invoker, 1 worker (best of %d, %s clock; floor and "
-              "chains interleaved)\n\n",
-              chain, repeat, cpuClock ? "cpu" : "wall");
+              "in-process invoker, 1 worker, %s (best of %d, %s clock; floor "
+              "and chains interleaved)\n\n",
+              chain,
+              cpu == "none"
+                  ? "unpinned"
+                  : ("on CPU " + std::to_string(sched_getcpu())).c_str(),
+              repeat, cpuClock ? "cpu" : "wall");
   std::printf("%-7s %-13s %12s %12s %8s %12s\n", "store", "checkpoints",
               "us/step", "floor us", "ratio", "store ops");
   for (auto &[label, uri] : stores) {
@@ -274,13 +304,14 @@ int main(int argc, char **argv) {
     // runs that saw the same machine (a shared machine's load drifts).
     double floorBest = 1e30, best[2] = {1e30, 1e30};
     uint64_t ops[2] = {0, 0};
+    std::unique_ptr<LocalRunner> runners[2] = {
+        makeRunner(plainChain, **store, 1), makeRunner(ckChain, **store, 1)};
     for (int r = 0; r < repeat; ++r) {
       floorBest = std::min(floorBest, floorOnce(**store, chain));
       for (bool ck : {true, false})
         if (cks == "both" || (cks == "on") == ck)
-          best[ck] =
-              std::min(best[ck], runOnce(ck ? ckChain : plainChain, **store,
-                                         Value(int64_t(1)), 1, ops[ck]));
+          best[ck] = std::min(best[ck], runOnce(*runners[ck], **store,
+                                                Value(int64_t(1)), ops[ck]));
     }
     for (bool ck : {true, false}) {
       if (cks != "both" && (cks == "on") != ck)
@@ -292,6 +323,7 @@ int main(int argc, char **argv) {
     }
   }
 
+  sched_setaffinity(0, sizeof(all), &all);
   if (width <= 0)
     stores.clear(); // the chain table is all that was asked for
   else {
@@ -305,12 +337,13 @@ int main(int argc, char **argv) {
     auto store = openDataStore(uri);
     if (!store)
       die(store.getStatus().message());
+    auto runner = makeRunner(fanIn, **store, 2);
     for (int w : {width / 10, width}) {
       double best = 1e30;
       uint64_t ops = 0;
       for (int r = 0; r < repeat; ++r)
         best =
-            std::min(best, runOnce(fanIn, **store, Value(int64_t(w)), 2, ops));
+            std::min(best, runOnce(*runner, **store, Value(int64_t(w)), ops));
       std::printf("%-7s %8d %10.3f %12.2f %14llu %12.2f\n", label.c_str(), w,
                   best, best / w * 1e6, (unsigned long long)ops,
                   double(ops) / w);

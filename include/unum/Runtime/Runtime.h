@@ -150,6 +150,9 @@ private:
   Status run(Invocation &inv);
   Status continuations(Invocation &inv);
   Status chainStep(Invocation &inv, const FunctionSpec &target);
+  Status chainInvoke(Invocation &inv, const FunctionSpec &target,
+                     bool handOff);
+  Status chainIssued(Invocation &inv);
   // What a plain chain step does not need stays out of run() and
   // continuations(), so that a step's hot code is small (HotPath.h).
   Status adoptRecord(Invocation &inv, const std::string &rec, bool &finished,
@@ -185,7 +188,12 @@ private:
   Status finishTerminal(Invocation &inv);
   static Status invokeConcurrently(Invoker &invoker, Sends &sends,
                                    unsigned bound);
-  bool crashAt(Step step, const std::string &instance, unsigned k = 0) const;
+  /// True if the fault hook crashes the step here. (The test that there
+  /// is a hook is inline: without one a boundary costs a compare.)
+  bool crashAt(Step step, const std::string &instance, unsigned k = 0) const {
+    return opts.fault && injectCrash(step, instance, k);
+  }
+  bool injectCrash(Step step, const std::string &instance, unsigned k) const;
   bool tracing() const;
   void trace(const Invocation &inv, const std::string &msg) const;
 
