@@ -89,6 +89,12 @@ std::string show(const Expr &e) {
     out << "(" << opName(e.op) << " " << show(*e.lhs) << " " << show(*e.rhs)
         << ")";
     break;
+  case Expr::Kind::Call:
+    out << "(" << e.text << " " << show(*e.lhs);
+    if (e.rhs)
+      out << " " << show(*e.rhs);
+    out << ")";
+    break;
   }
   return out.str();
 }

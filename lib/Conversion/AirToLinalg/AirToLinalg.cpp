@@ -727,7 +727,8 @@ struct ConvertAirToLinalgPass
       Value root = cast<YieldOp>(body.getTerminator()).getValues()[0];
       result = lowerGroup(b, loc, ops, root, std::move(outer));
     } else if (isPointwise(op) || isLoopAnchor(op)) {
-      result = lowerGroup(b, loc, {op}, op->getResult(0), {});
+      result = lowerGroup(b, loc, {op}, op->getResult(0),
+                          DenseMap<Value, Value>());
     } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
       auto type = cast<RankedTensorType>(reshape.getType());
       if (!type.hasStaticShape())
