@@ -122,7 +122,7 @@ static Status adopt(const std::string &rec, const std::string &name,
 }
 
 namespace {
-/// dst = src. A reused payload (Invoker::stage) mostly holds a name of the
+/// dst = src. A payload reused by Invoker::stage mostly holds a name of the
 /// same length already (the session; the previous step's name): then the
 /// bytes are copied in place, without a call into libstdc++.
 inline void copyName(std::string &dst, const std::string &src) {
@@ -134,11 +134,8 @@ inline void copyName(std::string &dst, const std::string &src) {
 
 struct Send {
   const std::string *target = nullptr; // the edge's name, in the config
-  bool carriesOutput = false;          // the value is filled in after the edges
-  /// Built in the invoker's storage (Invoker::stage), or here.
-  Payload *staged = nullptr;
-  Payload own;
-  Payload &p() { return staged ? *staged : own; }
+  Payload p;
+  bool carriesOutput = false; // p.value is filled in after the edges
 };
 
 } // namespace
@@ -147,17 +144,13 @@ struct Send {
 /// steps have exactly one: it lives inline, so a step allocates no list.
 class Runtime::Sends {
 public:
-  /// `slot`: where the invoker lets the only continuation be built.
   Send &add(const std::string &target, const FunctionSpec *spec,
-            const std::string &session, bool fresh, bool carriesOutput,
-            Payload *slot = nullptr) {
+            const std::string &session, bool fresh, bool carriesOutput) {
     Send &s = n++ == 0 ? first : rest.emplace_back();
     s.target = &target;
-    s.staged = slot;
-    Payload &p = s.p();
-    p.spec = spec;
-    copyName(p.session, session);
-    p.fresh = fresh;
+    s.p.spec = spec;
+    s.p.session = session;
+    s.p.fresh = fresh;
     s.carriesOutput = carriesOutput;
     return s;
   }
@@ -188,7 +181,7 @@ Status Runtime::invokeConcurrently(Invoker &invoker, Sends &sends,
   for (unsigned t = 0; t < width; ++t)
     threads.emplace_back([&] {
       for (size_t k; (k = next++) < sends.size();) {
-        Status s = invoker.invoke(*sends[k].target, std::move(sends[k].p()));
+        Status s = invoker.invoke(*sends[k].target, std::move(sends[k].p));
         if (!s) {
           std::lock_guard<std::mutex> lock(mu);
           if (first.isOk())
@@ -433,8 +426,7 @@ Status Runtime::gatherFanIn(Invocation &inv, Value &gathered,
           return storeFailure(own.getStatus(), "reading checkpoint");
         if (*own) {
           Status s = adoptRecord(
-              inv, **own, finished,
-              "a duplicate finished first; nothing to do",
+              inv, **own, finished, "a duplicate finished first; nothing to do",
               "a duplicate checkpointed first; continuing with its output");
           reused = s.isOk() && !finished;
           return s;
@@ -760,7 +752,7 @@ Status Runtime::addMapSends(Invocation &inv, const Edge &e,
       Payload &m = sends
                        .add(c.target->config.name, c.target, inv.session(),
                             inv.fresh, false)
-                       .p();
+                       .p;
       m.source = Payload::Source::Checkpoint;
       m.value = Value::array();
       m.fanout = c.fanout;
@@ -770,7 +762,7 @@ Status Runtime::addMapSends(Invocation &inv, const Edge &e,
   sends.reserve(sends.size() + items->size());
   for (int64_t i = 0; i < n; ++i) {
     Payload &m =
-        sends.add(e.target, targetSpec, inv.session(), inv.fresh, false).p();
+        sends.add(e.target, targetSpec, inv.session(), inv.fresh, false).p;
     m.value = std::move((*items)[i]);
     m.fanout.reserve(post.size() + 1);
     m.fanout.push_back(FanOutLevel{"Map", i, n});
@@ -856,26 +848,41 @@ Status Runtime::finishTerminal(Invocation &inv) {
 /// continuations() does for it, reading nothing of the config.
 UNUM_HOT Status Runtime::chainStep(Invocation &inv,
                                    const FunctionSpec &target) {
-  const Payload &payload = *inv.payload;
   // The only continuation retires this checkpoint in its own put.
   const bool handOff = opts.gc && inv.fn->plan.checkpoint;
-  Payload *p = invoker.stage();
-  if (UNUM_UNLIKELY(!p))
-    return chainInvoke(inv, target, handOff);
-  p->spec = &target;
-  copyName(p->session, inv.session());
-  p->fresh = inv.fresh;
-  if (!payload.fanout.empty())
-    p->fanout = payload.fanout;
-  p->value = std::move(inv.output);
-  if (handOff)
-    copyName(p->retire, inv.instance());
-  else
-    p->retire.clear();
   const std::string &name = target.config.name;
-  if (Status s = invoker.invokeStaged(name); !s)
-    return s.withContext("invoking '" + name + "'");
-  return chainIssued(inv);
+  if (Payload *p = invoker.stage(); UNUM_LIKELY(p)) {
+    fillChainPayload(*p, inv, target, handOff);
+    if (Status s = invoker.invokeStaged(name); !s)
+      return s.withContext("invoking '" + name + "'");
+  } else if (Status s = chainInvoke(inv, target, handOff); !s) {
+    return s;
+  }
+  if (UNUM_UNLIKELY(crashAt(Step::AfterInvoke, inv.instance(), 0)))
+    return crash(&inv, Step::AfterInvoke);
+  if (UNUM_UNLIKELY(tracing()))
+    trace(inv, "invoked 1 continuation(s)");
+  if (UNUM_UNLIKELY(crashAt(Step::BeforeRetire, inv.instance())))
+    return crash(&inv, Step::BeforeRetire);
+  return Status::ok();
+}
+
+/// A chain step's continuation: into `p`, a payload reset by
+/// Invoker::stage() (whose session and retire still hold the last names)
+/// or a new one.
+UNUM_HOT void Runtime::fillChainPayload(Payload &p, Invocation &inv,
+                                        const FunctionSpec &target,
+                                        bool handOff) {
+  p.spec = &target;
+  copyName(p.session, inv.session());
+  p.fresh = inv.fresh;
+  if (!inv.payload->fanout.empty())
+    p.fanout = inv.payload->fanout;
+  p.value = std::move(inv.output);
+  if (handOff)
+    copyName(p.retire, inv.instance());
+  else
+    p.retire.clear();
 }
 
 /// chainStep() on an invoker that keeps no payloads (HTTP, or a call from
@@ -883,27 +890,10 @@ UNUM_HOT Status Runtime::chainStep(Invocation &inv,
 Status Runtime::chainInvoke(Invocation &inv, const FunctionSpec &target,
                             bool handOff) {
   Payload p;
-  p.spec = &target;
-  p.session = inv.session();
-  p.fresh = inv.fresh;
-  p.fanout = inv.payload->fanout;
-  p.value = std::move(inv.output);
-  if (handOff)
-    p.retire = inv.instance();
+  fillChainPayload(p, inv, target, handOff);
   const std::string &name = target.config.name;
   if (Status s = invoker.invoke(name, std::move(p)); !s)
     return s.withContext("invoking '" + name + "'");
-  return chainIssued(inv);
-}
-
-/// The boundaries after a chain step's continuation was issued.
-UNUM_HOT Status Runtime::chainIssued(Invocation &inv) {
-  if (UNUM_UNLIKELY(crashAt(Step::AfterInvoke, inv.instance(), 0)))
-    return crash(&inv, Step::AfterInvoke);
-  if (UNUM_UNLIKELY(tracing()))
-    trace(inv, "invoked 1 continuation(s)");
-  if (UNUM_UNLIKELY(crashAt(Step::BeforeRetire, inv.instance())))
-    return crash(&inv, Step::BeforeRetire);
   return Status::ok();
 }
 
@@ -961,15 +951,10 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
       if (UNUM_UNLIKELY(post->size() + level > kMaxFanOutDepth))
         return Status::error("fan-out nested deeper than " +
                              std::to_string(kMaxFanOutDepth));
-      // A function with one outgoing edge issues at most one continuation:
-      // it is built where the invoker keeps it (no payload move).
-      Payload *slot = cfg.next.size() == 1 ? invoker.stage() : nullptr;
-      Send &s =
-          sends.add(e.target, targetSpec, inv.session(), inv.fresh, true, slot);
+      Send &s = sends.add(e.target, targetSpec, inv.session(), inv.fresh, true);
       if (level)
-        s.p().fanout.push_back(FanOutLevel{"Parallel", branch, nScalar});
-      if (!post->empty())
-        s.p().fanout.insert(s.p().fanout.end(), post->begin(), post->end());
+        s.p.fanout.push_back(FanOutLevel{"Parallel", branch, nScalar});
+      s.p.fanout.insert(s.p.fanout.end(), post->begin(), post->end());
     }
   }
 
@@ -980,8 +965,8 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
     if (sends[k].carriesOutput) {
       for (size_t j = 0; j < k; ++j)
         if (sends[j].carriesOutput)
-          sends[j].p().value = inv.output;
-      sends[k].p().value = std::move(inv.output);
+          sends[j].p.value = inv.output;
+      sends[k].p.value = std::move(inv.output);
       break;
     }
   // The only continuation retires this checkpoint in its own put: one store
@@ -989,15 +974,11 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
   const bool handOff =
       opts.gc && cfg.checkpoint && sends.size() == 1 && fanIns.empty();
   if (handOff)
-    copyName(sends[0].p().retire, inv.instance());
-  else if (!sends.empty() && sends[0].staged)
-    sends[0].p().retire.clear(); // a staged payload keeps the last name
+    sends[0].p.retire = inv.instance();
 
   if (UNUM_LIKELY(sends.size() <= 1 || !invoker.blocking())) {
     for (size_t k = 0; k < sends.size(); ++k) {
-      if (Status s = sends[k].staged ? invoker.invokeStaged(*sends[k].target)
-                                     : invoker.invoke(*sends[k].target,
-                                                      std::move(sends[k].p()));
+      if (Status s = invoker.invoke(*sends[k].target, std::move(sends[k].p));
           !s)
         return s.withContext("invoking '" + *sends[k].target + "'");
       if (UNUM_UNLIKELY(

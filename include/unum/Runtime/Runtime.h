@@ -150,9 +150,9 @@ private:
   Status run(Invocation &inv);
   Status continuations(Invocation &inv);
   Status chainStep(Invocation &inv, const FunctionSpec &target);
-  Status chainInvoke(Invocation &inv, const FunctionSpec &target,
-                     bool handOff);
-  Status chainIssued(Invocation &inv);
+  static void fillChainPayload(Payload &p, Invocation &inv,
+                               const FunctionSpec &target, bool handOff);
+  Status chainInvoke(Invocation &inv, const FunctionSpec &target, bool handOff);
   // What a plain chain step does not need stays out of run() and
   // continuations(), so that a step's hot code is small (HotPath.h).
   Status adoptRecord(Invocation &inv, const std::string &rec, bool &finished,
