@@ -14,6 +14,7 @@ import glob
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
@@ -26,7 +27,11 @@ SRC_ROOT = os.path.dirname(os.path.dirname(HERE))
 ORACLE_DIR = os.path.join(SRC_ROOT, "utils", "asl-oracle")
 HANDLERS = os.path.join(HERE, "handlers")
 PYTHON = "/usr/bin/python3"
-RUN_TIMEOUT = 60
+RUN_TIMEOUT = 30     # seconds for one unumc or unum-run
+ORACLE_TIMEOUT = 30  # seconds for one oracle execution
+# unum-run's --time-scale (contract 2) when it has it: waits, retry intervals
+# and timeouts run 5 times faster (the oracle does not sleep at all).
+TIME_SCALE = "0.2"
 
 
 # ---------------------------------------------------------------------------
@@ -181,13 +186,30 @@ class Oracle:
         self.proc = subprocess.Popen(
             ["node", os.path.join(ORACLE_DIR, "oracle.mjs")], cwd=ORACLE_DIR,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        # Answers are read from the descriptor (select + os.read), never
+        # through the text wrapper's buffer.
 
-    def run(self, request):
+    def run(self, request, timeout=ORACLE_TIMEOUT):
+        """The oracle's answer; an execution that does not end within
+        `timeout` seconds (a loop that never exits) costs the process: it is
+        killed and the next request starts a new one."""
+        if self.proc.poll() is not None:
+            self.__init__()
         self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            return {"status": "crashed", "message": "the oracle process died"}
+        fd = self.proc.stdout.fileno()
+        line = b""
+        deadline = time.time() + timeout
+        while not line.endswith(b"\n"):
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.time()))
+            if not ready:
+                self.proc.kill()
+                self.proc.wait()
+                return {"status": "crashed", "message": "the oracle did not answer in %ds" % timeout}
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return {"status": "crashed", "message": "the oracle process died"}
+            line += chunk
         return json.loads(line)
 
     def close(self):
@@ -433,7 +455,8 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true", help="show every input's results")
     ap.add_argument("--keep", action="store_true", help="keep the work folders (printed)")
     ap.add_argument("--sqlite-all", action="store_true", help="also run every case on sqlite")
-    ap.add_argument("--time-scale", help="pass --time-scale to unum-run")
+    ap.add_argument("--time-scale", help="unum-run's --time-scale (default %s when unum-run has "
+                    "the option)" % TIME_SCALE)
     ap.add_argument("--unumc")
     ap.add_argument("--unum-run", dest="unum_run")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
@@ -460,6 +483,10 @@ def main():
     if not args.oracle_only:
         args.unumc = find_tool("unumc", args.unumc)
         args.unum_run = find_tool("unum-run", args.unum_run)
+        if args.time_scale is None:
+            helptext = subprocess.run([args.unum_run, "--help"], capture_output=True, text=True)
+            if "--time-scale" in helptext.stdout + helptext.stderr:
+                args.time_scale = TIME_SCALE
 
     t0 = time.time()
     workdir = tempfile.mkdtemp(prefix="asl-diff.")
