@@ -60,3 +60,15 @@ if shutil.which("ld.lld"):
 config.substitutions.append(("%embed_env", "env " + " ".join(embed_env)))
 if shutil.which("cmake") and shutil.which("ninja"):
     config.available_features.add("cmake")
+# The ASL differential suite's oracle: Node.js and the npm package that
+# utils/bootstrap.sh installs in utils/asl-oracle.
+oracle_pkg = os.path.join(config.unum_src_root, "utils", "asl-oracle", "node_modules",
+                          "aws-local-stepfunctions")
+if not shutil.which("node"):
+    lit_config.note("ASL differential suite unsupported: node is not installed "
+                    "(utils/bootstrap.sh installs nodejs)")
+elif not os.path.isdir(oracle_pkg):
+    lit_config.note("ASL differential suite unsupported: the oracle is not installed in %s "
+                    "(run utils/bootstrap.sh)" % os.path.dirname(oracle_pkg))
+else:
+    config.available_features.add("asl-oracle")
