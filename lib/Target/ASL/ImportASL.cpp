@@ -11,6 +11,7 @@
 
 #include "unum/Config/Document.h"
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
+#include "unum/Target/InputName.h"
 #include "unum/Target/JsonImage.h"
 
 #include "mlir/IR/Builders.h"
@@ -1485,7 +1486,7 @@ static bool loadGlobals(StringRef path, std::optional<bool> &checkpoint,
 //===----------------------------------------------------------------------===//
 
 static std::string defaultName(StringRef path) {
-  StringRef base = llvm::sys::path::filename(path);
+  StringRef base = llvm::sys::path::filename(inputFileOf(path));
   if (base.empty() || base == "-" || base == "<stdin>")
     return "state_machine";
   base.consume_back(".json");
