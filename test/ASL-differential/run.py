@@ -458,6 +458,21 @@ class Runner:
             o.close()
 
 
+def drop_xfails(cases, names):
+    """Removes the "xfail" mark of the cases `names` from their files (cases
+    that agree now); returns the names it removed."""
+    dropped = set()
+    for f in sorted({c["_file"] for c in cases if c["name"] in names}):
+        with open(f) as fh:
+            data = json.load(fh)
+        for c in data["cases"] if "cases" in data else [data]:
+            if c.get("name") in names and c.pop("xfail", None) is not None:
+                dropped.add(c["name"])
+        with open(f, "w") as fh:
+            fh.write(json.dumps(data, indent=1) + "\n")
+    return dropped
+
+
 def find_tool(name, explicit):
     if explicit:
         return explicit
@@ -486,6 +501,9 @@ def main():
     ap.add_argument("--crash-rate", help="run unum-run with --crash-rate P (fault injection; "
                     "xfail cases and those whose handlers keep state across calls are "
                     "skipped)")
+    ap.add_argument("--drop-agreeing-xfails", action="store_true",
+                    help="remove the xfail mark of every marked case that agrees now "
+                    "(edits the case files; for the commit that lands a fix)")
     ap.add_argument("--unumc")
     ap.add_argument("--unum-run", dest="unum_run")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
@@ -521,7 +539,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="asl-diff.")
     runner = Runner(args, workdir)
     counts = {"PASS": 0, "FAIL": 0, "XFAIL": 0, "XPASS": 0, "SKIP": 0}
-    failed = []
+    failed, xpassed = [], []
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(args.jobs, 2))) as ex:
             futs = {ex.submit(runner.run_case, c): c for c in cases}
@@ -538,6 +556,8 @@ def main():
                     print(l)
                 if verdict in ("FAIL", "XPASS"):
                     failed.append(c["name"])
+                if verdict == "XPASS":
+                    xpassed.append(c["name"])
                 sys.stdout.flush()
     finally:
         runner.close()
@@ -545,6 +565,10 @@ def main():
             shutil.rmtree(workdir, ignore_errors=True)
         else:
             print("work folders kept in " + workdir)
+    if args.drop_agreeing_xfails:
+        dropped = drop_xfails(cases, set(xpassed))
+        print("dropped the xfail mark of %d case(s): %s" % (len(dropped), " ".join(sorted(dropped))))
+        failed = [n for n in failed if n not in dropped]
     print("\n%d cases: %d agree, %d xfail (known, see asl-findings), %d disagree, "
           "%d unexpectedly agree%s; %.1fs"
           % (len(cases), counts["PASS"], counts["XFAIL"], counts["FAIL"], counts["XPASS"],
