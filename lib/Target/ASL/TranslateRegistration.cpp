@@ -24,6 +24,12 @@ static llvm::cl::opt<std::string> aslGlobals(
                    "\"Debug\": bool} recorded on the state machine"),
     llvm::cl::value_desc("file"), llvm::cl::cat(category));
 
+static llvm::cl::opt<std::string> aslSubstitutions(
+    "asl-substitutions",
+    llvm::cl::desc("--from-asl: a JSON object {\"Name\": value} replacing "
+                   "the definition's ${Name} placeholders"),
+    llvm::cl::value_desc("file"), llvm::cl::cat(category));
+
 void unum::registerASLTranslation() {
   static TranslateToMLIRRegistration fromAsl(
       "from-asl",
@@ -35,6 +41,7 @@ void unum::registerASLTranslation() {
         options.name = getAppNameOption().str();
         options.functionMapFile = functionMap;
         options.globalsFile = aslGlobals;
+        options.substitutionsFile = aslSubstitutions;
         return OwningOpRef<Operation *>(importASL(buffer->getBuffer(),
                                                   buffer->getBufferIdentifier(),
                                                   options, context));
