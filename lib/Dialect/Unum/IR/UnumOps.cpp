@@ -202,6 +202,24 @@ static LogicalResult verifyFanIns(AppOp app,
   return success();
 }
 
+/// " (did you mean '@X'?)" when a function of `app` is a few edits away
+/// from `name`, else "".
+static std::string didYouMean(AppOp app, StringRef name) {
+  if (!app)
+    return "";
+  unsigned limit = std::max<size_t>(1, name.size() / 3);
+  StringRef best;
+  for (FunctionOp function : app.getBodyBlock().getOps<FunctionOp>()) {
+    unsigned distance = name.edit_distance(function.getSymName(),
+                                           /*AllowReplacements=*/true, limit);
+    if (distance <= limit) {
+      limit = distance;
+      best = function.getSymName();
+    }
+  }
+  return best.empty() ? "" : (" (did you mean '@" + best + "'?)").str();
+}
+
 /// The saved input of a Map or Parallel state is read, and then retired, by
 /// one sink: each `state_input` names a `save_input` function, and each
 /// `save_input` function is named by exactly one (otherwise its record would
@@ -217,7 +235,8 @@ verifyStateInputs(AppOp app, const llvm::StringMap<FunctionOp> &functions) {
     auto it = functions.find(from.getValue());
     if (it == functions.end())
       return function.emitOpError()
-             << "state_input " << from << " is not a function of this app";
+             << "state_input " << from << " is not a function of this app"
+             << didYouMean(app, from.getValue());
     FunctionOp saver = it->second;
     if (!saver.getSaveInput())
       return function.emitOpError()
@@ -328,7 +347,8 @@ static LogicalResult verifyTarget(Operation *edge, FlatSymbolRefAttr target,
                                   SymbolTableCollection &symbolTable) {
   if (!lookupFunction(edge, target.getAttr(), symbolTable))
     return edge->emitOpError()
-           << "target '" << target << "' is not a function of this app";
+           << "target '" << target << "' is not a function of this app"
+           << didYouMean(edge->getParentOfType<AppOp>(), target.getValue());
   return success();
 }
 
@@ -351,9 +371,11 @@ LogicalResult FanInOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     StringRef function = pattern.getValue().function;
     if (!lookupFunction(*this, StringAttr::get(getContext(), function),
                         symbolTable))
-      return emitOpError() << "value \"" << pattern.getText()
-                           << "\" names '" << function
-                           << "', which is not a function of this app";
+      return emitOpError() << "value \"" << pattern.getText() << "\" names '"
+                           << function
+                           << "', which is not a function of this app"
+                           << didYouMean((*this)->getParentOfType<AppOp>(),
+                                         function);
   }
   return success();
 }
