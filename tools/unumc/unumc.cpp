@@ -11,6 +11,7 @@
 #include "unum/Conversion/Passes.h"
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
 #include "unum/Dialect/Unum/IR/UnumOps.h"
+#include "unum/Dialect/Unum/Transforms/Passes.h"
 #include "unum/Support/ToolSupport.h"
 #include "unum/Target/ASL/ASL.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
@@ -59,6 +60,11 @@ static cl::opt<std::string>
                 cl::desc("JSON file mapping Task resources (ARNs) to function "
                          "names"),
                 cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string> substitutions(
+    "substitutions",
+    cl::desc("JSON file {\"Name\": value}: the values of the definition's "
+             "${Name} placeholders (SAM's DefinitionSubstitutions)"),
+    cl::value_desc("file"), cl::cat(category));
 static cl::opt<std::string>
     emit("emit", cl::init("configs"),
          cl::desc("What to produce: configs, sfn (IR after import) or unum "
@@ -124,6 +130,7 @@ int main(int argc, char **argv) {
   options.name = name;
   options.globalsFile = globals;
   options.functionMapFile = functionMap;
+  options.substitutionsFile = substitutions;
   OwningOpRef<ModuleOp> module = unum::importASLFile(input, options, &context);
   if (!module)
     return 1;
@@ -133,6 +140,7 @@ int main(int argc, char **argv) {
 
   PassManager pm(&context);
   pm.addPass(unum::createConvertSfnToUnum());
+  pm.addPass(unum::createUnumLint());
   if (failed(pm.run(*module)))
     return 1;
   phases.mark("lower");

@@ -27,6 +27,11 @@ struct ASLTranslationOptions {
       llvm::cl::desc("--from-asl: a JSON object {\"Checkpoint\": bool, "
                      "\"Debug\": bool} recorded on the state machine"),
       llvm::cl::value_desc("file"), llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> aslSubstitutions{
+      "asl-substitutions",
+      llvm::cl::desc("--from-asl: a JSON object {\"Name\": value} replacing "
+                     "the definition's ${Name} placeholders"),
+      llvm::cl::value_desc("file"), llvm::cl::cat(category)};
 };
 } // namespace
 
@@ -44,6 +49,7 @@ void unum::registerASLTranslation() {
         options.name = getAppNameOption().str();
         options.functionMapFile = clOptions->functionMap;
         options.globalsFile = clOptions->aslGlobals;
+        options.substitutionsFile = clOptions->aslSubstitutions;
         return OwningOpRef<Operation *>(importASL(buffer->getBuffer(),
                                                   buffer->getBufferIdentifier(),
                                                   options, context));

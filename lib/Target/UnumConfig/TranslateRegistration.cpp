@@ -1,6 +1,7 @@
 //===- TranslateRegistration.cpp - unum-translate's config translations ---===//
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
 #include "unum/Dialect/Unum/IR/UnumOps.h"
+#include "unum/Dialect/Unum/Transforms/Passes.h"
 #include "unum/Target/TranslateDiagnostics.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
 
@@ -86,6 +87,7 @@ static LogicalResult exportTo(Operation *op, llvm::raw_ostream &os,
   if (apps.size() != 1)
     return op->emitError() << "expected exactly one 'unum.app', found "
                            << apps.size();
+  lintApp(apps.front()); // the warnings, once
   return translateAppToConfig(apps.front(), format, getOutputDirOption(), os);
 }
 

@@ -172,10 +172,24 @@ unum.app @negativeretry {
 
 // -----
 
+// An unreachable function is valid (unum-lint warns, see lint.mlir).
 unum.app @unreachable {
   unum.function @A start {}
-  // expected-warning @+1 {{function '@B' is not reachable from any start function}}
   unum.function @B {}
+}
+
+// -----
+
+// A fan-in over every instance of a level must leave that level.
+unum.app @globnopop {
+  unum.function @A start fanout {
+    unum.map @B
+  }
+  unum.function @B checkpoint {
+    // expected-error @+1 {{collects every instance of '@B' at its innermost fan-out level ("B-unumIndex-*") but does not leave that level: add the modifier "Pop" (modifiers ["Pop"]), or the fan-in target would run once per index and never complete}}
+    unum.fanin @C values ["B-unumIndex-*"]
+  }
+  unum.function @C {}
 }
 
 // -----
