@@ -72,3 +72,6 @@ elif not os.path.isdir(oracle_pkg):
                     "(run utils/bootstrap.sh)" % os.path.dirname(oracle_pkg))
 else:
     config.available_features.add("asl-oracle")
+# script(1) runs a command on a pseudo-terminal (unum-run's progress line).
+if shutil.which("script"):
+    config.available_features.add("script")

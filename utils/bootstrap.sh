@@ -17,8 +17,9 @@ PACKAGES=(
   # Array benchmarks (utils/bench): numpy for /usr/bin/python3, oneDNN for conv1d
   python3-numpy libdnnl-dev
   # Graphviz renders unum-translate --to-dot (the README pipes into dot);
-  # python3 runs lit.
-  graphviz python3
+  # python3 runs lit; lld links the embedding test's my-opt (test/examples)
+  # several times faster than ld.bfd.
+  graphviz python3 lld
   # The ASL differential suite's oracle (test/ASL-differential) runs on Node.js
   nodejs
 )

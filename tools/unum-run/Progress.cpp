@@ -25,16 +25,17 @@ Progress::~Progress() {
 }
 
 void Progress::observe(LocalRunner &runner) {
-  runner.invoker().setDispatch(
-      [this, &runner](const std::string &fn, const Payload &p) {
-        started.fetch_add(1, std::memory_order_relaxed);
-        // A fan-in target runs once its completion set is full.
-        if (fanInTargets.count(fn))
-          fanIns.fetch_add(1, std::memory_order_relaxed);
-        Status s = runner.runtime().handle(fn, p);
-        finished.fetch_add(1, std::memory_order_relaxed);
-        return s;
-      });
+  ThreadPoolInvoker &pool = runner.invoker();
+  ThreadPoolInvoker::Dispatch inner = pool.getDispatch();
+  pool.setDispatch([this, inner](const std::string &fn, const Payload &p) {
+    started.fetch_add(1, std::memory_order_relaxed);
+    // A fan-in target runs once its completion set is full.
+    if (fanInTargets.count(fn))
+      fanIns.fetch_add(1, std::memory_order_relaxed);
+    Status s = inner(fn, p);
+    finished.fetch_add(1, std::memory_order_relaxed);
+    return s;
+  });
 }
 
 std::string Progress::line() const {

@@ -2,8 +2,8 @@
 //
 // While a long run goes on, unum-run redraws one status line on a terminal's
 // stderr: invocations started and finished, fan-ins completed, time elapsed.
-// Counted where the worker pool dispatches an invocation to the runtime, so
-// the runtime knows nothing of it.
+// Counted by wrapping the worker pool's dispatch, so the runtime knows
+// nothing of it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef UNUM_RUN_PROGRESS_H
@@ -33,8 +33,8 @@ public:
   ~Progress(); // stops the drawing thread, ends the line
 
   /// Counts the invocations `runner`'s workers dispatch from now on (call
-  /// before the run starts). The dispatch is LocalRunner's: its runtime
-  /// handles the invocation.
+  /// before the run starts): wraps the pool's dispatch, which stays
+  /// LocalRunner's.
   void observe(runtime::LocalRunner &runner);
 
   /// Redraws the line on `os` every `interval` (the first after `delay`, so

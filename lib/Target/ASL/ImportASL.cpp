@@ -13,6 +13,7 @@
 #include "unum/Config/JsonPath.h"
 #include "unum/Config/Timestamp.h"
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
+#include "unum/Target/InputName.h"
 #include "unum/Target/JsonImage.h"
 
 #include "mlir/IR/Builders.h"
@@ -1504,7 +1505,7 @@ static void substitute(Node &root, const llvm::StringMap<std::string> &values,
 //===----------------------------------------------------------------------===//
 
 static std::string defaultName(StringRef path) {
-  StringRef base = llvm::sys::path::filename(path);
+  StringRef base = llvm::sys::path::filename(inputFileOf(path));
   if (base.empty() || base == "-" || base == "<stdin>")
     return "state_machine";
   base.consume_back(".json");

@@ -1,6 +1,7 @@
 //===- TranslateRegistration.cpp - unum-translate's --from-asl ------------===//
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
 #include "unum/Target/ASL/ASL.h"
+#include "unum/Target/TranslateDiagnostics.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
 
 #include "mlir/Tools/mlir-translate/Translation.h"
@@ -53,5 +54,8 @@ void unum::registerASLTranslation() {
                                                   buffer->getBufferIdentifier(),
                                                   options, context));
       },
-      [](DialectRegistry &registry) { registry.insert<sfn::SfnDialect>(); });
+      [](DialectRegistry &registry) {
+        registry.insert<sfn::SfnDialect>();
+        quietOpDiagnostics(registry);
+      });
 }

@@ -2,6 +2,7 @@
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
 #include "unum/Dialect/Unum/IR/UnumOps.h"
 #include "unum/Target/Dot/Dot.h"
+#include "unum/Target/TranslateDiagnostics.h"
 
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -214,5 +215,6 @@ void unum::registerDotTranslation() {
       },
       [](DialectRegistry &registry) {
         registry.insert<UnumDialect, sfn::SfnDialect>();
+        quietOpDiagnostics(registry);
       });
 }

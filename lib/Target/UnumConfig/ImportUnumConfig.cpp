@@ -2,6 +2,7 @@
 #include "unum/Config/AppFiles.h"
 #include "unum/Config/Document.h"
 #include "unum/Dialect/Unum/IR/UnumOps.h"
+#include "unum/Target/InputName.h"
 #include "unum/Target/JsonImage.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
 
@@ -59,7 +60,7 @@ static bool decodeFile(StringRef text, StringRef file, config::Format format,
 
 /// A symbol-friendly default app name.
 static std::string defaultAppName(StringRef path) {
-  StringRef trimmed = path.rtrim("/");
+  StringRef trimmed = inputFileOf(path).rtrim("/");
   if (trimmed.empty() || trimmed == "-" || trimmed == "<stdin>")
     return "app";
   std::string name = llvm::sys::path::stem(trimmed).str();

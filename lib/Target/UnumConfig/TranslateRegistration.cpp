@@ -2,6 +2,7 @@
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
 #include "unum/Dialect/Unum/IR/UnumOps.h"
 #include "unum/Dialect/Unum/Transforms/Passes.h"
+#include "unum/Target/TranslateDiagnostics.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -94,6 +95,7 @@ void unum::registerUnumConfigTranslations() {
   (void)*clOptions; // registers the options
   auto registerDialects = [](DialectRegistry &registry) {
     registry.insert<UnumDialect>();
+    quietOpDiagnostics(registry);
   };
   static TranslateToMLIRRegistration fromJson(
       "from-json",
@@ -112,6 +114,7 @@ void unum::registerUnumConfigTranslations() {
   // The exports parse sfn IR too, to say what to do with it.
   auto registerExportDialects = [](DialectRegistry &registry) {
     registry.insert<UnumDialect, sfn::SfnDialect>();
+    quietOpDiagnostics(registry);
   };
   static TranslateFromMLIRRegistration toJson(
       "to-json", "export an unum.app as unum_config.json files",

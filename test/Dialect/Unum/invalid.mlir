@@ -237,3 +237,14 @@ unum.app @stateinputnotfanin {
   // expected-error @+1 {{has a state_input but no fan-in edge leads to it: a sink reads its state's input when its fan-in completes}}
   unum.function @Sink state_input(@Entry) {}
 }
+
+// -----
+
+// A misspelled function name gets a suggestion.
+unum.app @misspelled {
+  unum.function @Split start {
+    // expected-error @+1 {{target '@Sqaure' is not a function of this app (did you mean '@Square'?)}}
+    unum.chain @Sqaure
+  }
+  unum.function @Square {}
+}

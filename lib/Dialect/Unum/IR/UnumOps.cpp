@@ -1,6 +1,7 @@
 //===- UnumOps.cpp - unum dialect operations ------------------------------===//
 #include "unum/Dialect/Unum/IR/UnumOps.h"
 #include "unum/Config/FunctionConfig.h"
+#include "unum/Support/Spelling.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -204,20 +205,13 @@ static LogicalResult verifyFanIns(AppOp app,
 
 /// " (did you mean '@X'?)" when a function of `app` is a few edits away
 /// from `name`, else "".
-static std::string didYouMean(AppOp app, StringRef name) {
+static std::string suggestFunction(AppOp app, StringRef name) {
   if (!app)
     return "";
-  unsigned limit = std::max<size_t>(1, name.size() / 3);
-  StringRef best;
-  for (FunctionOp function : app.getBodyBlock().getOps<FunctionOp>()) {
-    unsigned distance = name.edit_distance(function.getSymName(),
-                                           /*AllowReplacements=*/true, limit);
-    if (distance <= limit) {
-      limit = distance;
-      best = function.getSymName();
-    }
-  }
-  return best.empty() ? "" : (" (did you mean '@" + best + "'?)").str();
+  SmallVector<StringRef> functions;
+  for (FunctionOp function : app.getBodyBlock().getOps<FunctionOp>())
+    functions.push_back(function.getSymName());
+  return unum::didYouMean(name, functions, "'@", "'");
 }
 
 /// The saved input of a Map or Parallel state is read, and then retired, by
@@ -236,7 +230,7 @@ verifyStateInputs(AppOp app, const llvm::StringMap<FunctionOp> &functions) {
     if (it == functions.end())
       return function.emitOpError()
              << "state_input " << from << " is not a function of this app"
-             << didYouMean(app, from.getValue());
+             << suggestFunction(app, from.getValue());
     FunctionOp saver = it->second;
     if (!saver.getSaveInput())
       return function.emitOpError()
@@ -348,7 +342,8 @@ static LogicalResult verifyTarget(Operation *edge, FlatSymbolRefAttr target,
   if (!lookupFunction(edge, target.getAttr(), symbolTable))
     return edge->emitOpError()
            << "target '" << target << "' is not a function of this app"
-           << didYouMean(edge->getParentOfType<AppOp>(), target.getValue());
+           << suggestFunction(edge->getParentOfType<AppOp>(),
+                              target.getValue());
   return success();
 }
 
@@ -374,8 +369,8 @@ LogicalResult FanInOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       return emitOpError() << "value \"" << pattern.getText() << "\" names '"
                            << function
                            << "', which is not a function of this app"
-                           << didYouMean((*this)->getParentOfType<AppOp>(),
-                                         function);
+                           << suggestFunction((*this)->getParentOfType<AppOp>(),
+                                              function);
   }
   return success();
 }
