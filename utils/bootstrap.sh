@@ -16,6 +16,8 @@ PACKAGES=(
   ghdl
   # Array benchmarks (utils/bench): numpy for /usr/bin/python3, oneDNN for conv1d
   python3-numpy libdnnl-dev
+  # Gradient checks against PyTorch autograd (test/Dialect/Air/grad-torch.test)
+  python3-torch
   # Graph rendering is optional (dot output is tested as text); python3 runs lit.
   python3
 )

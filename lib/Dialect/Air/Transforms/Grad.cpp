@@ -144,7 +144,8 @@ private:
   }
 
   /// Inlines calls and expands inner air.grad ops until none is left, then
-  /// folds get(make_tuple) and makes broadcasting explicit.
+  /// makes broadcasting explicit. Tuples stay: their rules pass tuple
+  /// adjoints, which air-simplify folds away afterwards.
   LogicalResult flatten(func::FuncOp func) {
     Block &body = func.getBody().front();
     for (bool changed = true; changed;) {
@@ -165,10 +166,6 @@ private:
         }
       }
     }
-    func.walk([](GetOp get) {
-      if (auto make = get.getTuple().getDefiningOp<MakeTupleOp>())
-        get.replaceAllUsesWith(make.getElements()[get.getIndex()]);
-    });
     makeBroadcastsExplicit(func);
     return success();
   }
