@@ -1,7 +1,9 @@
 // The IR air-grad builds for each kernel's derivative rule
 // (GradientOpInterface, lib/Dialect/Air/IR/AirGradients.cpp): the forward
-// copy (broadcasts made explicit), then from the seed 1 backwards, each
-// adjoint of a broadcast operand summed back. air-simplify cleans it up.
+// copy (broadcasts made explicit), then from the seed 1 backwards. Adjoints
+// stay as small as they come (the scalar seed) until a rule needs the exact
+// shape; an adjoint of a broadcast operand is summed back. air-simplify
+// cleans up afterwards.
 // RUN: unum-opt --split-input-file --air-grad %s | FileCheck %s
 
 // CHECK-LABEL: func.func private @add_grad_0_1(
@@ -9,7 +11,8 @@
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
 // CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
-// CHECK-NEXT: return [[V3]], [[V3]] : tensor<4xf64>, tensor<4xf64>
+// CHECK-NEXT: [[V4:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
+// CHECK-NEXT: return [[V3]], [[V4]] : tensor<4xf64>, tensor<4xf64>
 func.func private @add(%a: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<f64> {
   %0 = air.add %a, %b : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
   %1 = air.sum %0 : tensor<4xf64> -> tensor<f64>
@@ -24,9 +27,10 @@ func.func @dadd(%a: tensor<4xf64>, %b: tensor<4xf64>) -> (tensor<4xf64>, tensor<
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.sub %arg0, %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.neg [[V3]] : tensor<4xf64> -> tensor<4xf64>
-// CHECK-NEXT: return [[V3]], [[V4]] : tensor<4xf64>, tensor<4xf64>
+// CHECK-NEXT: [[V3:%[0-9]+]] = air.neg [[V2]] : tensor<f64> -> tensor<f64>
+// CHECK-NEXT: [[V4:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
+// CHECK-NEXT: [[V5:%[0-9]+]] = air.broadcast [[V3]] : tensor<f64> -> tensor<4xf64>
+// CHECK-NEXT: return [[V4]], [[V5]] : tensor<4xf64>, tensor<4xf64>
 func.func private @sub(%a: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<f64> {
   %0 = air.sub %a, %b : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
   %1 = air.sum %0 : tensor<4xf64> -> tensor<f64>
@@ -41,10 +45,9 @@ func.func @dsub(%a: tensor<4xf64>, %b: tensor<4xf64>) -> (tensor<4xf64>, tensor<
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.mul %arg0, %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.mul [[V3]], %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V5:%[0-9]+]] = air.mul [[V3]], %arg0 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: return [[V4]], [[V5]] : tensor<4xf64>, tensor<4xf64>
+// CHECK-NEXT: [[V3:%[0-9]+]] = air.mul [[V2]], %arg1 : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V4:%[0-9]+]] = air.mul [[V2]], %arg0 : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: return [[V3]], [[V4]] : tensor<4xf64>, tensor<4xf64>
 func.func private @mul(%a: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<f64> {
   %0 = air.mul %a, %b : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
   %1 = air.sum %0 : tensor<4xf64> -> tensor<f64>
@@ -59,11 +62,10 @@ func.func @dmul(%a: tensor<4xf64>, %b: tensor<4xf64>) -> (tensor<4xf64>, tensor<
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.div %arg0, %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.div [[V3]], %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V5:%[0-9]+]] = air.mul [[V4]], [[V0]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V6:%[0-9]+]] = air.neg [[V5]] : tensor<4xf64> -> tensor<4xf64>
-// CHECK-NEXT: return [[V4]], [[V6]] : tensor<4xf64>, tensor<4xf64>
+// CHECK-NEXT: [[V3:%[0-9]+]] = air.div [[V2]], %arg1 : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V4:%[0-9]+]] = air.mul [[V3]], [[V0]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V5:%[0-9]+]] = air.neg [[V4]] : tensor<4xf64> -> tensor<4xf64>
+// CHECK-NEXT: return [[V3]], [[V5]] : tensor<4xf64>, tensor<4xf64>
 func.func private @div(%a: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<f64> {
   %0 = air.div %a, %b : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
   %1 = air.sum %0 : tensor<4xf64> -> tensor<f64>
@@ -78,17 +80,16 @@ func.func @ddiv(%a: tensor<4xf64>, %b: tensor<4xf64>) -> (tensor<4xf64>, tensor<
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.max %arg0, %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.constant dense<0.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V5:%[0-9]+]] = air.constant dense<5.000000e-01> : tensor<f64>
-// CHECK-NEXT: [[V6:%[0-9]+]] = air.eq %arg0, %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xi1>
-// CHECK-NEXT: [[V7:%[0-9]+]] = air.select [[V6]], [[V5]], [[V4]] : (tensor<4xi1>, tensor<f64>, tensor<f64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V8:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V9:%[0-9]+]] = air.gt %arg0, %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xi1>
-// CHECK-NEXT: [[V10:%[0-9]+]] = air.select [[V9]], [[V8]], [[V7]] : (tensor<4xi1>, tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V11:%[0-9]+]] = air.mul [[V3]], [[V10]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V12:%[0-9]+]] = air.sub [[V3]], [[V11]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: return [[V11]], [[V12]] : tensor<4xf64>, tensor<4xf64>
+// CHECK-NEXT: [[V3:%[0-9]+]] = air.constant dense<0.000000e+00> : tensor<f64>
+// CHECK-NEXT: [[V4:%[0-9]+]] = air.constant dense<5.000000e-01> : tensor<f64>
+// CHECK-NEXT: [[V5:%[0-9]+]] = air.eq %arg0, %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xi1>
+// CHECK-NEXT: [[V6:%[0-9]+]] = air.select [[V5]], [[V4]], [[V3]] : (tensor<4xi1>, tensor<f64>, tensor<f64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V7:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
+// CHECK-NEXT: [[V8:%[0-9]+]] = air.gt %arg0, %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xi1>
+// CHECK-NEXT: [[V9:%[0-9]+]] = air.select [[V8]], [[V7]], [[V6]] : (tensor<4xi1>, tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V10:%[0-9]+]] = air.mul [[V2]], [[V9]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V11:%[0-9]+]] = air.sub [[V2]], [[V10]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: return [[V10]], [[V11]] : tensor<4xf64>, tensor<4xf64>
 func.func private @max(%a: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<f64> {
   %0 = air.max %a, %b : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
   %1 = air.sum %0 : tensor<4xf64> -> tensor<f64>
@@ -103,17 +104,16 @@ func.func @dmax(%a: tensor<4xf64>, %b: tensor<4xf64>) -> (tensor<4xf64>, tensor<
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.min %arg0, %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.constant dense<0.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V5:%[0-9]+]] = air.constant dense<5.000000e-01> : tensor<f64>
-// CHECK-NEXT: [[V6:%[0-9]+]] = air.eq %arg0, %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xi1>
-// CHECK-NEXT: [[V7:%[0-9]+]] = air.select [[V6]], [[V5]], [[V4]] : (tensor<4xi1>, tensor<f64>, tensor<f64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V8:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V9:%[0-9]+]] = air.lt %arg0, %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xi1>
-// CHECK-NEXT: [[V10:%[0-9]+]] = air.select [[V9]], [[V8]], [[V7]] : (tensor<4xi1>, tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V11:%[0-9]+]] = air.mul [[V3]], [[V10]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V12:%[0-9]+]] = air.sub [[V3]], [[V11]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: return [[V11]], [[V12]] : tensor<4xf64>, tensor<4xf64>
+// CHECK-NEXT: [[V3:%[0-9]+]] = air.constant dense<0.000000e+00> : tensor<f64>
+// CHECK-NEXT: [[V4:%[0-9]+]] = air.constant dense<5.000000e-01> : tensor<f64>
+// CHECK-NEXT: [[V5:%[0-9]+]] = air.eq %arg0, %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xi1>
+// CHECK-NEXT: [[V6:%[0-9]+]] = air.select [[V5]], [[V4]], [[V3]] : (tensor<4xi1>, tensor<f64>, tensor<f64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V7:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
+// CHECK-NEXT: [[V8:%[0-9]+]] = air.lt %arg0, %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xi1>
+// CHECK-NEXT: [[V9:%[0-9]+]] = air.select [[V8]], [[V7]], [[V6]] : (tensor<4xi1>, tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V10:%[0-9]+]] = air.mul [[V2]], [[V9]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V11:%[0-9]+]] = air.sub [[V2]], [[V10]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: return [[V10]], [[V11]] : tensor<4xf64>, tensor<4xf64>
 func.func private @min(%a: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<f64> {
   %0 = air.min %a, %b : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
   %1 = air.sum %0 : tensor<4xf64> -> tensor<f64>
@@ -128,23 +128,22 @@ func.func @dmin(%a: tensor<4xf64>, %b: tensor<4xf64>) -> (tensor<4xf64>, tensor<
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.pow %arg0, %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.constant dense<0.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V5:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V6:%[0-9]+]] = air.sub %arg1, [[V5]] : (tensor<4xf64>, tensor<f64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V7:%[0-9]+]] = air.pow %arg0, [[V6]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V8:%[0-9]+]] = air.mul %arg1, [[V7]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V9:%[0-9]+]] = air.mul [[V3]], [[V8]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V10:%[0-9]+]] = air.eq %arg1, [[V4]] : (tensor<4xf64>, tensor<f64>) -> tensor<4xi1>
-// CHECK-NEXT: [[V11:%[0-9]+]] = air.select [[V10]], [[V4]], [[V9]] : (tensor<4xi1>, tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V12:%[0-9]+]] = air.log %arg0 : tensor<4xf64> -> tensor<4xf64>
-// CHECK-NEXT: [[V13:%[0-9]+]] = air.mul [[V0]], [[V12]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V14:%[0-9]+]] = air.mul [[V3]], [[V13]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V15:%[0-9]+]] = air.ge %arg1, [[V4]] : (tensor<4xf64>, tensor<f64>) -> tensor<4xi1>
-// CHECK-NEXT: [[V16:%[0-9]+]] = air.select [[V15]], [[V4]], [[V14]] : (tensor<4xi1>, tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V17:%[0-9]+]] = air.eq %arg0, [[V4]] : (tensor<4xf64>, tensor<f64>) -> tensor<4xi1>
-// CHECK-NEXT: [[V18:%[0-9]+]] = air.select [[V17]], [[V16]], [[V14]] : (tensor<4xi1>, tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: return [[V11]], [[V18]] : tensor<4xf64>, tensor<4xf64>
+// CHECK-NEXT: [[V3:%[0-9]+]] = air.constant dense<0.000000e+00> : tensor<f64>
+// CHECK-NEXT: [[V4:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
+// CHECK-NEXT: [[V5:%[0-9]+]] = air.sub %arg1, [[V4]] : (tensor<4xf64>, tensor<f64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V6:%[0-9]+]] = air.pow %arg0, [[V5]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V7:%[0-9]+]] = air.mul %arg1, [[V6]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V8:%[0-9]+]] = air.mul [[V2]], [[V7]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V9:%[0-9]+]] = air.eq %arg1, [[V3]] : (tensor<4xf64>, tensor<f64>) -> tensor<4xi1>
+// CHECK-NEXT: [[V10:%[0-9]+]] = air.select [[V9]], [[V3]], [[V8]] : (tensor<4xi1>, tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V11:%[0-9]+]] = air.log %arg0 : tensor<4xf64> -> tensor<4xf64>
+// CHECK-NEXT: [[V12:%[0-9]+]] = air.mul [[V0]], [[V11]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V13:%[0-9]+]] = air.mul [[V2]], [[V12]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V14:%[0-9]+]] = air.ge %arg1, [[V3]] : (tensor<4xf64>, tensor<f64>) -> tensor<4xi1>
+// CHECK-NEXT: [[V15:%[0-9]+]] = air.select [[V14]], [[V3]], [[V13]] : (tensor<4xi1>, tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V16:%[0-9]+]] = air.eq %arg0, [[V3]] : (tensor<4xf64>, tensor<f64>) -> tensor<4xi1>
+// CHECK-NEXT: [[V17:%[0-9]+]] = air.select [[V16]], [[V15]], [[V13]] : (tensor<4xi1>, tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: return [[V10]], [[V17]] : tensor<4xf64>, tensor<4xf64>
 func.func private @pow(%a: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<f64> {
   %0 = air.pow %a, %b : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
   %1 = air.sum %0 : tensor<4xf64> -> tensor<f64>
@@ -159,8 +158,8 @@ func.func @dpow(%a: tensor<4xf64>, %b: tensor<4xf64>) -> (tensor<4xf64>, tensor<
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.neg %arg0 : tensor<4xf64> -> tensor<4xf64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.neg [[V3]] : tensor<4xf64> -> tensor<4xf64>
+// CHECK-NEXT: [[V3:%[0-9]+]] = air.neg [[V2]] : tensor<f64> -> tensor<f64>
+// CHECK-NEXT: [[V4:%[0-9]+]] = air.broadcast [[V3]] : tensor<f64> -> tensor<4xf64>
 // CHECK-NEXT: return [[V4]] : tensor<4xf64>
 func.func private @neg(%a: tensor<4xf64>) -> tensor<f64> {
   %0 = air.neg %a : tensor<4xf64> -> tensor<4xf64>
@@ -176,16 +175,15 @@ func.func @dneg(%a: tensor<4xf64>) -> (tensor<4xf64>) {
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.abs %arg0 : tensor<4xf64> -> tensor<4xf64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.constant dense<0.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V5:%[0-9]+]] = air.constant dense<-1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V6:%[0-9]+]] = air.lt %arg0, [[V4]] : (tensor<4xf64>, tensor<f64>) -> tensor<4xi1>
-// CHECK-NEXT: [[V7:%[0-9]+]] = air.select [[V6]], [[V5]], [[V4]] : (tensor<4xi1>, tensor<f64>, tensor<f64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V8:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V9:%[0-9]+]] = air.gt %arg0, [[V4]] : (tensor<4xf64>, tensor<f64>) -> tensor<4xi1>
-// CHECK-NEXT: [[V10:%[0-9]+]] = air.select [[V9]], [[V8]], [[V7]] : (tensor<4xi1>, tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V11:%[0-9]+]] = air.mul [[V3]], [[V10]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: return [[V11]] : tensor<4xf64>
+// CHECK-NEXT: [[V3:%[0-9]+]] = air.constant dense<0.000000e+00> : tensor<f64>
+// CHECK-NEXT: [[V4:%[0-9]+]] = air.constant dense<-1.000000e+00> : tensor<f64>
+// CHECK-NEXT: [[V5:%[0-9]+]] = air.lt %arg0, [[V3]] : (tensor<4xf64>, tensor<f64>) -> tensor<4xi1>
+// CHECK-NEXT: [[V6:%[0-9]+]] = air.select [[V5]], [[V4]], [[V3]] : (tensor<4xi1>, tensor<f64>, tensor<f64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V7:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
+// CHECK-NEXT: [[V8:%[0-9]+]] = air.gt %arg0, [[V3]] : (tensor<4xf64>, tensor<f64>) -> tensor<4xi1>
+// CHECK-NEXT: [[V9:%[0-9]+]] = air.select [[V8]], [[V7]], [[V6]] : (tensor<4xi1>, tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V10:%[0-9]+]] = air.mul [[V2]], [[V9]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: return [[V10]] : tensor<4xf64>
 func.func private @abs(%a: tensor<4xf64>) -> tensor<f64> {
   %0 = air.abs %a : tensor<4xf64> -> tensor<4xf64>
   %1 = air.sum %0 : tensor<4xf64> -> tensor<f64>
@@ -200,9 +198,8 @@ func.func @dabs(%a: tensor<4xf64>) -> (tensor<4xf64>) {
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.exp %arg0 : tensor<4xf64> -> tensor<4xf64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.mul [[V3]], [[V0]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: return [[V4]] : tensor<4xf64>
+// CHECK-NEXT: [[V3:%[0-9]+]] = air.mul [[V2]], [[V0]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: return [[V3]] : tensor<4xf64>
 func.func private @exp(%a: tensor<4xf64>) -> tensor<f64> {
   %0 = air.exp %a : tensor<4xf64> -> tensor<4xf64>
   %1 = air.sum %0 : tensor<4xf64> -> tensor<f64>
@@ -217,9 +214,8 @@ func.func @dexp(%a: tensor<4xf64>) -> (tensor<4xf64>) {
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.log %arg0 : tensor<4xf64> -> tensor<4xf64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.div [[V3]], %arg0 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: return [[V4]] : tensor<4xf64>
+// CHECK-NEXT: [[V3:%[0-9]+]] = air.div [[V2]], %arg0 : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: return [[V3]] : tensor<4xf64>
 func.func private @log(%a: tensor<4xf64>) -> tensor<f64> {
   %0 = air.log %a : tensor<4xf64> -> tensor<4xf64>
   %1 = air.sum %0 : tensor<4xf64> -> tensor<f64>
@@ -234,11 +230,10 @@ func.func @dlog(%a: tensor<4xf64>) -> (tensor<4xf64>) {
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.sqrt %arg0 : tensor<4xf64> -> tensor<4xf64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.constant dense<2.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V5:%[0-9]+]] = air.mul [[V0]], [[V4]] : (tensor<4xf64>, tensor<f64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V6:%[0-9]+]] = air.div [[V3]], [[V5]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: return [[V6]] : tensor<4xf64>
+// CHECK-NEXT: [[V3:%[0-9]+]] = air.constant dense<2.000000e+00> : tensor<f64>
+// CHECK-NEXT: [[V4:%[0-9]+]] = air.mul [[V0]], [[V3]] : (tensor<4xf64>, tensor<f64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V5:%[0-9]+]] = air.div [[V2]], [[V4]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: return [[V5]] : tensor<4xf64>
 func.func private @sqrt(%a: tensor<4xf64>) -> tensor<f64> {
   %0 = air.sqrt %a : tensor<4xf64> -> tensor<4xf64>
   %1 = air.sum %0 : tensor<4xf64> -> tensor<f64>
@@ -253,12 +248,11 @@ func.func @dsqrt(%a: tensor<4xf64>) -> (tensor<4xf64>) {
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.tanh %arg0 : tensor<4xf64> -> tensor<4xf64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.mul [[V0]], [[V0]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V5:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V6:%[0-9]+]] = air.sub [[V5]], [[V4]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V7:%[0-9]+]] = air.mul [[V3]], [[V6]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: return [[V7]] : tensor<4xf64>
+// CHECK-NEXT: [[V3:%[0-9]+]] = air.mul [[V0]], [[V0]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V4:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
+// CHECK-NEXT: [[V5:%[0-9]+]] = air.sub [[V4]], [[V3]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V6:%[0-9]+]] = air.mul [[V2]], [[V5]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: return [[V6]] : tensor<4xf64>
 func.func private @tanh(%a: tensor<4xf64>) -> tensor<f64> {
   %0 = air.tanh %a : tensor<4xf64> -> tensor<4xf64>
   %1 = air.sum %0 : tensor<4xf64> -> tensor<f64>
@@ -273,12 +267,11 @@ func.func @dtanh(%a: tensor<4xf64>) -> (tensor<4xf64>) {
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.sigmoid %arg0 : tensor<4xf64> -> tensor<4xf64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V5:%[0-9]+]] = air.sub [[V4]], [[V0]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V6:%[0-9]+]] = air.mul [[V5]], [[V0]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V7:%[0-9]+]] = air.mul [[V3]], [[V6]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: return [[V7]] : tensor<4xf64>
+// CHECK-NEXT: [[V3:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
+// CHECK-NEXT: [[V4:%[0-9]+]] = air.sub [[V3]], [[V0]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V5:%[0-9]+]] = air.mul [[V4]], [[V0]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V6:%[0-9]+]] = air.mul [[V2]], [[V5]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: return [[V6]] : tensor<4xf64>
 func.func private @sigmoid(%a: tensor<4xf64>) -> tensor<f64> {
   %0 = air.sigmoid %a : tensor<4xf64> -> tensor<4xf64>
   %1 = air.sum %0 : tensor<4xf64> -> tensor<f64>
@@ -299,8 +292,8 @@ func.func @dsigmoid(%a: tensor<4xf64>) -> (tensor<4xf64>) {
 // CHECK-NEXT: [[V6:%[0-9]+]] = air.broadcast [[V5]] : tensor<f64> -> tensor<3x4xf64>
 // CHECK-NEXT: [[V7:%[0-9]+]] = air.sum [[V6]] {axes = array<i64: 1>} : tensor<3x4xf64> -> tensor<3xf64>
 // CHECK-NEXT: [[V8:%[0-9]+]] = air.reshape [[V7]] {shape = array<i64: 3, 1>} : tensor<3xf64> -> tensor<3x1xf64>
-// CHECK-NEXT: [[V9:%[0-9]+]] = air.mul [[V6]], [[V0]] : (tensor<3x4xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
-// CHECK-NEXT: [[V10:%[0-9]+]] = air.mul [[V6]], %arg0 : (tensor<3x4xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
+// CHECK-NEXT: [[V9:%[0-9]+]] = air.mul [[V5]], [[V0]] : (tensor<f64>, tensor<3x4xf64>) -> tensor<3x4xf64>
+// CHECK-NEXT: [[V10:%[0-9]+]] = air.mul [[V5]], %arg0 : (tensor<f64>, tensor<3x4xf64>) -> tensor<3x4xf64>
 // CHECK-NEXT: [[V11:%[0-9]+]] = air.sum [[V10]] {axes = array<i64: 0>} : tensor<3x4xf64> -> tensor<4xf64>
 // CHECK-NEXT: return [[V11]], [[V8]] : tensor<4xf64>, tensor<3x1xf64>
 func.func private @bcast(%a: tensor<3x4xf64>, %b: tensor<4xf64>, %c: tensor<3x1xf64>) -> tensor<f64> {
@@ -319,11 +312,10 @@ func.func @dbcast(%a: tensor<3x4xf64>, %b: tensor<4xf64>, %c: tensor<3x1xf64>) -
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.select [[V0]], %arg0, %arg1 : (tensor<3x4xi1>, tensor<3x4xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.sum [[V1]] : tensor<3x4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V3:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.broadcast [[V3]] : tensor<f64> -> tensor<3x4xf64>
-// CHECK-NEXT: [[V5:%[0-9]+]] = air.constant dense<0.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V6:%[0-9]+]] = air.select [[V0]], [[V4]], [[V5]] : (tensor<3x4xi1>, tensor<3x4xf64>, tensor<f64>) -> tensor<3x4xf64>
-// CHECK-NEXT: [[V7:%[0-9]+]] = air.select [[V0]], [[V5]], [[V4]] : (tensor<3x4xi1>, tensor<f64>, tensor<3x4xf64>) -> tensor<3x4xf64>
-// CHECK-NEXT: return [[V6]], [[V7]] : tensor<3x4xf64>, tensor<3x4xf64>
+// CHECK-NEXT: [[V4:%[0-9]+]] = air.constant dense<0.000000e+00> : tensor<f64>
+// CHECK-NEXT: [[V5:%[0-9]+]] = air.select [[V0]], [[V3]], [[V4]] : (tensor<3x4xi1>, tensor<f64>, tensor<f64>) -> tensor<3x4xf64>
+// CHECK-NEXT: [[V6:%[0-9]+]] = air.select [[V0]], [[V4]], [[V3]] : (tensor<3x4xi1>, tensor<f64>, tensor<f64>) -> tensor<3x4xf64>
+// CHECK-NEXT: return [[V5]], [[V6]] : tensor<3x4xf64>, tensor<3x4xf64>
 func.func private @select(%a: tensor<3x4xf64>, %b: tensor<3x4xf64>) -> tensor<f64> {
   %c = air.gt %a, %b : (tensor<3x4xf64>, tensor<3x4xf64>) -> tensor<3x4xi1>
   %0 = air.select %c, %a, %b : (tensor<3x4xi1>, tensor<3x4xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
@@ -339,8 +331,8 @@ func.func @dselect(%a: tensor<3x4xf64>, %b: tensor<3x4xf64>) -> (tensor<3x4xf64>
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.cast %arg0 to f64 : tensor<4xf32> -> tensor<4xf64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<4xf64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.cast [[V3]] to f32 : tensor<4xf64> -> tensor<4xf32>
+// CHECK-NEXT: [[V3:%[0-9]+]] = air.cast [[V2]] to f32 : tensor<f64> -> tensor<f32>
+// CHECK-NEXT: [[V4:%[0-9]+]] = air.broadcast [[V3]] : tensor<f32> -> tensor<4xf32>
 // CHECK-NEXT: return [[V4]] : tensor<4xf32>
 func.func private @cast(%a: tensor<4xf32>) -> tensor<f64> {
   %0 = air.cast %a to f64 : tensor<4xf32> -> tensor<4xf64>
@@ -357,13 +349,12 @@ func.func @dcast(%a: tensor<4xf32>) -> (tensor<4xf32>) {
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.mul [[V0]], [[V0]] : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.sum [[V1]] : tensor<3xf64> -> tensor<f64>
 // CHECK-NEXT: [[V3:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.broadcast [[V3]] : tensor<f64> -> tensor<3xf64>
-// CHECK-NEXT: [[V5:%[0-9]+]] = air.mul [[V4]], [[V0]] : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>
-// CHECK-NEXT: [[V6:%[0-9]+]] = air.mul [[V4]], [[V0]] : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>
-// CHECK-NEXT: [[V7:%[0-9]+]] = air.add [[V5]], [[V6]] : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>
-// CHECK-NEXT: [[V8:%[0-9]+]] = air.reshape [[V7]] {shape = array<i64: 3, 1>} : tensor<3xf64> -> tensor<3x1xf64>
-// CHECK-NEXT: [[V9:%[0-9]+]] = air.broadcast [[V8]] : tensor<3x1xf64> -> tensor<3x4xf64>
-// CHECK-NEXT: return [[V9]] : tensor<3x4xf64>
+// CHECK-NEXT: [[V4:%[0-9]+]] = air.mul [[V3]], [[V0]] : (tensor<f64>, tensor<3xf64>) -> tensor<3xf64>
+// CHECK-NEXT: [[V5:%[0-9]+]] = air.mul [[V3]], [[V0]] : (tensor<f64>, tensor<3xf64>) -> tensor<3xf64>
+// CHECK-NEXT: [[V6:%[0-9]+]] = air.add [[V4]], [[V5]] : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>
+// CHECK-NEXT: [[V7:%[0-9]+]] = air.reshape [[V6]] {shape = array<i64: 3, 1>} : tensor<3xf64> -> tensor<3x1xf64>
+// CHECK-NEXT: [[V8:%[0-9]+]] = air.broadcast [[V7]] : tensor<3x1xf64> -> tensor<3x4xf64>
+// CHECK-NEXT: return [[V8]] : tensor<3x4xf64>
 func.func private @sum(%a: tensor<3x4xf64>) -> tensor<f64> {
   %0 = air.sum %a {axes = array<i64: 1>} : tensor<3x4xf64> -> tensor<3xf64>
   %1 = air.mul %0, %0 : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>
@@ -380,14 +371,13 @@ func.func @dsum(%a: tensor<3x4xf64>) -> (tensor<3x4xf64>) {
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.mul [[V0]], [[V0]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.sum [[V1]] : tensor<4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V3:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.broadcast [[V3]] : tensor<f64> -> tensor<4xf64>
-// CHECK-NEXT: [[V5:%[0-9]+]] = air.mul [[V4]], [[V0]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V6:%[0-9]+]] = air.mul [[V4]], [[V0]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V7:%[0-9]+]] = air.add [[V5]], [[V6]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V8:%[0-9]+]] = air.constant dense<3.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V9:%[0-9]+]] = air.div [[V7]], [[V8]] : (tensor<4xf64>, tensor<f64>) -> tensor<4xf64>
-// CHECK-NEXT: [[V10:%[0-9]+]] = air.broadcast [[V9]] : tensor<4xf64> -> tensor<3x4xf64>
-// CHECK-NEXT: return [[V10]] : tensor<3x4xf64>
+// CHECK-NEXT: [[V4:%[0-9]+]] = air.mul [[V3]], [[V0]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V5:%[0-9]+]] = air.mul [[V3]], [[V0]] : (tensor<f64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V6:%[0-9]+]] = air.add [[V4]], [[V5]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V7:%[0-9]+]] = air.constant dense<3.000000e+00> : tensor<f64>
+// CHECK-NEXT: [[V8:%[0-9]+]] = air.div [[V6]], [[V7]] : (tensor<4xf64>, tensor<f64>) -> tensor<4xf64>
+// CHECK-NEXT: [[V9:%[0-9]+]] = air.broadcast [[V8]] : tensor<4xf64> -> tensor<3x4xf64>
+// CHECK-NEXT: return [[V9]] : tensor<3x4xf64>
 func.func private @mean(%a: tensor<3x4xf64>) -> tensor<f64> {
   %0 = air.mean %a {axes = array<i64: 0>} : tensor<3x4xf64> -> tensor<4xf64>
   %1 = air.mul %0, %0 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
@@ -548,9 +538,8 @@ func.func @dtuple(%a: tensor<3x4xf64>, %b: tensor<3x4xf64>) -> (tensor<3x4xf64>,
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.exp %arg0 : tensor<3x4xf64> -> tensor<3x4xf64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<3x4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<3x4xf64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.mul [[V3]], [[V0]] : (tensor<3x4xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
-// CHECK-NEXT: return [[V4]] : tensor<3x4xf64>
+// CHECK-NEXT: [[V3:%[0-9]+]] = air.mul [[V2]], [[V0]] : (tensor<f64>, tensor<3x4xf64>) -> tensor<3x4xf64>
+// CHECK-NEXT: return [[V3]] : tensor<3x4xf64>
 // CHECK-LABEL: func.func private @caller_grad_0(
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.exp %arg0 : tensor<3x4xf64> -> tensor<3x4xf64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.sum [[V0]] : tensor<3x4xf64> -> tensor<f64>
@@ -559,9 +548,8 @@ func.func @dtuple(%a: tensor<3x4xf64>, %b: tensor<3x4xf64>) -> (tensor<3x4xf64>,
 // CHECK-NEXT: [[V4:%[0-9]+]] = air.mul [[V3]], [[V1]] : (tensor<f64>, tensor<f64>) -> tensor<f64>
 // CHECK-NEXT: [[V5:%[0-9]+]] = air.mul [[V3]], [[V1]] : (tensor<f64>, tensor<f64>) -> tensor<f64>
 // CHECK-NEXT: [[V6:%[0-9]+]] = air.add [[V4]], [[V5]] : (tensor<f64>, tensor<f64>) -> tensor<f64>
-// CHECK-NEXT: [[V7:%[0-9]+]] = air.broadcast [[V6]] : tensor<f64> -> tensor<3x4xf64>
-// CHECK-NEXT: [[V8:%[0-9]+]] = air.mul [[V7]], [[V0]] : (tensor<3x4xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
-// CHECK-NEXT: return [[V8]] : tensor<3x4xf64>
+// CHECK-NEXT: [[V7:%[0-9]+]] = air.mul [[V6]], [[V0]] : (tensor<f64>, tensor<3x4xf64>) -> tensor<3x4xf64>
+// CHECK-NEXT: return [[V7]] : tensor<3x4xf64>
 func.func private @callee(%a: tensor<3x4xf64>) -> tensor<f64> {
   %0 = air.exp %a : tensor<3x4xf64> -> tensor<3x4xf64>
   %1 = air.sum %0 : tensor<3x4xf64> -> tensor<f64>
@@ -584,10 +572,9 @@ func.func @dcaller(%a: tensor<3x4xf64>) -> (tensor<3x4xf64>) {
 // CHECK-LABEL: func.func private @unused_grad_1(
 // CHECK-NEXT: [[V0:%[0-9]+]] = air.sum %arg0 : tensor<3x4xf64> -> tensor<f64>
 // CHECK-NEXT: [[V1:%[0-9]+]] = air.constant dense<1.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V2:%[0-9]+]] = air.broadcast [[V1]] : tensor<f64> -> tensor<3x4xf64>
-// CHECK-NEXT: [[V3:%[0-9]+]] = air.constant dense<0.000000e+00> : tensor<f64>
-// CHECK-NEXT: [[V4:%[0-9]+]] = air.broadcast [[V3]] : tensor<f64> -> tensor<3x4xf64>
-// CHECK-NEXT: return [[V4]] : tensor<3x4xf64>
+// CHECK-NEXT: [[V2:%[0-9]+]] = air.constant dense<0.000000e+00> : tensor<f64>
+// CHECK-NEXT: [[V3:%[0-9]+]] = air.broadcast [[V2]] : tensor<f64> -> tensor<3x4xf64>
+// CHECK-NEXT: return [[V3]] : tensor<3x4xf64>
 func.func private @unused(%a: tensor<3x4xf64>, %b: tensor<3x4xf64>) -> tensor<f64> {
   %0 = air.sum %a : tensor<3x4xf64> -> tensor<f64>
   return %0 : tensor<f64>
