@@ -18,9 +18,35 @@ PACKAGES=(
   python3-numpy libdnnl-dev
   # Gradient checks against PyTorch autograd (test/Dialect/Air/grad-torch.test)
   python3-torch
-  # Graph rendering is optional (dot output is tested as text); python3 runs lit.
-  python3
+  # Graphviz renders unum-translate --to-dot (the README pipes into dot);
+  # python3 runs lit; lld links the embedding test's my-opt (test/examples)
+  # several times faster than ld.bfd.
+  graphviz python3 lld
+  # The ASL differential suite's oracle (test/ASL-differential) runs on Node.js
+  nodejs
 )
+
+# LLVM/MLIR 22 come from Debian 12's security archive (bookworm-security).
+# Say what to add when apt cannot see them, instead of failing in apt-get.
+check_llvm_source() {
+  local missing_src=()
+  for p in llvm-22-dev libmlir-22-dev mlir-22-tools; do
+    if ! apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+      missing_src+=("$p")
+    fi
+  done
+  if [ "${#missing_src[@]}" -ne 0 ]; then
+    cat >&2 <<EOS
+bootstrap: apt has no candidate for ${missing_src[*]} (LLVM/MLIR 22).
+Debian 12 ships them in its security archive. Add this line to
+/etc/apt/sources.list (or a file in /etc/apt/sources.list.d/), then run
+'apt-get update' and this script again:
+  deb http://deb.debian.org/debian-security bookworm-security main
+(apt.llvm.org's 'llvm-toolchain-bookworm-22' suite has them too.)
+EOS
+    exit 1
+  fi
+}
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -29,13 +55,30 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
-if [ "${#missing[@]}" -eq 0 ]; then
-  echo "bootstrap: all ${#PACKAGES[@]} packages already installed"
-  exit 0
-fi
+# npm comes with nodejs from some sources (NodeSource) and separately from
+# Debian; ask apt for it only where the command is missing.
+if ! command -v npm >/dev/null 2>&1; then missing+=(npm); fi
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "bootstrap: installing ${missing[*]}"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "bootstrap: all ${#PACKAGES[@]} packages already installed"
+else
+  echo "bootstrap: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  check_llvm_source
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The oracle of the ASL differential suite: npm aws-local-stepfunctions,
+# pinned by utils/asl-oracle/package-lock.json, installed next to it
+# (node_modules is not committed). Skipped when the lock is unchanged.
+ORACLE="$(cd "$(dirname "$0")" && pwd)/asl-oracle"
+STAMP="$ORACLE/node_modules/.unum-lock"
+if [ -f "$STAMP" ] && cmp -s "$ORACLE/package-lock.json" "$STAMP"; then
+  echo "bootstrap: ASL oracle already installed"
+else
+  echo "bootstrap: installing the ASL oracle (npm ci in utils/asl-oracle)"
+  (cd "$ORACLE" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$ORACLE/package-lock.json" "$STAMP"
+fi

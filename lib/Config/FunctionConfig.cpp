@@ -503,11 +503,12 @@ void Decoder::decodeRetry(const Node &value, FunctionConfig &config) {
   config.retry = retry;
 }
 
-const char *const unum::config::kDataFlowFields[16] = {
-    "InputPath", "Parameters", "ResultSelector", "ResultPath",
-    "OutputPath", "ItemsPath", "ItemSelector", "Result",
-    "Seconds", "Timestamp", "SecondsPath", "TimestampPath",
-    "Error", "Cause", "ErrorPath", "CausePath"};
+const char *const unum::config::kDataFlowFields[18] = {
+    "InputPath",    "Parameters", "ResultSelector", "ResultPath",
+    "OutputPath",   "ItemsPath",  "ItemSelector",   "Result",
+    "Seconds",      "Timestamp",  "SecondsPath",    "TimestampPath",
+    "Error",        "Cause",      "ErrorPath",      "CausePath",
+    "LambdaInvoke", "StateName"};
 const char *const unum::config::kBuiltins[4] = {"Pass", "Wait", "Succeed",
                                                  "Fail"};
 

@@ -1,0 +1,3 @@
+#!/usr/bin/python3
+import atm
+atm.dispense(10)

@@ -1,0 +1,4 @@
+#!/usr/bin/python3
+import json, sys
+x = json.load(sys.stdin)
+print(json.dumps({"deleted": x["ReceiptHandle"]}))

@@ -1,0 +1,4 @@
+#!/usr/bin/python3
+import json, sys
+sys.stdin.read()
+print(json.dumps({"result": "success"}))

@@ -1,0 +1,3 @@
+#!/usr/bin/python3
+import saga
+saga.run('CancelCarRental')
