@@ -41,6 +41,17 @@ if cc:
     config.available_features.add("c-compiler")
     config.substitutions.append(("%cc", cc))
 
+# Gradient checks against PyTorch autograd run under Debian's python3, which
+# has python3-torch (utils/bootstrap.sh installs it).
+import subprocess
+if subprocess.run(["/usr/bin/python3", "-c", "import torch, numpy"],
+                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("torch")
+    config.substitutions.append(("%torch_python", "/usr/bin/python3"))
+else:
+    lit_config.note("gradient checks against PyTorch unsupported: /usr/bin/python3 "
+                    "cannot import torch (apt-get install python3-torch)")
+
 # Runtime tests against a real Redis start their own redis-server.
 if shutil.which("redis-server"):
     config.available_features.add("redis-server")

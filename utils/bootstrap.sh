@@ -16,6 +16,8 @@ PACKAGES=(
   ghdl
   # Array benchmarks (utils/bench): numpy for /usr/bin/python3, oneDNN for conv1d
   python3-numpy libdnnl-dev
+  # Gradient checks against PyTorch autograd (test/Dialect/Air/grad-torch.test)
+  python3-torch
   # Graphviz renders unum-translate --to-dot (the README pipes into dot);
   # python3 runs lit; lld links the embedding test's my-opt (test/examples)
   # several times faster than ld.bfd.

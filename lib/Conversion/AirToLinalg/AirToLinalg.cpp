@@ -260,6 +260,18 @@ public:
     AffineMap outMap = AffineMap::get(rank, 0, outExprs, b.getContext());
     leaves.clear();
     collect(input, id);
+    // A dimension no leaf reads (the sum of a stretched scalar, as gradients
+    // make) still needs its size: an unread input of the operand's static
+    // shape gives the loop its bounds.
+    bool unread = false;
+    for (int64_t d = 0; d < rank; ++d)
+      unread |= !leafFor(d).first;
+    if (unread && in.hasStaticShape()) {
+      Value bounds =
+          tensor::EmptyOp::create(b, loc, in.getShape(), in.getElementType());
+      leafIndex[{bounds, id}] = leaves.size();
+      leaves.push_back({bounds, id});
+    }
     Type t = in.getElementType();
     // f32 sums accumulate in f64: a long f32 sum, vectorised or not, loses
     // digits once the total dwarfs the terms (2^25 terms: ~1e-3 relative).
@@ -770,11 +782,10 @@ struct ConvertAirToLinalgPass
     return success();
   }
 
-  /// The adjoints of conv1d (stride s, filter length K), as generics:
+  /// The adjoints of conv1d (stride s), as generics:
   ///   filter: dw[k, c, o] += x[j * s + k, c] * g[j, o]   over (k, c, j, o)
-  ///   input:  dx[l, c] += D[l - k + K - 1, o] * w[k, c, o] over (l, c, k, o)
-  /// where D is g spread out with stride s at offset K - 1 in zeros of
-  /// [L + K - 1, O] (a transposed convolution without the stride).
+  ///   input:  dx[l, c] += g[j, o] * w[k, c, o] where l = j * s + k, over
+  ///           (l, c, k, o).
   Value lowerConvGrad(OpBuilder &b, Operation *op) {
     Location loc = op->getLoc();
     MLIRContext *ctx = b.getContext();
@@ -814,44 +825,53 @@ struct ConvertAirToLinalgPass
                   AffineMap::get(4, 0, {d0, d1, d3}, ctx)},
                  {par, par, red, par});
     }
+    // dx[l, c] = sum_{k, o} w[k, c, o] * (g[j, o] where l = j * s + k): g
+    // is read in the body, at a clamped row, and counts only when the row
+    // exists (a strided insertion would cost a library copy).
     auto input = cast<Conv1DInputGradOp>(op);
-    auto wType = cast<RankedTensorType>(input.getFilter().getType());
-    if (wType.isDynamicDim(0)) {
-      op->emitError("the gradient of conv1d with respect to its input needs "
-                    "a filter of static length, got ")
-          << formatAirType(wType);
-      return {};
-    }
-    int64_t s = input.getStride(), taps = wType.getDimSize(0);
+    int64_t s = input.getStride();
     Value g = input.getGrad();
-    // D: [L + K - 1, O] zeros with g at rows K - 1 + j * s.
-    OpFoldResult length =
-        outType.isDynamicDim(0)
-            ? OpFoldResult(arith::AddIOp::create(
-                  b, loc, tensor::DimOp::create(b, loc, like, 0),
-                  arith::ConstantOp::create(b, loc, b.getIndexAttr(taps - 1))))
-            : OpFoldResult(b.getIndexAttr(outType.getDimSize(0) + taps - 1));
-    auto dim = [&](Value v, int64_t i) -> OpFoldResult {
-      auto type = cast<RankedTensorType>(v.getType());
-      if (!type.isDynamicDim(i))
-        return b.getIndexAttr(type.getDimSize(i));
-      return tensor::DimOp::create(b, loc, v, i).getResult();
-    };
-    OpFoldResult channels = dim(g, 1);
-    Value spread =
-        linalg::FillOp::create(
-            b, loc, zero,
-            Value(tensor::EmptyOp::create(
-                b, loc, ArrayRef<OpFoldResult>{length, channels}, t)))
-            .getResult(0);
-    spread = tensor::InsertSliceOp::create(
-        b, loc, g, spread, {b.getIndexAttr(taps - 1), b.getIndexAttr(0)},
-        {dim(g, 0), channels}, {b.getIndexAttr(s), b.getIndexAttr(1)});
-    return mac({spread, input.getFilter()},
-               {AffineMap::get(4, 0, {d0 - d2 + (taps - 1), d3}, ctx),
-                AffineMap::get(4, 0, {d2, d1, d3}, ctx),
+    Value rows = tensor::DimOp::create(b, loc, g, 0);
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{outType}, ValueRange{input.getFilter()},
+               ValueRange{init},
+               {AffineMap::get(4, 0, {d2, d1, d3}, ctx),
                 AffineMap::get(4, 0, {d0, d1}, ctx)},
-               {par, par, red, red});
+               {par, par, red, red},
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 auto index = [&](int64_t v) -> Value {
+                   return arith::ConstantOp::create(nb, l, nb.getIndexAttr(v));
+                 };
+                 Value diff = arith::SubIOp::create(
+                     nb, l, linalg::IndexOp::create(nb, l, 0),
+                     linalg::IndexOp::create(nb, l, 2));
+                 Value zeroIndex = index(0);
+                 Value row = arith::DivSIOp::create(nb, l, diff, index(s));
+                 Value valid = arith::AndIOp::create(
+                     nb, l,
+                     arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge,
+                                           diff, zeroIndex),
+                     arith::AndIOp::create(
+                         nb, l,
+                         arith::CmpIOp::create(
+                             nb, l, arith::CmpIPredicate::eq,
+                             arith::RemSIOp::create(nb, l, diff, index(s)),
+                             zeroIndex),
+                         arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
+                                               row, rows)));
+                 Value safeRow =
+                     arith::SelectOp::create(nb, l, valid, row, zeroIndex);
+                 Value gv = tensor::ExtractOp::create(
+                     nb, l, g,
+                     ValueRange{safeRow, linalg::IndexOp::create(nb, l, 3)});
+                 Value p = arith::MulFOp::create(
+                     nb, l, arith::SelectOp::create(nb, l, valid, gv, zero),
+                     args[0]);
+                 linalg::YieldOp::create(
+                     nb, l,
+                     ValueRange{arith::AddFOp::create(nb, l, args[1], p)});
+               })
+        .getResult(0);
   }
 
   /// The public ABI: results become memref out-parameters after the inputs.

@@ -644,7 +644,7 @@ private:
     if (s.withValue)
       results.push_back(value);
     for (int64_t i : s.wrt)
-      results.push_back(isa<GenericType>(value) ? value : ins[i].getType());
+      results.push_back(ins[i].getType()); // a gradient has its argument's type
     auto grad = GradOp::create(b, parser.loc(s.pos), results, s.callee, ins,
                                s.wrt, s.withValue);
     return define(s, grad.getResults());
@@ -777,7 +777,7 @@ private:
     std::optional<RegisteredOperationName> opName =
         RegisteredOperationName::lookup("air." + mnemonic, ctx);
     if (!opName || !opName->hasInterface<KernelOp>() ||
-        mnemonic == "broadcast")
+        mnemonic == "broadcast" || StringRef(mnemonic).ends_with("_grad"))
       return parser.error(s.calleePos, "unknown kernel '" + s.callee + "'");
     for (const Arg *a : named)
       if (!attribute(s, *a, *opName, attrs))

@@ -159,16 +159,16 @@ Value keepReducedDims(Emit &e, Value g, RankedTensorType x,
 }
 
 /// The adjoint of a reduction's operand `x` when each element's share of
-/// the result's adjoint `g` is `weight` (x's shape, or null for 1):
-/// broadcast(g) * weight.
+/// the result's adjoint `g` is `weight` (x's shape, or null for 1): g *
+/// weight, or g with the reduced dimensions put back as 1s (it broadcasts
+/// to x, and air-grad stretches it only where a rule needs x's shape).
 LogicalResult reductionGradient(Emit &e, Value x, Value g,
                                 std::optional<ArrayRef<int64_t>> axes,
                                 Value weight, SmallVectorImpl<Value> &out) {
   Value wide = keepReducedDims(e, g, cast<RankedTensorType>(x.getType()), axes);
   if (!wide)
     return failure();
-  out.push_back(weight ? e.mul(weight, wide)
-                       : broadcastLike(e.b, e.loc, wide, x));
+  out.push_back(weight ? e.mul(weight, wide) : wide); // air-grad stretches it
   return success();
 }
 } // namespace

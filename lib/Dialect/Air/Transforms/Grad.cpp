@@ -60,6 +60,14 @@ Value addAdjoints(OpBuilder &b, Location loc, Value x, Value y) {
   return buildKernel<MakeTupleOp>(b, loc, sums);
 }
 
+/// True when `adjoint` has `primal`'s shape or broadcasts to it.
+bool fits(Value adjoint, Value primal) {
+  auto a = cast<RankedTensorType>(adjoint.getType());
+  auto p = cast<RankedTensorType>(primal.getType());
+  auto joint = broadcastShapes(a.getShape(), p.getShape());
+  return joint && ArrayRef<int64_t>(*joint) == p.getShape();
+}
+
 class Differentiator {
 public:
   Differentiator(ModuleOp module) : module(module), table(module) {}
@@ -144,7 +152,8 @@ private:
   }
 
   /// Inlines calls and expands inner air.grad ops until none is left, then
-  /// folds get(make_tuple) and makes broadcasting explicit.
+  /// makes broadcasting explicit. Tuples stay: their rules pass tuple
+  /// adjoints, which air-simplify folds away afterwards.
   LogicalResult flatten(func::FuncOp func) {
     Block &body = func.getBody().front();
     for (bool changed = true; changed;) {
@@ -165,10 +174,6 @@ private:
         }
       }
     }
-    func.walk([](GetOp get) {
-      if (auto make = get.getTuple().getDefiningOp<MakeTupleOp>())
-        get.replaceAllUsesWith(make.getElements()[get.getIndex()]);
-    });
     makeBroadcastsExplicit(func);
     return success();
   }
@@ -199,6 +204,15 @@ private:
         d.attachNote(grad.getLoc()) << "differentiated here";
         return failure();
       }
+      // Adjoints stay as small as they come (a scalar seed is not stretched
+      // to the array it stands for) until a rule that needs the exact shape
+      // reads one: elementwise rules broadcast like the kernels they are.
+      auto kernel = dyn_cast<KernelOp>(op);
+      if (!(kernel && kernel.isElementwise()) &&
+          !isa<TupleType>(g.getType()) && g.getType() != op->getResult(0).getType())
+        g = adjointFor(b, op->getLoc(), g, op->getResult(0));
+      if (!g)
+        return failure();
       SmallVector<Value> operandAdjoints;
       if (failed(rule.buildGradient(b, g, operandAdjoints)))
         return grad.emitRemark("while differentiating '")
@@ -207,7 +221,7 @@ private:
            llvm::zip(op->getOperands(), operandAdjoints)) {
         if (!adjoint || !isDifferentiable(operand.getType()))
           continue;
-        if (!isa<TupleType>(operand.getType()))
+        if (!isa<TupleType>(operand.getType()) && !fits(adjoint, operand))
           adjoint = adjointFor(b, op->getLoc(), adjoint, operand);
         if (!adjoint)
           return failure();
@@ -221,7 +235,10 @@ private:
     for (int64_t i : grad.getWrt()) {
       Value arg = body.getArgument(i);
       Value g = adjoints.lookup(arg);
-      outputs.push_back(g ? g : zerosLike(b, arg.getLoc(), arg));
+      outputs.push_back(g ? adjointFor(b, arg.getLoc(), g, arg)
+                          : zerosLike(b, arg.getLoc(), arg));
+      if (!outputs.back())
+        return failure();
     }
     func::ReturnOp::create(b, ret.getLoc(), outputs);
     ret.erase();

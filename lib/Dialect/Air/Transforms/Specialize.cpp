@@ -40,6 +40,12 @@ void typeLiterals(Operation *op) {
       dtype = t.getElementType();
       break;
     }
+  // Wait for a generic operand (a call's result before its callee is
+  // specialised) to be typed.
+  if (!dtype && llvm::any_of(op->getOperands(), [](Value v) {
+        return isa<GenericType>(v.getType()) && !v.getDefiningOp<LiteralOp>();
+      }))
+    return;
   OpBuilder b(op);
   if (!dtype)
     dtype = b.getF32Type();

@@ -76,8 +76,8 @@ def AirGrad : Pass<"air-grad", "mlir::ModuleOp"> {
 
     Before differentiating, the copy of `f` is flattened: calls are inlined
     (recursively; the AIR notation has no recursion) and `air.grad` ops in
-    it are expanded first, which gives gradients of gradients; `get` of a
-    `make_tuple` is folded and broadcasting is made explicit. Then each
+    it are expanded first, which gives gradients of gradients, and
+    broadcasting is made explicit. Then each
     kernel's adjoint rule (`GradientOpInterface`, declared with the kernel)
     runs from the result back to the parameters; adjoints of a value used
     several times are added, an adjoint of a broadcast operand is summed over
