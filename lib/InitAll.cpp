@@ -2,15 +2,16 @@
 #include "unum/InitAll.h"
 #include "unum/Conversion/AirToLinalg/AirToLinalg.h"
 #include "unum/Conversion/Passes.h"
-#include "unum/Dialect/Air/Transforms/Passes.h"
 #include "unum/Dialect/Air/IR/AirDialect.h"
+#include "unum/Dialect/Air/Transforms/Passes.h"
 #include "unum/Dialect/NN/IR/NNDialect.h"
 #include "unum/Dialect/NN/Transforms/Passes.h"
 #include "unum/Dialect/RTL/IR/RTLDialect.h"
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
 #include "unum/Dialect/Unum/IR/UnumDialect.h"
-#include "unum/Target/AirText/AirText.h"
+#include "unum/Dialect/Unum/Transforms/Passes.h"
 #include "unum/Target/ASL/ASL.h"
+#include "unum/Target/AirText/AirText.h"
 #include "unum/Target/Dot/Dot.h"
 #include "unum/Target/NNJson/NNJson.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
@@ -24,6 +25,7 @@ void unum::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void unum::registerAllPasses() {
   registerUnumConversionPasses();
+  registerUnumPasses();
   air::registerAirPasses();
   air::registerAirPipelines();
   nn::registerNNPasses();

@@ -47,6 +47,19 @@ if shutil.which("redis-server"):
 # Hardware tests simulate and synthesise the emitted VHDL with GHDL.
 if shutil.which("ghdl"):
     config.available_features.add("ghdl")
+
+# The embedding test builds examples/ against an installed Unum: with Unum's
+# compiler, Ninja, ccache and lld when there (as environment variables, so the
+# commands it runs are docs/Embedding.md's own).
+embed_env = ["CMAKE_GENERATOR=Ninja", "CMAKE_BUILD_TYPE=Release",
+             "CMAKE_BUILD_PARALLEL_LEVEL=2", "CXX=" + config.cxx_compiler]
+if shutil.which("ccache"):
+    embed_env.append("CMAKE_CXX_COMPILER_LAUNCHER=ccache")
+if shutil.which("ld.lld"):
+    embed_env.append("LDFLAGS=-fuse-ld=lld")
+config.substitutions.append(("%embed_env", "env " + " ".join(embed_env)))
+if shutil.which("cmake") and shutil.which("ninja"):
+    config.available_features.add("cmake")
 # The ASL differential suite's oracle: Node.js and the npm package that
 # utils/bootstrap.sh installs in utils/asl-oracle.
 oracle_pkg = os.path.join(config.unum_src_root, "utils", "asl-oracle", "node_modules",
@@ -59,3 +72,6 @@ elif not os.path.isdir(oracle_pkg):
                     "(run utils/bootstrap.sh)" % os.path.dirname(oracle_pkg))
 else:
     config.available_features.add("asl-oracle")
+# script(1) runs a command on a pseudo-terminal (unum-run's progress line).
+if shutil.which("script"):
+    config.available_features.add("script")

@@ -16,11 +16,35 @@ PACKAGES=(
   ghdl
   # Array benchmarks (utils/bench): numpy for /usr/bin/python3, oneDNN for conv1d
   python3-numpy libdnnl-dev
-  # Graph rendering is optional (dot output is tested as text); python3 runs lit.
-  python3
+  # Graphviz renders unum-translate --to-dot (the README pipes into dot);
+  # python3 runs lit; lld links the embedding test's my-opt (test/examples)
+  # several times faster than ld.bfd.
+  graphviz python3 lld
   # The ASL differential suite's oracle (test/ASL-differential) runs on Node.js
   nodejs
 )
+
+# LLVM/MLIR 22 come from Debian 12's security archive (bookworm-security).
+# Say what to add when apt cannot see them, instead of failing in apt-get.
+check_llvm_source() {
+  local missing_src=()
+  for p in llvm-22-dev libmlir-22-dev mlir-22-tools; do
+    if ! apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+      missing_src+=("$p")
+    fi
+  done
+  if [ "${#missing_src[@]}" -ne 0 ]; then
+    cat >&2 <<EOS
+bootstrap: apt has no candidate for ${missing_src[*]} (LLVM/MLIR 22).
+Debian 12 ships them in its security archive. Add this line to
+/etc/apt/sources.list (or a file in /etc/apt/sources.list.d/), then run
+'apt-get update' and this script again:
+  deb http://deb.debian.org/debian-security bookworm-security main
+(apt.llvm.org's 'llvm-toolchain-bookworm-22' suite has them too.)
+EOS
+    exit 1
+  fi
+}
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -40,6 +64,7 @@ if [ "${#missing[@]}" -eq 0 ]; then
 else
   echo "bootstrap: installing ${missing[*]}"
   $SUDO apt-get update -qq
+  check_llvm_source
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 

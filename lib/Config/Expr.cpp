@@ -62,10 +62,25 @@ struct Token {
   std::string text; // String: unescaped value
 };
 
+/// The fan-out index variable `$<name>` ($0..$31, no leading zeros), or
+/// nullopt.
+std::optional<unsigned> indexVariable(std::string_view name) {
+  if (name.empty() || name.size() > 2 ||
+      !std::all_of(name.begin(), name.end(),
+                   [](char c) { return std::isdigit((unsigned char)c); }) ||
+      (name.size() == 2 && name[0] == '0'))
+    return std::nullopt;
+  unsigned v = unsigned(std::stoi(std::string(name)));
+  if (v >= kMaxIndexVariables)
+    return std::nullopt;
+  return v;
+}
+
 /// The type tests of Step Functions Choice rules; 0 for other names.
 unsigned predicateArity(std::string_view name) {
   if (name == "is_present" || name == "is_null" || name == "is_numeric" ||
-      name == "is_string" || name == "is_boolean" || name == "is_timestamp")
+      name == "is_string" || name == "is_boolean" || name == "is_timestamp" ||
+      name == "instant")
     return 1;
   if (name == "matches")
     return 2;
@@ -172,13 +187,30 @@ bool ExprParser::lex() {
   };
 
   if (std::isdigit((unsigned char)c)) {
-    while (pos < text.size() && std::isdigit((unsigned char)text[pos]))
-      ++pos;
-    if (pos + 1 < text.size() && text[pos] == '.' &&
-        std::isdigit((unsigned char)text[pos + 1])) {
-      ++pos;
+    auto digits = [&] {
       while (pos < text.size() && std::isdigit((unsigned char)text[pos]))
         ++pos;
+    };
+    digits();
+    bool fraction = pos + 1 < text.size() && text[pos] == '.' &&
+                    std::isdigit((unsigned char)text[pos + 1]);
+    if (fraction) {
+      ++pos;
+      digits();
+    }
+    // An exponent: 1e3, 2.5E-7 (as JSON writes numbers).
+    size_t e = pos;
+    if (e < text.size() && (text[e] == 'e' || text[e] == 'E')) {
+      ++e;
+      if (e < text.size() && (text[e] == '+' || text[e] == '-'))
+        ++e;
+      if (e < text.size() && std::isdigit((unsigned char)text[e])) {
+        pos = e;
+        digits();
+        fraction = true;
+      }
+    }
+    if (fraction) {
       tok.kind = Tok::Float;
       auto [end, ec] = std::from_chars(text.data() + start, text.data() + pos,
                                        tok.floatValue);
@@ -200,13 +232,13 @@ bool ExprParser::lex() {
       tok.kind = Tok::Output;
     } else if (name == "size") {
       tok.kind = Tok::Size;
-    } else if (name.size() == 1 && std::isdigit((unsigned char)name[0])) {
+    } else if (auto var = indexVariable(name)) {
       tok.kind = Tok::Index;
-      tok.index = name[0] - '0';
+      tok.index = *var;
     } else {
       return fail(start, "unknown variable '$" + std::string(name) +
-                             (arithContext ? "'; expected $0..$9 or $size"
-                                           : "'; expected $out, $ret, $0..$9 "
+                             (arithContext ? "'; expected $0..$31 or $size"
+                                           : "'; expected $out, $ret, $0..$31 "
                                              "or $size"));
     }
   } else if (isIdentStart(c)) {
@@ -380,7 +412,7 @@ bool ExprParser::lex() {
     case Tok::RParen:
       break;
     default:
-      return fail(start, std::string("only arithmetic on $0..$9, $size and "
+      return fail(start, std::string("only arithmetic on $0..$31, $size and "
                                      "integers is allowed in ") +
                              arithContext);
     }
@@ -786,7 +818,7 @@ std::optional<NamePattern> unum::config::parseNamePattern(std::string_view text,
 
   size_t p = infix + kInfix.size();
   const char *expectedPart =
-      "expected an index: an integer, $0..$9, '*' or a parenthesised "
+      "expected an index: an integer, $0..$31, '*' or a parenthesised "
       "expression";
   while (true) {
     IndexPart part;
@@ -808,15 +840,16 @@ std::optional<NamePattern> unum::config::parseNamePattern(std::string_view text,
       while (p < text.size() && isIdentChar(text[p]))
         ++p;
       std::string_view name = text.substr(start + 1, p - start - 1);
-      if (name.size() != 1 || !std::isdigit((unsigned char)name[0])) {
+      auto var = indexVariable(name);
+      if (!var) {
         if (name == "size")
           return fail(start, "'$size' is not an index; use it in parentheses, "
                              "e.g. ($size-1)");
         return fail(start, "unknown variable '$" + std::string(name) +
-                               "'; expected $0..$9");
+                               "'; expected $0..$31");
       }
       part.kind = IndexPart::Kind::Variable;
-      part.var = name[0] - '0';
+      part.var = *var;
     } else if (c == '*') {
       ++p;
       part.kind = IndexPart::Kind::Wildcard;
@@ -890,14 +923,14 @@ std::optional<Modifier> unum::config::parseModifier(std::string_view text,
   std::string_view name = text.substr(start + 1, p - start - 1);
   if (name == "size") {
     modifier.kind = Modifier::Kind::AssignSize;
-  } else if (name.size() == 1 && std::isdigit((unsigned char)name[0])) {
+  } else if (auto var = indexVariable(name)) {
     modifier.kind = Modifier::Kind::AssignIndex;
-    modifier.var = name[0] - '0';
+    modifier.var = *var;
   } else if (name == "out" || name == "ret") {
-    return fail(start, "only $0..$9 and $size can be assigned");
+    return fail(start, "only $0..$31 and $size can be assigned");
   } else {
     return fail(start, "unknown variable '$" + std::string(name) +
-                           "'; expected $0..$9 or $size");
+                           "'; expected $0..$31 or $size");
   }
   while (p < text.size() && isSpace(p))
     ++p;

@@ -628,11 +628,12 @@ void Decoder::decodeRetriers(const Node &value, FunctionConfig &config) {
   config.retriersNode = value;
 }
 
-const char *const unum::config::kDataFlowFields[16] = {
-    "InputPath",  "Parameters", "ResultSelector", "ResultPath",
-    "OutputPath", "ItemsPath",  "ItemSelector",   "Result",
-    "Seconds",    "Timestamp",  "SecondsPath",    "TimestampPath",
-    "Error",      "Cause",      "ErrorPath",      "CausePath"};
+const char *const unum::config::kDataFlowFields[18] = {
+    "InputPath",    "Parameters", "ResultSelector", "ResultPath",
+    "OutputPath",   "ItemsPath",  "ItemSelector",   "Result",
+    "Seconds",      "Timestamp",  "SecondsPath",    "TimestampPath",
+    "Error",        "Cause",      "ErrorPath",      "CausePath",
+    "LambdaInvoke", "StateName"};
 const char *const unum::config::kBuiltins[4] = {"Pass", "Wait", "Succeed",
                                                 "Fail"};
 

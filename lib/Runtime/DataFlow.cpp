@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Intrinsics.h"
+#include "Paths.h"
 
 #include "unum/Runtime/Runtime.h"
 
@@ -19,115 +20,23 @@ namespace config = unum::config;
 DataFlow::~DataFlow() = default;
 
 namespace {
+struct Scope;
+Result<Value> pathOrCall(const std::string &text, const Value &input,
+                         const Scope &scope, const std::string *key = nullptr);
+} // namespace
 
-/// One step of a reference path: a member name or an array index.
-struct Step {
-  std::string name;
-  int64_t index = -1; // >= 0: an array index
-};
+namespace {
 
-/// The steps of a reference path, or of a context path (`$$...`) when
-/// `context`.
-Result<std::vector<Step>> parsePath(std::string_view path,
-                                    bool context = false) {
-  size_t i = context ? 2 : 1;
-  if (path.size() < i || path.substr(0, i) != std::string_view("$$", i))
-    return Status::error("'" + std::string(path) + "' is not a path");
-  std::vector<Step> steps;
-  while (i < path.size()) {
-    if (path[i] == '.') {
-      size_t start = ++i;
-      while (i < path.size() && path[i] != '.' && path[i] != '[')
-        ++i;
-      if (i == start)
-        return Status::error("empty member name in path '" +
-                             std::string(path) + "'");
-      steps.push_back({std::string(path.substr(start, i - start))});
-    } else if (path[i] == '[' && i + 1 < path.size() &&
-               (path[i + 1] == '\'' || path[i + 1] == '"')) {
-      char quote = path[i + 1];
-      size_t end = path.find(quote, i + 2);
-      if (end == std::string_view::npos || end + 1 >= path.size() ||
-          path[end + 1] != ']')
-        return Status::error("unterminated member in path '" +
-                             std::string(path) + "'");
-      steps.push_back({std::string(path.substr(i + 2, end - i - 2))});
-      i = end + 2;
-    } else if (path[i] == '[') {
-      size_t end = path.find(']', i);
-      std::string digits(path.substr(i + 1, end - i - 1));
-      if (end == std::string_view::npos || digits.empty() ||
-          digits.find_first_not_of("0123456789") != std::string::npos)
-        return Status::error("only member names and array indices are "
-                             "supported in path '" +
-                             std::string(path) + "'");
-      steps.push_back({"", std::stoll(digits)});
-      i = end + 1;
-    } else {
-      return Status::error("unexpected '" + std::string(1, path[i]) +
-                           "' in path '" + std::string(path) + "'");
-    }
-  }
-  return steps;
-}
+config::PathRules fullPath() { return {false, true}; }
+config::PathRules referencePath() { return {true, false}; }
 
-/// What `steps[from...]` select in `root`; errors quote `path`.
-Result<Value> walk(const Value &root, const std::vector<Step> &steps,
-                   size_t from, const std::string &path) {
-  const Value *v = &root;
-  for (size_t k = from; k < steps.size(); ++k) {
-    const Step &s = steps[k];
-    if (s.index >= 0) {
-      if (!v->isArray() || size_t(s.index) >= v->getArray().size())
-        return Status::error("path '" + path + "' selects nothing");
-      v = &v->getArray()[s.index];
-    } else {
-      const Value *next = v->isObject() ? v->find(s.name) : nullptr;
-      if (!next)
-        return Status::error("path '" + path + "' selects nothing");
-      v = next;
-    }
-  }
-  return *v;
-}
-
-Result<Value> select(const Value &root, const std::string &path) {
-  auto steps = parsePath(path);
-  if (!steps)
-    return steps.getStatus();
-  return walk(root, *steps, 0, path);
-}
-
-/// `target` with `value` stored at `path` (member names only), creating
-/// objects on the way, as ResultPath does.
+/// `target` with `value` stored at the reference path `path`, as ResultPath
+/// does.
 Result<Value> store(Value target, const std::string &path, Value value) {
-  auto steps = parsePath(path);
-  if (!steps)
-    return steps.getStatus();
-  if (steps->empty())
-    return value;
-  std::function<Status(Value &, size_t)> put = [&](Value &at,
-                                                   size_t k) -> Status {
-    const Step &s = (*steps)[k];
-    if (s.index >= 0)
-      return Status::error("ResultPath '" + path +
-                           "' cannot index into an array");
-    if (!at.isObject())
-      at = Value::object();
-    if (k + 1 == steps->size()) {
-      at.set(s.name, std::move(value));
-      return Status::ok();
-    }
-    const Value *existing = at.find(s.name);
-    Value child = existing ? *existing : Value::object();
-    if (Status st = put(child, k + 1); !st)
-      return st;
-    at.set(s.name, std::move(child));
-    return Status::ok();
-  };
-  if (Status st = put(target, 0); !st)
-    return st;
-  return target;
+  auto parsed = paths::parse(path, referencePath());
+  if (!parsed)
+    return parsed.getStatus();
+  return paths::store(std::move(target), *parsed, std::move(value));
 }
 
 /// What `$$` paths read: the invocation's context, and in ItemSelector the
@@ -136,6 +45,7 @@ struct Scope {
   const Context &ctx;
   const Value *item = nullptr; // ItemSelector only
   int64_t index = 0;
+  std::string_view stateName = {}; // empty: the function's name
 };
 
 /// The context object, as far as this runtime has its fields honestly.
@@ -144,7 +54,8 @@ Value contextObject(const Scope &scope) {
   execution.set("Id", scope.ctx.session);
   execution.set("Name", scope.ctx.session);
   Value state = Value::object();
-  state.set("Name", scope.ctx.function);
+  state.set("Name",
+            scope.stateName.empty() ? scope.ctx.function : scope.stateName);
   state.set("RetryCount", int64_t(scope.ctx.attempt));
   Value root = Value::object();
   root.set("Execution", std::move(execution));
@@ -160,63 +71,58 @@ Value contextObject(const Scope &scope) {
   return root;
 }
 
-const char *const kContextFields =
-    "$$.Execution.Id, $$.Execution.Name, $$.State.Name, $$.State.RetryCount, "
-    "and $$.Map.Item.Index and $$.Map.Item.Value in ItemSelector";
-
 /// A context path (`$$`, `$$.Execution.Id`, ...). Step Functions fields
 /// that this runtime cannot give are refused by name.
-Result<Value> contextPath(const std::string &path, const Scope &scope) {
-  auto parsed = parsePath(path, /*context=*/true);
-  if (!parsed)
-    return parsed.getStatus();
-  const std::vector<Step> &steps = *parsed;
-  auto named = [&](size_t k, const char *name) {
-    return k < steps.size() && steps[k].index < 0 && steps[k].name == name;
-  };
-  if (named(0, "Map")) {
-    if (!scope.item)
-      return Status::error("'" + path +
-                           "': the Map item is only in the context of an "
-                           "ItemSelector");
-    // The item and its index without copying the item into a context
-    // object (ItemSelector runs once per item).
-    if (named(1, "Item") && named(2, "Value"))
-      return walk(*scope.item, steps, 3, path);
-    if (named(1, "Item") && named(2, "Index") && steps.size() == 3)
-      return Value(scope.index);
-  }
-  if (named(0, "Execution") && named(1, "Input"))
-    return Status::error("'" + path +
-                         "' is not available: this runtime does not keep the "
-                         "execution's input (pass what later states need "
-                         "along in their data)");
-  static const char *const unavailable[][2] = {{"Execution", "StartTime"},
-                                               {"Execution", "RoleArn"},
-                                               {"Execution", "RedriveCount"},
-                                               {"Execution", "RedriveTime"},
-                                               {"State", "EnteredTime"},
-                                               {"StateMachine", nullptr},
-                                               {"Task", nullptr}};
-  for (const auto &field : unavailable)
-    if (named(0, field[0]) && (!field[1] || named(1, field[1])))
-      return Status::error("'" + path +
-                           "' is not available in this runtime (it has " +
-                           kContextFields + ")");
-  auto r = walk(contextObject(scope), steps, 0, path);
+Result<Value> contextPath(const config::JsonPath &path, const Scope &scope) {
+  // The same check as the ASL importer's: what it accepted is here.
+  if (auto err = config::checkContextPaths(
+          path, scope.item ? config::ContextScope::ItemSelector
+                           : config::ContextScope::State))
+    return Status::error(err->message);
+  Value context = contextObject(scope);
+  auto r = paths::select(path, {context, &context});
   if (!r)
     return Status::error(r.getStatus().message() +
-                         " in the context object (it has " + kContextFields +
-                         ")");
+                         " in the context object (it has " +
+                         config::kContextFields + ")");
   return r;
 }
 
 /// A `.$` value's path argument: `$...` in `input`, `$$...` in the context.
-Result<Value> resolvePath(const std::string &path, const Value &input,
+Result<Value> resolvePath(const config::JsonPath &path, const Value &input,
                           const Scope &scope) {
-  if (path.rfind("$$", 0) == 0)
+  if (path.root == config::JsonPath::Root::Context)
     return contextPath(path, scope);
-  return select(input, path);
+  return paths::select(path, {input});
+}
+
+/// What the path field `text` (InputPath, OutputPath, ItemsPath) selects in
+/// `input`.
+Result<Value> select(const Value &input, const std::string &text,
+                     const Scope &scope) {
+  auto parsed = paths::parse(text, fullPath());
+  if (!parsed)
+    return parsed.getStatus();
+  return resolvePath(*parsed, input, scope);
+}
+
+/// A path, a context path or an intrinsic function call, on `input`. A
+/// syntax error names the template `key` when there is one.
+Result<Value> pathOrCall(const std::string &text, const Value &input,
+                         const Scope &scope, const std::string *key) {
+  config::ParseError err;
+  auto parsed = config::parsePathOrCall(text, fullPath(), err);
+  if (!parsed)
+    return Status::error(
+        (key ? "'" + *key + "': " : std::string()) + "invalid " +
+        (intrinsics::isCall(text) ? "intrinsic function call" : "path") + " '" +
+        text + "' at character " + std::to_string(err.offset + 1) + ": " +
+        err.message);
+  auto resolve = [&](const config::JsonPath &path) {
+    return resolvePath(path, input, scope);
+  };
+  return parsed->call ? intrinsics::evaluate(*parsed->call, resolve)
+                      : resolve(*parsed->path);
 }
 
 /// Parameters, ResultSelector and ItemSelector: keys ending in `.$` take the
@@ -245,16 +151,10 @@ Result<Value> instantiate(const Value &tmpl, const Value &input,
       out.set(key, std::move(*r));
       continue;
     }
-    const std::string *text = v.isString() ? &v.getString() : nullptr;
-    if (!text || (text->rfind('$', 0) != 0 && !intrinsics::isCall(*text)))
+    if (!v.isString())
       return Status::error("'" + key +
-                           "' must be a path or an intrinsic function call" +
-                           (text ? ", not '" + *text + "'" : std::string()));
-    auto resolve = [&](const std::string &path) {
-      return resolvePath(path, input, scope);
-    };
-    auto r = intrinsics::isCall(*text) ? intrinsics::evaluate(*text, resolve)
-                                       : resolve(*text);
+                           "' must be a path or an intrinsic function call");
+    auto r = pathOrCall(v.getString(), input, scope, &key);
     if (!r)
       return r;
     out.set(key.substr(0, key.size() - 2), std::move(*r));
@@ -265,6 +165,12 @@ Result<Value> instantiate(const Value &tmpl, const Value &input,
 /// The function's DataFlow field `key`, or nullptr.
 const config::Node *field(const FunctionSpec &fn, const char *key) {
   return fn.config.dataFlow ? fn.config.dataFlow->find(key) : nullptr;
+}
+
+/// The scope of a function's `$$` paths outside ItemSelector.
+Scope scopeOf(const FunctionSpec &fn, const Context &ctx) {
+  const config::Node *name = field(fn, "StateName");
+  return {ctx, nullptr, 0, name ? std::string_view(name->text) : ""};
 }
 
 Status context(Status s, const FunctionSpec &fn, const char *key) {
@@ -280,17 +186,22 @@ Result<Value> DataFlow::input(const FunctionSpec &fn, const Value &effective,
     if (path->kind == config::Node::Kind::Null) {
       v = Value::object();
     } else {
-      auto r = select(v, path->text);
+      auto r = select(v, path->text, scopeOf(fn, ctx));
       if (!r)
         return context(r.getStatus(), fn, "InputPath");
       v = std::move(*r);
     }
   }
   if (const config::Node *params = field(fn, "Parameters")) {
-    auto r = instantiate(valueOf(*params), v, {ctx});
+    auto r = instantiate(valueOf(*params), v, scopeOf(fn, ctx));
     if (!r)
       return context(r.getStatus(), fn, "Parameters");
     v = std::move(*r);
+  }
+  if (field(fn, "LambdaInvoke")) {
+    // lambda:invoke sends the Payload of its parameters (none: {}).
+    const Value *payload = v.find("Payload");
+    return payload ? *payload : Value::object();
   }
   return v;
 }
@@ -298,8 +209,17 @@ Result<Value> DataFlow::input(const FunctionSpec &fn, const Value &effective,
 Result<Value> DataFlow::output(const FunctionSpec &fn, const Value &effective,
                                const Value &result, const Context &ctx) {
   Value r = result;
+  if (field(fn, "LambdaInvoke")) {
+    // Lambda's response to a synchronous invocation, as lambda:invoke
+    // returns it.
+    Value response = Value::object();
+    response.set("ExecutedVersion", Value("$LATEST"));
+    response.set("Payload", std::move(r));
+    response.set("StatusCode", int64_t(200));
+    r = std::move(response);
+  }
   if (const config::Node *selector = field(fn, "ResultSelector")) {
-    auto s = instantiate(valueOf(*selector), r, {ctx});
+    auto s = instantiate(valueOf(*selector), r, scopeOf(fn, ctx));
     if (!s)
       return context(s.getStatus(), fn, "ResultSelector");
     r = std::move(*s);
@@ -317,7 +237,7 @@ Result<Value> DataFlow::output(const FunctionSpec &fn, const Value &effective,
   if (const config::Node *path = field(fn, "OutputPath")) {
     if (path->kind == config::Node::Kind::Null)
       return Value::object();
-    auto s = select(r, path->text);
+    auto s = select(r, path->text, scopeOf(fn, ctx));
     if (!s)
       return context(s.getStatus(), fn, "OutputPath");
     r = std::move(*s);
@@ -330,7 +250,7 @@ Result<Value::Array> DataFlow::items(const FunctionSpec &fn,
                                      const Value &output, const Context &ctx) {
   Value list = output;
   if (const config::Node *path = field(fn, "ItemsPath")) {
-    auto s = select(output, path->text);
+    auto s = select(output, path->text, scopeOf(fn, ctx));
     if (!s)
       return context(s.getStatus(), fn, "ItemsPath");
     list = std::move(*s);
@@ -345,13 +265,19 @@ Result<Value::Array> DataFlow::items(const FunctionSpec &fn,
   if (!selector)
     return list.getArray();
   Value tmpl = valueOf(*selector);
+  Scope scope = scopeOf(fn, ctx);
   Value::Array items;
   int64_t index = 0;
   for (const Value &item : list.getArray()) {
-    auto s = instantiate(tmpl, output, {ctx, &item, index++});
+    auto s = instantiate(tmpl, output, {ctx, &item, index++, scope.stateName});
     if (!s)
       return context(s.getStatus(), fn, "ItemSelector");
     items.push_back(std::move(*s));
   }
   return items;
+}
+
+Result<Value> dataflow::evaluateField(const std::string &text,
+                                      const Value &input, const Context &ctx) {
+  return pathOrCall(text, input, {ctx});
 }

@@ -2,6 +2,8 @@
 
 #include "unum/Runtime/Evaluator.h"
 
+#include "unum/Config/Timestamp.h"
+
 #include <cmath>
 #include <optional>
 
@@ -177,65 +179,57 @@ private:
     return std::optional<Value>();
   }
 
-  /// The Step Functions Choice type tests and StringMatches.
+  /// The Step Functions Choice type tests, StringMatches and instant. A type
+  /// test of a part of $out that is absent is false, as a Choice comparison
+  /// of an absent variable does not match.
   Result<Value> call(const Expr &e, unsigned depth) {
-    if (e.text == "is_present") {
-      auto v = access(*e.lhs, depth + 1);
-      if (!v)
-        return v.getStatus();
-      return Value(v->has_value());
-    }
-    auto v = eval(*e.lhs, depth + 1);
-    if (!v)
-      return v;
+    auto present = access(*e.lhs, depth + 1);
+    if (!present)
+      return present.getStatus();
+    if (e.text == "is_present")
+      return Value(present->has_value());
+    if (e.text != "matches" && e.text != "instant" && !present->has_value())
+      return Value(false);
+    if (!present->has_value())
+      return err(e, e.text + " of an absent value");
+    const Value &v = **present;
     if (e.text == "is_null")
-      return Value(v->isNull());
+      return Value(v.isNull());
     if (e.text == "is_numeric")
-      return Value(v->isNumber());
+      return Value(v.isNumber());
     if (e.text == "is_string")
-      return Value(v->isString());
+      return Value(v.isString());
     if (e.text == "is_boolean")
-      return Value(v->isBool());
+      return Value(v.isBool());
     if (e.text == "is_timestamp")
-      return Value(v->isString() && isTimestamp(v->getString()));
+      return Value(v.isString() && instant(v.getString()).has_value());
+    if (e.text == "instant") {
+      std::optional<std::string> key =
+          v.isString() ? instant(v.getString()) : std::nullopt;
+      if (!key)
+        return err(e, "instant needs an RFC 3339 timestamp, got " +
+                          (v.isString() ? "'" + v.getString() + "'"
+                                        : aKind(v.kind())));
+      return Value(std::move(*key));
+    }
     if (e.text == "matches") {
       if (!e.rhs || e.rhs->kind != Expr::Kind::String)
         return err(e, "matches needs a pattern string");
-      if (!v->isString())
+      if (!v.isString())
         return err(e, std::string("matches needs a string, got ") +
-                          aKind(v->kind()));
-      return Value(globMatch(v->getString(), e.rhs->text));
+                          aKind(v.kind()));
+      return Value(globMatch(v.getString(), e.rhs->text));
     }
     return err(e, "unknown function '" + e.text + "'");
   }
 
-  /// RFC 3339: 2016-03-14T01:59:00Z, with optional fraction and offset.
-  static bool isTimestamp(const std::string &s) {
-    auto digits = [&](size_t at, size_t n) {
-      if (at + n > s.size())
-        return false;
-      for (size_t i = at; i < at + n; ++i)
-        if (s[i] < '0' || s[i] > '9')
-          return false;
-      return true;
-    };
-    if (!digits(0, 4) || s.size() < 20 || s[4] != '-' || !digits(5, 2) ||
-        s[7] != '-' || !digits(8, 2) || (s[10] != 'T' && s[10] != 't') ||
-        !digits(11, 2) || s[13] != ':' || !digits(14, 2) || s[16] != ':' ||
-        !digits(17, 2))
-      return false;
-    size_t i = 19;
-    if (i < s.size() && s[i] == '.') {
-      size_t start = ++i;
-      while (i < s.size() && s[i] >= '0' && s[i] <= '9')
-        ++i;
-      if (i == start)
-        return false;
-    }
-    if (i < s.size() && (s[i] == 'Z' || s[i] == 'z'))
-      return i + 1 == s.size();
-    return i + 6 == s.size() && (s[i] == '+' || s[i] == '-') &&
-           digits(i + 1, 2) && s[i + 3] == ':' && digits(i + 4, 2);
+  /// The conditional language's instant(): a key that orders as the
+  /// instant, or nullopt when `s` is not an ASL timestamp.
+  static std::optional<std::string> instant(const std::string &s) {
+    std::optional<config::Instant> t = config::parseTimestamp(s);
+    if (!t)
+      return std::nullopt;
+    return config::instantKey(*t);
   }
 
   /// `*` matches any run of characters, `\*` a star, `\\` a backslash.
@@ -314,9 +308,16 @@ private:
       return r;
     switch (e.op) {
     case Op::Eq:
-      return Value(*l == *r);
-    case Op::Ne:
-      return Value(*l != *r);
+    case Op::Ne: {
+      // Numbers are equal by value, whatever their representation (1 and
+      // 1.0); everything else by Value equality.
+      bool eq =
+          l->isNumber() && r->isNumber()
+              ? (l->isInt() && r->isInt() ? l->getInt() == r->getInt()
+                                          : l->getNumber() == r->getNumber())
+              : *l == *r;
+      return Value(eq == (e.op == Op::Eq));
+    }
     case Op::Lt:
     case Op::Le:
     case Op::Gt:

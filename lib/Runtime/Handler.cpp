@@ -2,6 +2,7 @@
 
 #include "unum/Runtime/Handler.h"
 #include "HotPath.h"
+#include "StateBuiltins.h"
 
 #include <algorithm>
 #include <chrono>
@@ -77,7 +78,8 @@ std::shared_ptr<Handler> builtinFor(const config::FunctionConfig &config) {
   std::vector<std::string> fields;
   if (config.dataFlow)
     for (const config::Node::Member &m : config.dataFlow->members)
-      fields.push_back(m.key);
+      if (m.key != "StateName") // only names the state for $$.State.Name
+        fields.push_back(m.key);
   auto only = [&](std::initializer_list<const char *> allowed) {
     for (const std::string &f : fields)
       if (std::find(allowed.begin(), allowed.end(), f) == allowed.end())
@@ -118,6 +120,8 @@ std::shared_ptr<Handler> unum::runtime::makeFunctionHandler(HandlerFn fn) {
 
 std::shared_ptr<Handler>
 unum::runtime::builtinHandler(const config::FunctionConfig &config) {
+  if (auto handler = inputReadingBuiltin(config))
+    return handler;
   if (config.builtin)
     return builtinFor(config);
   static const std::regex helper("Unum(Sink)?(Map|Parallel)[0-9]+");

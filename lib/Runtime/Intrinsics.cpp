@@ -17,6 +17,7 @@
 #include "Intrinsics.h"
 
 #include "Digest.h"
+#include "Paths.h"
 
 #include <algorithm>
 #include <cctype>
@@ -33,330 +34,13 @@ using namespace unum::runtime::intrinsics;
 
 namespace {
 
-//===----------------------------------------------------------------------===//
-// The functions' signatures
-//===----------------------------------------------------------------------===//
-
-enum class Fn {
-  Format,
-  StringToJson,
-  JsonToString,
-  Array,
-  ArrayPartition,
-  ArrayContains,
-  ArrayRange,
-  ArrayGetItem,
-  ArrayLength,
-  ArrayUnique,
-  Base64Encode,
-  Base64Decode,
-  Hash,
-  JsonMerge,
-  MathRandom,
-  MathAdd,
-  StringSplit,
-  UUID,
-};
-
-constexpr size_t kVariadic = ~size_t(0);
-
-struct Signature {
-  const char *name; // without "States."
-  Fn fn;
-  size_t min, max;
-  /// What each argument is, for messages; the last one repeats.
-  std::vector<const char *> roles;
-};
-
-const std::vector<Signature> &signatures() {
-  static const std::vector<Signature> table = {
-      {"Format", Fn::Format, 1, kVariadic, {"template", "value"}},
-      {"StringToJson", Fn::StringToJson, 1, 1, {"JSON text"}},
-      {"JsonToString", Fn::JsonToString, 1, 1, {"value"}},
-      {"Array", Fn::Array, 0, kVariadic, {"item"}},
-      {"ArrayPartition", Fn::ArrayPartition, 2, 2, {"array", "chunk size"}},
-      {"ArrayContains", Fn::ArrayContains, 2, 2, {"array", "value"}},
-      {"ArrayRange", Fn::ArrayRange, 3, 3, {"start", "end", "step"}},
-      {"ArrayGetItem", Fn::ArrayGetItem, 2, 2, {"array", "index"}},
-      {"ArrayLength", Fn::ArrayLength, 1, 1, {"array"}},
-      {"ArrayUnique", Fn::ArrayUnique, 1, 1, {"array"}},
-      {"Base64Encode", Fn::Base64Encode, 1, 1, {"data"}},
-      {"Base64Decode", Fn::Base64Decode, 1, 1, {"Base64 text"}},
-      {"Hash", Fn::Hash, 2, 2, {"data", "algorithm"}},
-      {"JsonMerge",
-       Fn::JsonMerge,
-       3,
-       3,
-       {"first object", "second object", "deep merge"}},
-      {"MathRandom", Fn::MathRandom, 2, 3, {"start", "end", "seed"}},
-      {"MathAdd", Fn::MathAdd, 2, 2, {"first number", "second number"}},
-      {"StringSplit", Fn::StringSplit, 2, 2, {"string", "delimiters"}},
-      {"UUID", Fn::UUID, 0, 0, {}},
-  };
-  return table;
-}
-
-const Signature *lookup(std::string_view name) {
-  for (const Signature &s : signatures())
-    if (name == s.name)
-      return &s;
-  return nullptr;
-}
+using unum::config::CallArg;
+using Expr = unum::config::Call;
+using Fn = unum::config::Intrinsic;
 
 std::string plural(size_t n, const char *word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
-
-/// "takes 2 arguments (array, chunk size)".
-std::string arity(const Signature &sig) {
-  std::string roles;
-  for (size_t i = 0; i < sig.roles.size(); ++i)
-    roles += (i ? ", " : "") + std::string(sig.roles[i]);
-  if (sig.max == kVariadic)
-    roles += "...";
-  std::string count;
-  if (sig.max == 0)
-    return "takes no arguments";
-  if (sig.max == kVariadic)
-    count = "at least " + plural(sig.min, "argument");
-  else if (sig.min == sig.max)
-    count = plural(sig.min, "argument");
-  else
-    count = std::to_string(sig.min) + " or " + plural(sig.max, "argument");
-  return "takes " + count + " (" + roles + ")";
-}
-
-//===----------------------------------------------------------------------===//
-// Parsing
-//===----------------------------------------------------------------------===//
-
-struct Expr {
-  enum class Kind { Literal, Path, Call } kind = Kind::Literal;
-  Value value;                    // Literal
-  std::vector<size_t> holes;      // Literal strings: offsets of unescaped "{}"
-  std::string path;               // Path
-  const Signature *sig = nullptr; // Call
-  std::vector<Expr> args;         // Call
-};
-
-class Parser {
-public:
-  explicit Parser(std::string_view text) : s(text) {}
-
-  Result<Expr> parse() {
-    auto call = parseCall(1);
-    if (!call)
-      return call;
-    skipSpace();
-    if (i != s.size())
-      return fail("unexpected text after the call");
-    return call;
-  }
-
-private:
-  Status fail(const std::string &what) const {
-    return Status::error("invalid intrinsic function call \"" + std::string(s) +
-                         "\": " + what + " at character " +
-                         std::to_string(i + 1));
-  }
-  void skipSpace() {
-    while (i < s.size() &&
-           (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
-      ++i;
-  }
-  bool startsWith(std::string_view word) const {
-    return s.substr(i, word.size()) == word;
-  }
-
-  Result<Expr> parseCall(unsigned depth) {
-    if (depth > kMaxNesting)
-      return fail("intrinsic function calls nested deeper than " +
-                  std::to_string(kMaxNesting));
-    size_t begin = i;
-    i += 7; // "States."
-    while (i < s.size() && std::isalnum(static_cast<unsigned char>(s[i])))
-      ++i;
-    std::string_view name = s.substr(begin + 7, i - begin - 7);
-    Expr call;
-    call.kind = Expr::Kind::Call;
-    call.sig = lookup(name);
-    if (!call.sig) {
-      i = begin;
-      return fail("unknown intrinsic function 'States." + std::string(name) +
-                  "'");
-    }
-    skipSpace();
-    if (i >= s.size() || s[i] != '(')
-      return fail("expected '(' after 'States." + std::string(name) + "'");
-    ++i;
-    skipSpace();
-    if (i < s.size() && s[i] == ')') {
-      ++i;
-    } else {
-      for (;;) {
-        auto arg = parseArg(depth);
-        if (!arg)
-          return arg;
-        call.args.push_back(arg.take());
-        skipSpace();
-        if (i < s.size() && s[i] == ',') {
-          ++i;
-          skipSpace();
-          continue;
-        }
-        if (i < s.size() && s[i] == ')') {
-          ++i;
-          break;
-        }
-        return fail(i < s.size() ? "expected ',' or ')'"
-                                 : "missing ')' at the end");
-      }
-    }
-    const Signature &sig = *call.sig;
-    size_t n = call.args.size();
-    if (n < sig.min || n > sig.max) {
-      i = begin;
-      return fail("States." + std::string(sig.name) + " " + arity(sig) +
-                  ", not " + std::to_string(n));
-    }
-    return call;
-  }
-
-  Result<Expr> parseArg(unsigned depth) {
-    if (i >= s.size())
-      return fail("missing argument");
-    char c = s[i];
-    if (startsWith("States."))
-      return parseCall(depth + 1);
-    if (c == '\'')
-      return parseString();
-    if (c == '$')
-      return parsePath();
-    if (c == '-' || std::isdigit(static_cast<unsigned char>(c)))
-      return parseNumber();
-    for (auto [word, value] : {std::pair<const char *, Value>{"true", true},
-                               {"false", false},
-                               {"null", Value()}}) {
-      std::string_view w(word);
-      if (startsWith(w) &&
-          (i + w.size() == s.size() ||
-           !std::isalnum(static_cast<unsigned char>(s[i + w.size()])))) {
-        i += w.size();
-        Expr e;
-        e.value = value;
-        return e;
-      }
-    }
-    return fail("expected an argument (a string in single quotes, a number, "
-                "true, false, null, a path or an intrinsic function call)");
-  }
-
-  Result<Expr> parseString() {
-    size_t open = i++;
-    Expr e;
-    std::string text;
-    for (;;) {
-      if (i >= s.size()) {
-        i = open;
-        return fail("unterminated string");
-      }
-      char c = s[i];
-      if (c == '\'') {
-        ++i;
-        break;
-      }
-      if (c == '\\') {
-        char next = i + 1 < s.size() ? s[i + 1] : '\0';
-        if (next != '\'' && next != '{' && next != '}' && next != '\\')
-          return fail("a backslash in a string must escape ', {, } or \\");
-        text += next;
-        i += 2;
-        continue;
-      }
-      if (c == '{' && i + 1 < s.size() && s[i + 1] == '}') {
-        e.holes.push_back(text.size());
-        text += "{}";
-        i += 2;
-        continue;
-      }
-      text += c;
-      ++i;
-    }
-    e.value = Value(std::move(text));
-    return e;
-  }
-
-  Result<Expr> parsePath() {
-    size_t begin = i;
-    int brackets = 0;
-    while (i < s.size()) {
-      char c = s[i];
-      if (c == '\'' || c == '"') {
-        size_t close = s.find(c, i + 1);
-        if (close == std::string_view::npos)
-          return fail("unterminated quoted name in a path");
-        i = close + 1;
-        continue;
-      }
-      if (c == '[')
-        ++brackets;
-      else if (c == ']')
-        --brackets;
-      else if (brackets == 0 && (c == ',' || c == ')' || c == ' ' ||
-                                 c == '\t' || c == '\n' || c == '\r'))
-        break;
-      ++i;
-    }
-    Expr e;
-    e.kind = Expr::Kind::Path;
-    e.path = std::string(s.substr(begin, i - begin));
-    return e;
-  }
-
-  Result<Expr> parseNumber() {
-    size_t begin = i;
-    auto digits = [&] {
-      size_t from = i;
-      while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
-        ++i;
-      return i > from;
-    };
-    bool integral = true;
-    if (s[i] == '-')
-      ++i;
-    if (!digits())
-      return fail("expected digits");
-    if (i < s.size() && s[i] == '.') {
-      ++i;
-      integral = false;
-      if (!digits())
-        return fail("expected digits after '.'");
-    }
-    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-      ++i;
-      integral = false;
-      if (i < s.size() && (s[i] == '+' || s[i] == '-'))
-        ++i;
-      if (!digits())
-        return fail("expected digits in the exponent");
-    }
-    std::string text(s.substr(begin, i - begin));
-    Expr e;
-    errno = 0;
-    if (integral) {
-      long long v = std::strtoll(text.c_str(), nullptr, 10);
-      if (errno != ERANGE) {
-        e.value = Value(int64_t(v));
-        return e;
-      }
-    }
-    e.value = Value(std::strtod(text.c_str(), nullptr));
-    return e;
-  }
-
-  std::string_view s;
-  size_t i = 0;
-};
 
 //===----------------------------------------------------------------------===//
 // Helpers for the functions
@@ -490,25 +174,24 @@ public:
   explicit Evaluator(const PathResolver &resolve) : resolve(resolve) {}
 
   Result<Value> eval(const Expr &e) {
-    switch (e.kind) {
-    case Expr::Kind::Literal:
-      return e.value;
-    case Expr::Kind::Path:
-      return resolve(e.path);
-    case Expr::Kind::Call:
-      break;
-    }
     std::vector<Value> args;
     args.reserve(e.args.size());
     for (size_t k = 0; k < e.args.size(); ++k) {
-      auto v = eval(e.args[k]);
-      if (!v) {
-        if (e.args[k].kind == Expr::Kind::Path)
+      const CallArg &arg = e.args[k];
+      if (arg.kind == CallArg::Kind::Call) {
+        auto v = eval(*arg.call);
+        if (!v)
+          return v;
+        args.push_back(v.take());
+      } else if (arg.kind == CallArg::Kind::Path) {
+        auto v = resolve(arg.path);
+        if (!v)
           return v.getStatus().withContext(name(e) + ": argument " +
                                            std::to_string(k + 1));
-        return v;
+        args.push_back(v.take());
+      } else {
+        args.push_back(paths::literalValue(arg.value));
       }
-      args.push_back(v.take());
     }
     return apply(e, args);
   }
@@ -564,9 +247,9 @@ Result<Value> Evaluator::format(const Expr &call, std::vector<Value> &args) {
   // A literal template knows which braces were escaped; a template read
   // from the input has a placeholder at every "{}".
   std::vector<size_t> holes;
-  const Expr &first = call.args[0];
-  if (first.kind == Expr::Kind::Literal) {
-    holes = first.holes;
+  const CallArg &first = call.args[0];
+  if (first.kind == CallArg::Kind::Literal) {
+    holes = first.value.holes;
   } else {
     for (size_t at = tmpl.find("{}"); at != std::string::npos;
          at = tmpl.find("{}", at + 2))
@@ -924,10 +607,18 @@ Result<std::string> intrinsics::base64Decode(std::string_view text) {
   return out;
 }
 
+Result<Value> intrinsics::evaluate(const config::Call &call,
+                                   const PathResolver &resolve) {
+  return Evaluator(resolve).eval(call);
+}
+
 Result<Value> intrinsics::evaluate(std::string_view text,
                                    const PathResolver &resolve) {
-  auto tree = Parser(text).parse();
-  if (!tree)
-    return tree.getStatus();
-  return Evaluator(resolve).eval(*tree);
+  config::ParseError err;
+  config::CallPtr call = config::parseIntrinsicCall(text, err);
+  if (!call)
+    return Status::error("invalid intrinsic function call \"" +
+                         std::string(text) + "\": " + err.message +
+                         " at character " + std::to_string(err.offset + 1));
+  return evaluate(*call, resolve);
 }

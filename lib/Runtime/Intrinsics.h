@@ -10,6 +10,8 @@
 #ifndef UNUM_LIB_RUNTIME_INTRINSICS_H
 #define UNUM_LIB_RUNTIME_INTRINSICS_H
 
+#include "unum/Config/JsonPath.h"
+#include "unum/Runtime/Status.h"
 #include "unum/Runtime/Value.h"
 
 #include <functional>
@@ -18,8 +20,9 @@
 
 namespace unum::runtime::intrinsics {
 
-/// Calls nested deeper than this are refused (Step Functions allows 10).
-constexpr unsigned kMaxNesting = 10;
+/// Calls nested deeper than this are refused (Step Functions allows 10); the
+/// parser in unum/Config/JsonPath.h enforces it at compile and run time.
+constexpr unsigned kMaxNesting = config::kMaxIntrinsicNesting;
 /// The longest string an intrinsic builds or parses (States.Format,
 /// States.JsonToString, States.StringToJson): Step Functions' payload limit.
 constexpr size_t kMaxText = 256 * 1024;
@@ -30,12 +33,17 @@ constexpr size_t kMaxRange = 1000;
 
 /// Gives a JSONPath argument's value: `$...` from the template's input,
 /// `$$...` from the context object.
-using PathResolver = std::function<Result<Value>(const std::string &path)>;
+using PathResolver = std::function<Result<Value>(const config::JsonPath &path)>;
 
 /// Whether a `.$` value is written as an intrinsic function call.
 inline bool isCall(std::string_view text) {
-  return text.rfind("States.", 0) == 0;
+  return config::isIntrinsicCall(text);
 }
+
+/// Evaluates a parsed call (unum/Config/JsonPath.h). Errors name the
+/// intrinsic and the argument ("States.ArrayPartition: argument 2 (chunk
+/// size) must be a positive integer, not 0").
+Result<Value> evaluate(const config::Call &call, const PathResolver &resolve);
 
 /// Parses and evaluates the call `text`. Errors name the intrinsic and the
 /// argument ("States.ArrayPartition: argument 2 (chunk size) must be a

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "unum/AirCompiler/AirCompiler.h"
+#include "unum/Support/ToolSupport.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -20,29 +21,39 @@
 using namespace llvm;
 namespace air = unum::air;
 
+static cl::OptionCategory category("unum-airc options");
+
 static cl::opt<std::string> input(cl::Positional, cl::desc("<file.air>"),
-                                  cl::init("-"));
-static cl::opt<std::string> output("o", cl::desc("Output file ('-' for stdout)"),
-                                   cl::value_desc("file"), cl::init("-"));
+                                  cl::init("-"), cl::cat(category));
+static cl::opt<std::string> output("o",
+                                   cl::desc("Output file ('-' for stdout)"),
+                                   cl::value_desc("file"), cl::init("-"),
+                                   cl::cat(category));
 static cl::opt<std::string> header("header",
                                    cl::desc("Also write a C header declaring "
                                             "the kernels"),
-                                   cl::value_desc("file"));
+                                   cl::value_desc("file"), cl::cat(category));
 enum class Emit { Air, Linalg, LLVMDialect, LLVMIR, Object };
 static cl::opt<Emit> emit(
     "emit", cl::desc("What to write"), cl::init(Emit::Object),
     cl::values(clEnumValN(Emit::Air, "air", "air after air-optimize"),
-               clEnumValN(Emit::Linalg, "linalg", "after convert-air-to-linalg"),
+               clEnumValN(Emit::Linalg, "linalg",
+                          "after convert-air-to-linalg"),
                clEnumValN(Emit::LLVMDialect, "mlir-llvm", "the LLVM dialect"),
                clEnumValN(Emit::LLVMIR, "llvm-ir", "optimised LLVM IR"),
-               clEnumValN(Emit::Object, "obj", "an object file (default)")));
+               clEnumValN(Emit::Object, "obj", "an object file (default)")),
+    cl::cat(category));
 static cl::opt<std::string> entry("entry",
-                                  cl::desc("Public function to specialise"));
-static cl::opt<std::string> signature(
-    "signature", cl::desc("Parameter types for --entry, e.g. "
-                          "'f32[?],f32[?],f32[]'"));
+                                  cl::desc("Public function to specialise"),
+                                  cl::cat(category));
+static cl::opt<std::string>
+    signature("signature",
+              cl::desc("Parameter types for --entry, e.g. "
+                       "'f32[?],f32[?],f32[]'"),
+              cl::cat(category));
 static cl::opt<std::string> mcpu("mcpu",
-                                 cl::desc("Target CPU (default: this machine)"));
+                                 cl::desc("Target CPU (default: this machine)"),
+                                 cl::cat(category));
 
 /// Files to write, each staged in a temporary beside its destination and
 /// renamed into place only once every one of them is written.
@@ -98,6 +109,7 @@ static std::string guardFor(StringRef path) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  unum::initToolCommandLine("unum-airc", {&category});
   cl::ParseCommandLineOptions(argc, argv, "Unum array compiler (AIR -> native)\n");
   auto buffer = MemoryBuffer::getFileOrSTDIN(input);
   if (!buffer) {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "unum/Dialect/NN/IR/NNDialect.h"
 #include "unum/Dialect/NN/Reference/Reference.h"
+#include "unum/Support/ToolSupport.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -20,15 +21,20 @@
 
 using namespace mlir;
 
+static llvm::cl::OptionCategory category("unum-nn-sim options");
+
 static llvm::cl::opt<std::string> modelFile(llvm::cl::Positional,
                                             llvm::cl::desc("<model.mlir>"),
-                                            llvm::cl::init("-"));
+                                            llvm::cl::init("-"),
+                                            llvm::cl::cat(category));
 static llvm::cl::opt<std::string>
     inputFile("input", llvm::cl::desc("Input samples: one integer per line"),
-              llvm::cl::value_desc("file"), llvm::cl::Required);
+              llvm::cl::value_desc("file"), llvm::cl::Required,
+              llvm::cl::cat(category));
 static llvm::cl::opt<std::string> outputFile("o", llvm::cl::desc("Output file"),
                                              llvm::cl::value_desc("file"),
-                                             llvm::cl::init("-"));
+                                             llvm::cl::init("-"),
+                                             llvm::cl::cat(category));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "unum-nn-sim: " << message << "\n";
@@ -37,11 +43,13 @@ static int fail(const llvm::Twine &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  unum::initToolCommandLine("unum-nn-sim", {&category});
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "Unum CPU fixed-point reference\n");
   DialectRegistry registry;
   registry.insert<unum::nn::NNDialect>();
   MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module =

@@ -20,14 +20,20 @@
 #include "unum/Runtime/DataStore.h"
 #include "unum/Runtime/HttpServer.h"
 #include "unum/Runtime/Runtime.h"
+#include "unum/Version.h"
+
+#include "Progress.h"
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -56,8 +62,9 @@ static const char *const kUsage =
     "                   or any other JSON value (used as the input itself)\n"
     "  --store URI      memory (default), sqlite:PATH or redis://HOST:PORT\n"
     "  --workers N      worker threads (default 4)\n"
-    "  --trace          print each step to stderr (functions with \"Debug\":\n"
-    "                   true print theirs, timed, in any case)\n"
+    "  --trace          print each step to stderr, each line stamped with the\n"
+    "                   seconds since the run started (functions with\n"
+    "                   \"Debug\": true print theirs, timed, in any case)\n"
     "  --no-gc          keep checkpoints and completion sets\n"
     "  --crash-rate P   fault injection: crash each step boundary of each\n"
     "                   instance with probability P (0..0.9), once; crashed\n"
@@ -78,6 +85,10 @@ static const char *const kUsage =
     "                   is a template for the others, {function} standing\n"
     "                   for the name; unlisted functions go to unum-run's\n"
     "                   own http://H:P/fn/<Function>\n"
+    "  --version        print Unum's version and the MLIR it was built with\n"
+    "\n"
+    "On a terminal, a run longer than a second shows its progress on stderr\n"
+    "(invocations started and finished, fan-ins completed, time elapsed).\n"
     "\n"
     "Exit status: 0 done; 1 the workflow failed, or a bad value or file;\n"
     "2 an unknown option or a missing argument; 3 (http) instances went to\n"
@@ -286,6 +297,10 @@ int main(int argc, char **argv) {
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       return 0;
+    } else if (arg == "--version") {
+      std::cout << "unum-run (Unum) " UNUM_VERSION_STRING
+                   "\n  built with MLIR " UNUM_MLIR_VERSION_STRING "\n";
+      return 0;
     } else if (arg == "--input") {
       inputPath = value("--input");
     } else if (arg == "--store") {
@@ -432,6 +447,17 @@ int main(int argc, char **argv) {
   LocalRunner::Options opts;
   opts.workers = workers;
   opts.trace = trace;
+  const auto runBegin = std::chrono::steady_clock::now();
+  if (trace)
+    // Seconds since the run started: where the time of a slow run goes.
+    opts.log = [runBegin](const std::string &line) {
+      double secs = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - runBegin)
+                        .count();
+      char stamp[32];
+      std::snprintf(stamp, sizeof stamp, "[unum %.6f] ", secs);
+      std::cerr << stamp << line << "\n";
+    };
   opts.runtime.gc = gc;
   opts.platform = routes.get();
   opts.runtime.timeScale = timeScale;
@@ -458,14 +484,22 @@ int main(int argc, char **argv) {
       if (!crashed.insert(boundary).second)
         return false;
       if (trace)
-        std::cerr << "[unum] " << p.instance << ": injected crash at "
-                  << stepName(p.step) << "\n";
+        opts.log(p.instance + ": injected crash at " + stepName(p.step));
       return true;
     };
   }
   RunResult result;
   {
+    std::optional<unum::run::Progress> progress; // outlives the runner
     LocalRunner local(*app, **store, opts);
+    // On a terminal, a long run redraws a progress line (not with --trace:
+    // the trace is the progress then).
+    if (!trace && unum::run::Progress::stderrIsTerminal()) {
+      progress.emplace(*app);
+      progress->observe(local);
+      progress->draw(std::cerr, std::chrono::seconds(1),
+                     std::chrono::milliseconds(250));
+    }
     runner = &local;
     // The session is deleted below, once the effects are read and only if
     // no work went elsewhere.

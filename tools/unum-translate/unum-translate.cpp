@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "unum/InitAll.h"
+#include "unum/Support/ToolSupport.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
 
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
@@ -23,9 +24,10 @@ static bool takesSeparateValue(llvm::StringRef arg) {
 }
 
 int main(int argc, char **argv) {
+  unum::initToolCommandLine("unum-translate");
   unum::registerAllTranslations();
 
-  std::vector<char *> args(argv, argv + argc);
+  std::vector<char *> args = unum::withQuietOpDiagnostics(argc, argv);
   char devNull[] = "/dev/null";
   for (size_t i = 1; i < args.size(); ++i) {
     llvm::StringRef arg = args[i];

@@ -11,6 +11,8 @@
 #include "unum/Conversion/Passes.h"
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
 #include "unum/Dialect/Unum/IR/UnumOps.h"
+#include "unum/Dialect/Unum/Transforms/Passes.h"
+#include "unum/Support/ToolSupport.h"
 #include "unum/Target/ASL/ASL.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
 
@@ -18,10 +20,12 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -36,7 +40,8 @@ static cl::opt<std::string> input(cl::Positional, cl::Required,
 static cl::opt<std::string>
     output("o", cl::Required,
            cl::desc("Output directory for <Function>/unum_config.<ext> "
-                    "('-' prints the configs)"),
+                    "('-' prints the configs); with --emit=sfn|unum, the IR "
+                    "file ('-': stdout)"),
            cl::value_desc("dir"), cl::cat(category));
 static cl::opt<std::string> formatName("format", cl::init("json"),
                                    cl::desc("Config format: json or yaml"),
@@ -55,6 +60,11 @@ static cl::opt<std::string>
                 cl::desc("JSON file mapping Task resources (ARNs) to function "
                          "names"),
                 cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string> substitutions(
+    "substitutions",
+    cl::desc("JSON file {\"Name\": value}: the values of the definition's "
+             "${Name} placeholders (SAM's DefinitionSubstitutions)"),
+    cl::value_desc("file"), cl::cat(category));
 static cl::opt<std::string>
     emit("emit", cl::init("configs"),
          cl::desc("What to produce: configs, sfn (IR after import) or unum "
@@ -80,9 +90,22 @@ struct Phases {
 };
 } // namespace
 
+/// --emit=sfn|unum: the IR to -o (a file, written whole, or '-').
+static int printIR(ModuleOp module) {
+  std::string message;
+  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(output, &message);
+  if (!file) {
+    llvm::errs() << "unumc: " << message << "\n";
+    return 1;
+  }
+  module.print(file->os());
+  file->keep();
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
+  unum::initToolCommandLine("unumc", {&category});
   cl::ParseCommandLineOptions(argc, argv,
                               "unumc: compile a Step Functions state machine "
                               "to Unum configs\n");
@@ -96,6 +119,8 @@ int main(int argc, char **argv) {
   }
 
   MLIRContext context;
+  // Errors point into the user's file; a dump of the IR is no help there.
+  context.printOpOnDiagnostic(false);
   context.loadDialect<unum::sfn::SfnDialect, unum::UnumDialect>();
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
@@ -105,24 +130,22 @@ int main(int argc, char **argv) {
   options.name = name;
   options.globalsFile = globals;
   options.functionMapFile = functionMap;
+  options.substitutionsFile = substitutions;
   OwningOpRef<ModuleOp> module = unum::importASLFile(input, options, &context);
   if (!module)
     return 1;
   phases.mark("import");
-  if (emit == "sfn") {
-    module->print(llvm::outs());
-    return 0;
-  }
+  if (emit == "sfn")
+    return printIR(*module);
 
   PassManager pm(&context);
   pm.addPass(unum::createConvertSfnToUnum());
+  pm.addPass(unum::createUnumLint());
   if (failed(pm.run(*module)))
     return 1;
   phases.mark("lower");
-  if (emit == "unum") {
-    module->print(llvm::outs());
-    return 0;
-  }
+  if (emit == "unum")
+    return printIR(*module);
 
   unum::AppOp app;
   module->walk([&](unum::AppOp op) { app = op; });

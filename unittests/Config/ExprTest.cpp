@@ -200,12 +200,24 @@ TEST(ConditionalTest, NodeValuesAndOffsets) {
 }
 
 TEST(ConditionalTest, AllIndexVariables) {
-  for (unsigned k = 0; k < 10; ++k) {
+  // One per fan-out level the runtime's payloads carry: $0..$31.
+  for (unsigned k = 0; k < kMaxIndexVariables; ++k) {
     Expression e = parseOk("$" + std::to_string(k));
     ASSERT_TRUE(e.root);
     EXPECT_EQ(e.root->kind, Expr::Kind::Index);
     EXPECT_EQ(e.root->index, k);
   }
+}
+
+TEST(ConditionalTest, NumbersWithExponents) {
+  Expression e = parseOk("$out.x == 2.5e-3");
+  ASSERT_EQ(e.root->rhs->kind, Expr::Kind::Float);
+  EXPECT_DOUBLE_EQ(e.root->rhs->floatValue, 0.0025);
+  e = parseOk("1E3");
+  ASSERT_EQ(e.root->kind, Expr::Kind::Float);
+  EXPECT_DOUBLE_EQ(e.root->floatValue, 1000.0);
+  e = parseOk("instant($out.t) < instant('2020-01-01T00:00:00Z')");
+  EXPECT_EQ(e.root->lhs->kind, Expr::Kind::Call);
 }
 
 TEST(ConditionalTest, TextIsVerbatimWithCanonicalOutput) {
@@ -268,9 +280,10 @@ INSTANTIATE_TEST_SUITE_P(
     Errors, ConditionalErrorTest,
     ::testing::Values(
         ErrorCase{"$x > 1", 0,
-                  "unknown variable '$x'; expected $out, $ret, $0..$9 or "
+                  "unknown variable '$x'; expected $out, $ret, $0..$31 or "
                   "$size"},
-        ErrorCase{"$0 < $10", 5, "unknown variable '$10'"},
+        ErrorCase{"$0 < $32", 5, "unknown variable '$32'"},
+        ErrorCase{"$0 < $01", 5, "unknown variable '$01'"},
         ErrorCase{"$ > 1", 0, "unknown variable '$'"},
         ErrorCase{"($0 + 1", 7, "expected ')'"},
         ErrorCase{"(1 + 2]", 6, "expected ')'"},
@@ -458,14 +471,14 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"F-unumIndex-1x", 13, "unexpected 'x' after index"},
         ErrorCase{"F-unumIndex-**", 13, "unexpected '*' after index"},
         ErrorCase{"F-unumIndex-$x", 12, "unknown variable '$x'"},
-        ErrorCase{"F-unumIndex-$10", 12, "unknown variable '$10'"},
+        ErrorCase{"F-unumIndex-$32", 12, "unknown variable '$32'"},
         ErrorCase{"F-unumIndex-$size", 12, "'$size' is not an index"},
         ErrorCase{"F-unumIndex-99999999999999999999", 12, "too large"},
         ErrorCase{"F-unumIndex-($0", 15, "expected ')'"},
         ErrorCase{"F-unumIndex-()", 13, "expected an expression"},
         ErrorCase{"F-unumIndex-($0 $1)", 16, "trailing characters"},
         ErrorCase{"F-unumIndex-($out)", 13,
-                  "only arithmetic on $0..$9, $size and integers is allowed "
+                  "only arithmetic on $0..$31, $size and integers is allowed "
                   "in an index"},
         ErrorCase{"F-unumIndex-($0 == 1)", 16, "only arithmetic"},
         ErrorCase{"F-unumIndex-(1.5)", 13, "only arithmetic"},
@@ -474,7 +487,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"F-unumIndex-(not 1)", 13, "only arithmetic"},
         ErrorCase{"F-unumIndex-($x)", 13,
                   "unknown variable '$x'; expected "
-                  "$0..$9 or $size"}));
+                  "$0..$31 or $size"}));
 
 TEST(NamePatternTest, LengthAndDepthLimits) {
   std::string longName(5000, 'a');
@@ -560,9 +573,9 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"$0 == 1", 3, "expected '=' after '$0'"},
         ErrorCase{"$0 = ", 5, "expected an expression after '='"},
         ErrorCase{"$x = 1", 0, "unknown variable '$x'"},
-        ErrorCase{"$out = 1", 0, "only $0..$9 and $size can be assigned"},
+        ErrorCase{"$out = 1", 0, "only $0..$31 and $size can be assigned"},
         ErrorCase{"$0 = $out", 5,
-                  "only arithmetic on $0..$9, $size and integers is allowed "
+                  "only arithmetic on $0..$31, $size and integers is allowed "
                   "in a payload modifier"},
         ErrorCase{"$0 = 'a'", 5, "only arithmetic"},
         ErrorCase{"$0 = $0 < 1", 8, "only arithmetic"},

@@ -394,7 +394,7 @@ INSTANTIATE_TEST_SUITE_P(
             74, "unknown variable '$x'"),
         json(
             R"(  "Next": {"Name": "B", "InputType": "Scalar", "Conditional": "$0 < $x"})",
-            69, "unknown variable '$x'; expected $out, $ret, $0..$9 or $size"),
+            69, "unknown variable '$x'; expected $out, $ret, $0..$31 or $size"),
         json(
             R"(  "Next": {"Name": "B", "InputType": "Scalar", "Conditional": "$0 <"})",
             68, "expected an expression"),
@@ -402,7 +402,7 @@ INSTANTIATE_TEST_SUITE_P(
             R"(  "Next": {"Name": "B", "InputType": "Scalar", "Conditional": 1})",
             63, "'Conditional' must be a string, not a number"),
         json(R"(  "Next Payload Modifiers": ["Pop", "$0 = $out"])", 43,
-             "only arithmetic on $0..$9, $size and integers is allowed in a "
+             "only arithmetic on $0..$31, $size and integers is allowed in a "
              "payload modifier"),
         json(R"(  "Next Payload Modifiers": "Pop")", 29,
              "'Next Payload Modifiers' must be an array, not a string"),

@@ -239,7 +239,37 @@ TEST(Evaluator, ChoiceTypeTestsAndMatches) {
   EXPECT_EQ(*eval("matches($out.s, '*.png')", &out, none), Value(false));
   EXPECT_EQ(*eval("matches('a*b', 'a\\\\*b')", &out, none), Value(true));
   EXPECT_EQ(*eval("matches('axb', 'a\\\\*b')", &out, none), Value(false));
-  // A missing member is an error for the other tests, as in Step Functions.
-  EXPECT_FALSE(eval("is_null($out.missing)", &out, none).isOk());
+  // A type test of a missing member is false: a Choice comparison of an
+  // absent variable does not match (the lowering guards every comparison
+  // with its type test). matches and instant of a non-string are errors.
+  EXPECT_EQ(*eval("is_null($out.missing)", &out, none), Value(false));
+  EXPECT_EQ(*eval("is_string($out.missing.deeper)", &out, none), Value(false));
   EXPECT_FALSE(eval("matches($out.n, '*')", &out, none).isOk());
+  EXPECT_FALSE(eval("instant($out.n)", &out, none).isOk());
+  // Timestamps compare as instants: offsets and fractions of a second.
+  auto before = [&](const char *a, const char *b) {
+    return *eval(std::string("instant('") + a + "') < instant('" + b + "')",
+                 &out, none);
+  };
+  auto same = [&](const char *a, const char *b) {
+    return *eval(std::string("instant('") + a + "') == instant('" + b + "')",
+                 &out, none);
+  };
+  EXPECT_EQ(same("2024-01-01T01:00:00+01:00", "2024-01-01T00:00:00Z"),
+            Value(true));
+  EXPECT_EQ(same("2024-01-01T00:00:00.500Z", "2024-01-01T00:00:00.5Z"),
+            Value(true));
+  EXPECT_EQ(before("2024-01-01T00:00:00Z", "2024-01-01T00:00:00.001Z"),
+            Value(true));
+  EXPECT_EQ(before("2020-01-01T00:30:00+01:00", "2019-12-31T23:45:00Z"),
+            Value(true));
+  EXPECT_EQ(before("0001-01-01T00:00:00Z", "9999-12-31T23:59:59-23:59"),
+            Value(true));
+  EXPECT_EQ(*eval("is_timestamp('2023-02-29T00:00:00Z')", &out, none),
+            Value(false));
+  EXPECT_EQ(*eval("is_timestamp('2024-02-29T00:00:00Z')", &out, none),
+            Value(true));
+  // Numbers are equal by value.
+  EXPECT_EQ(*eval("1 == 1.0", &out, none), Value(true));
+  EXPECT_EQ(*eval("1 != 1.0", &out, none), Value(false));
 }

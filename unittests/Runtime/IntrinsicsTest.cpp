@@ -34,7 +34,8 @@ Value json(const std::string &text) {
 /// Resolves `$`, `$.member` in `input` and `$$.Execution.Id`; enough for
 /// the evaluator (DataFlow's paths are tested through the runtime below).
 in::PathResolver resolverFor(Value input) {
-  return [input](const std::string &path) -> Result<Value> {
+  return [input](const unum::config::JsonPath &parsed) -> Result<Value> {
+    const std::string &path = parsed.text;
     if (path == "$")
       return input;
     if (path == "$$.Execution.Id")
@@ -87,9 +88,11 @@ TEST(Intrinsics, LiteralsPathsAndNestedCalls) {
               R"("1.2")",
               R"({"arn": "arn:aws:imagebuilder:r:1:image/x/1.2.3/4"})");
   // A path argument may hold commas and parentheses inside brackets.
-  auto r = in::evaluate(
-      "States.Array($['a,b)'], $[0])",
-      [](const std::string &path) -> Result<Value> { return Value(path); });
+  auto r =
+      in::evaluate("States.Array($['a,b)'], $[0])",
+                   [](const unum::config::JsonPath &path) -> Result<Value> {
+                     return Value(path.text);
+                   });
   ASSERT_TRUE(r.isOk()) << r.getStatus().message();
   EXPECT_EQ(toJson(*r), R"(["$['a,b)']","$[0]"])");
 }
@@ -752,8 +755,8 @@ TEST(DataFlowIntrinsics, ErrorsNameTheFieldFunctionAndIntrinsic) {
       "must be a positive integer, not 0");
   expectFound(
       errorOf(R"J({"ResultSelector": {"p.$": "States.Format('{}' $.a)"}})J"),
-      "ResultSelector of 'Fn': invalid intrinsic function call "
-      "\"States.Format('{}' $.a)\": expected ',' or ')' at character 20");
+      "ResultSelector of 'Fn': 'p.$': invalid intrinsic function call "
+      "'States.Format('{}' $.a)' at character 20: expected ',' or ')'");
   expectFound(errorOf(R"J({"Parameters": {"i.$": "$$.Execution.Input"}})J"),
               "Parameters of 'Fn': '$$.Execution.Input' is not available: "
               "this runtime does not keep the execution's input");
@@ -763,15 +766,14 @@ TEST(DataFlowIntrinsics, ErrorsNameTheFieldFunctionAndIntrinsic) {
   expectFound(errorOf(R"J({"Parameters": {"t.$": "$$.Task.Token"}})J"),
               "'$$.Task.Token' is not available in this runtime");
   expectFound(errorOf(R"J({"Parameters": {"t.$": "$$.State.Nmae"}})J"),
-              "path '$$.State.Nmae' selects nothing in the context object "
-              "(it has ");
+              "'$$.State.Nmae' is not available in this runtime (it has ");
   expectFound(errorOf(R"J({"Parameters": {"v.$": "$$.Map.Item.Value"}})J"),
-              "Parameters of 'Fn': '$$.Map.Item.Value': the Map item is only "
-              "in the context of an ItemSelector");
+              "Parameters of 'Fn': '$$.Map.Item.Value' is only available in "
+              "a Map state's ItemSelector");
   expectFound(errorOf(R"J({"Parameters": {"v.$": "Format('x')"}})J"),
-              "Parameters of 'Fn': 'v.$' must be a path or an intrinsic "
-              "function call, not 'Format('x')'");
+              "Parameters of 'Fn': 'v.$': invalid path 'Format('x')' at "
+              "character 1: a path must start with '$'");
   expectFound(errorOf(R"J({"Parameters": {"v.$": "States.Array($$.Nope)"}})J"),
-              "Parameters of 'Fn': States.Array: argument 1: path '$$.Nope' "
-              "selects nothing in the context object");
+              "Parameters of 'Fn': States.Array: argument 1: '$$.Nope' is not "
+              "available in this runtime");
 }

@@ -749,14 +749,15 @@ TEST(Runtime, BadConfigsFailLoudly) {
   EXPECT_NE(twice.getStatus().message().find("defined twice"),
             std::string::npos);
 
-  // A built-in whose DataFlow needs JSONPath is refused before the run.
+  // A built-in whose DataFlow asks for what it does not do is refused
+  // before the run.
   auto builtin =
-      App::fromJson({R"({"Name": "W", "Builtin": "Wait", "Start": true,
-           "DataFlow": {"SecondsPath": "$.delay"}})"});
+      App::fromJson({R"({"Name": "S", "Builtin": "Succeed", "Start": true,
+           "DataFlow": {"Result": 1}})"});
   ASSERT_TRUE(builtin.isOk()) << builtin.getStatus().message();
   s = builtin->validate();
   ASSERT_FALSE(s.isOk());
-  EXPECT_NE(s.message().find("built-in 'Wait'"), std::string::npos)
+  EXPECT_NE(s.message().find("built-in 'Succeed'"), std::string::npos)
       << s.message();
 }
 
@@ -817,7 +818,7 @@ TEST(Runtime, StepFunctionsDataFlow) {
       R"({"Name": "Line", "Checkpoint": true,
           "Next": {"Name": "Done", "InputType": {"Fan-in": {"Values": ["Line-unumIndex-*"]}}},
           "Next Payload Modifiers": ["Pop"]})",
-      R"({"Name": "Done", "Builtin": "Pass", "DataFlow": {"Result": "ok", "ResultPath": "$.status"}})"});
+      R"({"Name": "Done", "Builtin": "Pass", "DataFlow": {"Result": "ok", "ResultPath": "$[1].status"}})"});
   Value prepareInput;
   (void)app.setHandler("Prepare", pure([&](const Value &x) {
                          prepareInput = x;
@@ -834,9 +835,12 @@ TEST(Runtime, StepFunctionsDataFlow) {
   ASSERT_TRUE(r.ok()) << errorsOf(r);
   EXPECT_EQ(toJson(prepareInput), R"({"n":3,"fixed":1})");
   ASSERT_EQ(r.outputs.size(), 1u);
-  // Done's input is the fan-in list; its Result lands at $.status: a list is
-  // not an object, so ResultPath makes an object around it.
-  EXPECT_EQ(toJson(r.outputs["Done"]), R"({"status":"ok"})");
+  // Done's input is the fan-in list; its Result lands in the second line,
+  // at $[1].status. (ResultPath $.status, a field of the list itself, would
+  // be States.ResultPathMatchFailure, see PathsTest.)
+  EXPECT_EQ(toJson(r.outputs["Done"]),
+            R"([{"line":"a","at":0,"total":42},)"
+            R"({"line":"b","at":1,"total":42,"status":"ok"}])");
 
   // The items Each fanned out over, as Line received them.
   App app2 = appFromJson({

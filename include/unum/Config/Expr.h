@@ -27,6 +27,10 @@
 
 namespace unum::config {
 
+/// Fan-out index variables are $0..$31 (kMaxIndexVariables of them): one per
+/// nesting level of fan-outs, as deep as the runtime's payloads go.
+constexpr unsigned kMaxIndexVariables = 32;
+
 /// Which file format's spelling to use when printing.
 enum class Spelling { Canonical, Json, Yaml };
 
@@ -36,13 +40,13 @@ using ExprPtr = std::shared_ptr<const Expr>;
 /// One node of an expression tree. Immutable once built.
 struct Expr {
   enum class Kind {
-    Int,       // intValue
-    Float,     // floatValue
-    String,    // text (unescaped)
-    Bool,      // boolValue
+    Int,    // intValue
+    Float,  // floatValue
+    String, // text (unescaped)
+    Bool,   // boolValue
     Null,
     Output,    // $out / $ret: the function's return value
-    Index,     // $0..$9: fan-out index at depth `index` (0 = innermost)
+    Index,     // $0..$31: fan-out index at depth `index` (0 = innermost)
     Size,      // $size: innermost fan-out size
     Field,     // lhs.text
     Subscript, // lhs[rhs]
@@ -50,7 +54,8 @@ struct Expr {
     Binary,    // lhs op rhs
     Call,      // text(lhs[, rhs]): a type test of Step Functions Choice rules:
                // is_present, is_null, is_numeric, is_string, is_boolean,
-               // is_timestamp (one argument), matches (value, 'glob*')
+               // is_timestamp (one argument), matches (value, 'glob*'),
+               // instant (an RFC 3339 timestamp, as the instant it denotes)
   };
   enum class Op { None, Add, Sub, Mul, Div, Mod, Eq, Ne, Lt, Le, Gt, Ge, And,
                   Or, Not, Neg };

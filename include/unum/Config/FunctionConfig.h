@@ -121,8 +121,11 @@ struct FunctionConfig {
 /// The keys allowed in "DataFlow": InputPath, Parameters, ResultSelector,
 /// ResultPath, OutputPath (around the function), ItemsPath, ItemSelector (for
 /// its Map edges), Result (Pass), Seconds, Timestamp, SecondsPath,
-/// TimestampPath (Wait), Error, Cause, ErrorPath, CausePath (Fail).
-extern const char *const kDataFlowFields[16];
+/// TimestampPath (Wait), Error, Cause, ErrorPath, CausePath (Fail),
+/// LambdaInvoke (true: the function gets the Payload of its parameters and
+/// its result is wrapped as Lambda's response), StateName (the ASL state's
+/// name, for $$.State.Name, when it is not the function's).
+extern const char *const kDataFlowFields[18];
 /// The values of "Builtin".
 extern const char *const kBuiltins[4];
 

@@ -30,7 +30,7 @@ constexpr size_t kMaxFanInInstances = size_t(1) << 20;
 /// Deepest expression tree the evaluator walks.
 constexpr unsigned kMaxEvalDepth = 128;
 
-/// What `$out`, `$0`..`$9` and `$size` refer to.
+/// What `$out`, `$0`..`$31` and `$size` refer to.
 struct EvalEnv {
   const Value *output = nullptr;                    // nullptr: $out is an error
   const std::vector<FanOutLevel> *fanout = nullptr; // innermost first

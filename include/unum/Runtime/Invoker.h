@@ -63,6 +63,7 @@ public:
   ~ThreadPoolInvoker() override;
 
   void setDispatch(Dispatch d) { dispatch = std::move(d); }
+  const Dispatch &getDispatch() const { return dispatch; }
   void setOnFailure(OnFailure f) { onFailure = std::move(f); }
 
   Status invoke(const std::string &function, Payload &&payload) override;

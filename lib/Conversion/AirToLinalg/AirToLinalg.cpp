@@ -729,6 +729,10 @@ struct ConvertAirToLinalgPass
     } else if (isPointwise(op) || isLoopAnchor(op)) {
       result = lowerGroup(b, loc, {op}, op->getResult(0),
                           DenseMap<Value, Value>());
+    } else if (isa<Conv1DInputGradOp, Conv1DFilterGradOp>(op)) {
+      result = lowerConvGrad(b, op);
+      if (!result)
+        return failure();
     } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
       auto type = cast<RankedTensorType>(reshape.getType());
       if (!type.hasStaticShape())
@@ -764,6 +768,90 @@ struct ConvertAirToLinalgPass
     op->getResult(0).replaceAllUsesWith(result);
     op->erase();
     return success();
+  }
+
+  /// The adjoints of conv1d (stride s, filter length K), as generics:
+  ///   filter: dw[k, c, o] += x[j * s + k, c] * g[j, o]   over (k, c, j, o)
+  ///   input:  dx[l, c] += D[l - k + K - 1, o] * w[k, c, o] over (l, c, k, o)
+  /// where D is g spread out with stride s at offset K - 1 in zeros of
+  /// [L + K - 1, O] (a transposed convolution without the stride).
+  Value lowerConvGrad(OpBuilder &b, Operation *op) {
+    Location loc = op->getLoc();
+    MLIRContext *ctx = b.getContext();
+    auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+    Type t = outType.getElementType();
+    Value like = op->getOperand(2);
+    SmallVector<Value> dyn;
+    for (int64_t i = 0; i < outType.getRank(); ++i)
+      if (outType.isDynamicDim(i))
+        dyn.push_back(tensor::DimOp::create(b, loc, like, i));
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
+    Value init =
+        linalg::FillOp::create(
+            b, loc, zero, Value(tensor::EmptyOp::create(b, loc, outType, dyn)))
+            .getResult(0);
+    AffineExpr d0, d1, d2, d3;
+    bindDims(ctx, d0, d1, d2, d3);
+    auto par = utils::IteratorType::parallel,
+         red = utils::IteratorType::reduction;
+    auto mac = [&](ValueRange ins, ArrayRef<AffineMap> maps,
+                   ArrayRef<utils::IteratorType> iters) {
+      return linalg::GenericOp::create(
+                 b, loc, TypeRange{outType}, ins, ValueRange{init}, maps, iters,
+                 [&](OpBuilder &nb, Location l, ValueRange args) {
+                   Value p = arith::MulFOp::create(nb, l, args[0], args[1]);
+                   linalg::YieldOp::create(
+                       nb, l,
+                       ValueRange{arith::AddFOp::create(nb, l, args[2], p)});
+                 })
+          .getResult(0);
+    };
+    if (auto filter = dyn_cast<Conv1DFilterGradOp>(op)) {
+      int64_t s = filter.getStride();
+      return mac({filter.getInput(), filter.getGrad()},
+                 {AffineMap::get(4, 0, {d2 * s + d0, d1}, ctx),
+                  AffineMap::get(4, 0, {d2, d3}, ctx),
+                  AffineMap::get(4, 0, {d0, d1, d3}, ctx)},
+                 {par, par, red, par});
+    }
+    auto input = cast<Conv1DInputGradOp>(op);
+    auto wType = cast<RankedTensorType>(input.getFilter().getType());
+    if (wType.isDynamicDim(0)) {
+      op->emitError("the gradient of conv1d with respect to its input needs "
+                    "a filter of static length, got ")
+          << formatAirType(wType);
+      return {};
+    }
+    int64_t s = input.getStride(), taps = wType.getDimSize(0);
+    Value g = input.getGrad();
+    // D: [L + K - 1, O] zeros with g at rows K - 1 + j * s.
+    OpFoldResult length =
+        outType.isDynamicDim(0)
+            ? OpFoldResult(arith::AddIOp::create(
+                  b, loc, tensor::DimOp::create(b, loc, like, 0),
+                  arith::ConstantOp::create(b, loc, b.getIndexAttr(taps - 1))))
+            : OpFoldResult(b.getIndexAttr(outType.getDimSize(0) + taps - 1));
+    auto dim = [&](Value v, int64_t i) -> OpFoldResult {
+      auto type = cast<RankedTensorType>(v.getType());
+      if (!type.isDynamicDim(i))
+        return b.getIndexAttr(type.getDimSize(i));
+      return tensor::DimOp::create(b, loc, v, i).getResult();
+    };
+    OpFoldResult channels = dim(g, 1);
+    Value spread =
+        linalg::FillOp::create(
+            b, loc, zero,
+            Value(tensor::EmptyOp::create(
+                b, loc, ArrayRef<OpFoldResult>{length, channels}, t)))
+            .getResult(0);
+    spread = tensor::InsertSliceOp::create(
+        b, loc, g, spread, {b.getIndexAttr(taps - 1), b.getIndexAttr(0)},
+        {dim(g, 0), channels}, {b.getIndexAttr(s), b.getIndexAttr(1)});
+    return mac({spread, input.getFilter()},
+               {AffineMap::get(4, 0, {d0 - d2 + (taps - 1), d3}, ctx),
+                AffineMap::get(4, 0, {d2, d1, d3}, ctx),
+                AffineMap::get(4, 0, {d0, d1}, ctx)},
+               {par, par, red, red});
   }
 
   /// The public ABI: results become memref out-parameters after the inputs.

@@ -45,6 +45,9 @@ void unum::air::buildAirOptimizePipeline(OpPassManager &pm,
   mono.signature = options.signature;
   pm.addPass(createAirMonomorphize(mono));
   pm.addPass(createAirSimplify());
+  // Gradients are expanded into kernels that simplify and fuse like any.
+  pm.addPass(createAirGrad());
+  pm.addPass(createAirSimplify());
   pm.addNestedPass<func::FuncOp>(createAirExplicitBroadcast());
   pm.addNestedPass<func::FuncOp>(createAirFuse());
 }
@@ -129,8 +132,8 @@ void unum::air::registerAirPipelines() {
 
   PassPipelineRegistration<PipelineCLOptions>(
       "air-optimize",
-      "Specialise, simplify and fuse air functions (infer, monomorphize, "
-      "simplify, explicit-broadcast, fuse)",
+      "Specialise, differentiate, simplify and fuse air functions "
+      "(monomorphize, simplify, grad, simplify, explicit-broadcast, fuse)",
       [](OpPassManager &pm, const PipelineCLOptions &o) {
         buildAirOptimizePipeline(pm, o.get());
       });

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "unum/Config/Cycles.h"
+#include "unum/Config/JsonPath.h"
 #include "unum/Conversion/Passes.h"
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
 #include "unum/Dialect/Unum/IR/UnumOps.h"
@@ -22,6 +23,9 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <cstdlib>
 
 namespace unum {
 #define GEN_PASS_DEF_CONVERTSFNTOUNUM
@@ -63,6 +67,9 @@ struct Function {
   /// sink, naming the entry (see linkStateInput).
   bool saveInput = false;
   std::optional<size_t> stateInput;
+  /// The ASL state the function runs ($$.State.Name), when it is not the
+  /// function's name.
+  std::string stateName;
 
   bool hasDataflow(ArrayRef<StringRef> except = {}) const {
     return llvm::any_of(dataflow, [&](NamedAttribute a) {
@@ -100,9 +107,32 @@ std::string quoteString(StringRef s) {
   return out + "'";
 }
 
-/// `$.a.b[0]` -> `$out.a.b[0]`.
+/// A reference path as a conditional on the function's output:
+/// `$.a['b c'][0]` -> `$out.a['b c'][0]`. The importer checked the path
+/// with the same grammar (unum/Config/JsonPath.h).
 std::string pathToExpr(StringRef path) {
-  return "$out" + path.drop_front(1).str();
+  config::ParseError error;
+  std::optional<config::JsonPath> parsed = config::parseJsonPath(
+      std::string_view(path.data(), path.size()), {true, false}, error);
+  if (!parsed)
+    return "$out" + path.drop_front(1).str(); // the parse of the result fails
+  std::string out = "$out";
+  for (const config::Segment &seg : parsed->segments) {
+    const config::Selector &sel = seg.selectors.front();
+    if (sel.kind == config::Selector::Kind::Index) {
+      out += "[" + std::to_string(sel.index) + "]";
+      continue;
+    }
+    StringRef name = sel.name;
+    bool plain =
+        !name.empty() && (llvm::isAlpha(name[0]) || name[0] == '_') &&
+        llvm::all_of(name,
+                     [](char c) { return llvm::isAlnum(c) || c == '_'; }) &&
+        !llvm::is_contained({"and", "or", "not", "true", "false", "null"},
+                            name);
+    out += plain ? "." + name.str() : "[" + quoteString(name) + "]";
+  }
+  return out;
 }
 
 /// A function name usable in instance names: [A-Za-z0-9_-].
@@ -177,6 +207,8 @@ private:
   llvm::StringSet<> names;
   llvm::StringSet<> usedResources;
   llvm::DenseMap<Operation *, size_t> stateFunction; // Task and built-ins
+  /// A Choice without Default: the built-in Fail its no-match case runs.
+  llvm::DenseMap<Operation *, size_t> noChoiceMatched;
   llvm::DenseMap<Operation *, std::pair<size_t, size_t>> helpers; // entry, sink
   llvm::DenseSet<Operation *> visited;
   llvm::DenseSet<Operation *> resolving; // cycle guard for entryTargets
@@ -212,6 +244,30 @@ void linkStateInput(std::vector<Function> &functions, size_t entry,
     return;
   functions[entry].saveInput = true;
   functions[sink].stateInput = entry;
+}
+
+/// Whether a data-flow field reads the context object (`$$...`), which is
+/// where the state's name matters.
+bool readsContext(ArrayRef<NamedAttribute> dataflow) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (NamedAttribute field : dataflow)
+    os << field.getValue();
+  return StringRef(text).contains("$$");
+}
+
+/// Fan-out indices are the config language's $0..$31: a Map or Parallel
+/// nested deeper has no index to name its instances by.
+LogicalResult checkDepth(Operation *state, unsigned depth) {
+  if (depth <= config::kMaxIndexVariables)
+    return success();
+  // Located at the state, without the op (which means nothing to the ASL's
+  // author).
+  return mlir::emitError(state->getLoc())
+         << "Map and Parallel states nest " << depth
+         << " levels deep here; Unum configs address at most "
+         << config::kMaxIndexVariables << " levels of fan-out ($0..$"
+         << config::kMaxIndexVariables - 1 << ")";
 }
 
 bool isIdentityPass(PassOp pass) {
@@ -299,6 +355,7 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
       functions[fn].handler = resource.str();
     for (auto [attr, key] : {std::pair{"input_path", "InputPath"},
                              {"parameters", "Parameters"},
+                             {"lambda_invoke", "LambdaInvoke"},
                              {"result_selector", "ResultSelector"},
                              {"result_path", "ResultPath"},
                              {"output_path", "OutputPath"}})
@@ -308,10 +365,6 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
     functions[fn].retriers = task.getRetryAttr();
     if (auto timeout = task->getAttrOfType<IntegerAttr>("timeout_seconds"))
       functions[fn].timeout = timeout.getInt();
-    if (task->getAttr("heartbeat_seconds"))
-      emitWarning(loc) << "HeartbeatSeconds of '" << stateName
-                       << "' is accepted but not enforced: Unum handlers "
-                          "send no heartbeats (TimeoutSeconds is)";
     stateFunction[state] = fn;
   } else if (auto pass = dyn_cast<PassOp>(state)) {
     if (!isIdentityPass(pass)) {
@@ -336,6 +389,53 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
                              {"output_path", "OutputPath"}})
       addField(functions[fn], wait, attr, key);
     stateFunction[state] = fn;
+  } else if (isa<SucceedOp>(state)) {
+    // A Succeed with InputPath or OutputPath shapes the output: a built-in
+    // (without them it folds away).
+    auto shapes = [&](StringRef attr) {
+      auto path = dyn_cast_or_null<StringAttr>(state->getAttr(attr));
+      return state->getAttr(attr) && !(path && path.getValue() == "$");
+    };
+    if (shapes("input_path") || shapes("output_path")) {
+      size_t fn = addFunction(sanitize(stateName), state, Function::Role::User);
+      functions[fn].builtin = "Succeed";
+      for (auto [attr, key] : {std::pair{"input_path", "InputPath"},
+                               {"output_path", "OutputPath"}})
+        addField(functions[fn], state, attr, key);
+      stateFunction[state] = fn;
+    }
+  } else if (auto choice = dyn_cast<ChoiceOp>(state)) {
+    auto path = [&](StringRef attr) {
+      auto p = dyn_cast_or_null<StringAttr>(state->getAttr(attr));
+      return state->getAttr(attr) && !(p && p.getValue() == "$");
+    };
+    if (path("output_path"))
+      return mlir::emitError(loc)
+             << "OutputPath on Choice state '" << stateName
+             << "' is not supported (its rules see the input after "
+                "InputPath; give the next states an InputPath instead)";
+    if (path("input_path")) {
+      // The rules see the input after InputPath, which is also what the
+      // Choice passes on: a built-in Pass whose output the rules read.
+      size_t fn = addFunction(sanitize(stateName), state, Function::Role::User);
+      functions[fn].builtin = "Pass";
+      addField(functions[fn], state, "input_path", "InputPath");
+      stateFunction[state] = fn;
+    }
+    if (!choice.getDefaultState()) {
+      size_t fn = addFunction(sanitize(stateName) + "-NoChoiceMatched", state,
+                              Function::Role::User);
+      functions[fn].builtin = "Fail";
+      MLIRContext *context = state->getContext();
+      functions[fn].dataflow.push_back(
+          NamedAttribute(StringAttr::get(context, "Error"),
+                         StringAttr::get(context, "States.NoChoiceMatched")));
+      functions[fn].dataflow.push_back(NamedAttribute(
+          StringAttr::get(context, "Cause"),
+          StringAttr::get(context, "no choice rule of '" + stateName +
+                                       "' matched and it has no Default")));
+      noChoiceMatched[state] = fn;
+    }
   } else if (auto fail = dyn_cast<FailOp>(state)) {
     size_t fn = addFunction(sanitize(stateName), state, Function::Role::User);
     functions[fn].builtin = "Fail";
@@ -346,6 +446,8 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
       addField(functions[fn], fail, attr, key);
     stateFunction[state] = fn;
   } else if (auto map = dyn_cast<sfn::MapOp>(state)) {
+    if (failed(checkDepth(state, scope.depth + 1)))
+      return failure();
     Scope inner(map.getIterator(), map.getStart(), scope.depth + 1);
     if (failed(createFunctions(inner)))
       return failure();
@@ -367,6 +469,8 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
                           "bounds map concurrency itself";
     helpers[state] = {entry, sink};
   } else if (auto parallel = dyn_cast<ParallelOp>(state)) {
+    if (failed(checkDepth(state, scope.depth + 1)))
+      return failure();
     for (auto [region, start] :
          llvm::zip(parallel.getBranches(), parallel.getStarts())) {
       Scope inner(region, cast<StringAttr>(start).getValue(), scope.depth + 1);
@@ -385,6 +489,14 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
     addField(functions[sink], parallel, "output_path", "OutputPath");
     linkStateInput(functions, entry, sink);
     helpers[state] = {entry, sink};
+  }
+  // $$.State.Name is the state's name, which the function's may not be.
+  for (auto *map : {&stateFunction, &noChoiceMatched})
+    if (auto it = map->find(state); it != map->end())
+      functions[it->second].stateName = stateName.str();
+  if (auto it = helpers.find(state); it != helpers.end()) {
+    functions[it->second.first].stateName = stateName.str();
+    functions[it->second.second].stateName = stateName.str();
   }
   // Re-running or abandoning a whole body: not yet (an error inside it
   // fails the workflow). Refused rather than ignored, which would change
@@ -412,10 +524,19 @@ FailureOr<std::string> literal(Attribute value, Operation *op) {
   if (auto i = dyn_cast<IntegerAttr>(value))
     return std::to_string(i.getInt());
   if (auto f = dyn_cast<FloatAttr>(value)) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << f.getValueAsDouble();
-    return text;
+    // The shortest text that reads back as the same double.
+    char text[32];
+    double d = f.getValueAsDouble();
+    for (int precision = 1; precision <= 17; ++precision) {
+      std::snprintf(text, sizeof text, "%.*g", precision, d);
+      if (std::strtod(text, nullptr) == d)
+        break;
+    }
+    std::string out = text;
+    // A conditional reads "1" as an integer: keep the number a float.
+    if (out.find_first_of(".eEn") == std::string::npos)
+      out += ".0";
+    return out;
   }
   return failure();
 }
@@ -447,36 +568,42 @@ FailureOr<std::string> ruleToExpr(DictionaryAttr rule, Operation *choice) {
     return choice->emitOpError() << "has a choice rule without 'Variable'";
   std::string lhs = pathToExpr(variable.getValue());
 
+  // As the ASL specification says: a comparison whose variable (or, for a
+  // *Path operator, whose other path) is absent or of another type than the
+  // operator's does not match; it is never an error.
   static const std::pair<StringRef, StringRef> comparisons[] = {
       {"Equals", "=="},
       {"LessThan", "<"},
       {"GreaterThan", ">"},
       {"LessThanEquals", "<="},
       {"GreaterThanEquals", ">="}};
+  static const std::pair<StringRef, StringRef> typeTests[] = {
+      {"IsPresent", "is_present"}, {"IsNull", "is_null"},
+      {"IsNumeric", "is_numeric"}, {"IsString", "is_string"},
+      {"IsBoolean", "is_boolean"}, {"IsTimestamp", "is_timestamp"}};
   for (NamedAttribute field : rule) {
     StringRef key = field.getName().getValue();
-    if (key == "Variable" || key == "Next")
+    if (key == "Variable" || key == "Next" || key == "Comment")
       continue;
-    if (key == "IsNull") {
-      bool isNull = cast<BoolAttr>(field.getValue()).getValue();
-      return lhs + (isNull ? " == null" : " != null");
-    }
-    static const std::pair<StringRef, StringRef> typeTests[] = {
-        {"IsPresent", "is_present"},
-        {"IsNumeric", "is_numeric"},
-        {"IsString", "is_string"},
-        {"IsBoolean", "is_boolean"},
-        {"IsTimestamp", "is_timestamp"}};
     for (auto [name, predicate] : typeTests) {
       if (key != name)
         continue;
       std::string test = predicate.str() + "(" + lhs + ")";
-      return cast<BoolAttr>(field.getValue()).getValue() ? test : "not " + test;
+      if (cast<BoolAttr>(field.getValue()).getValue())
+        return test;
+      // IsX: false holds for a present value of another type.
+      return key == "IsPresent" ? "not " + test
+                                : "is_present(" + lhs + ") and not " + test;
     }
     if (key == "StringMatches")
-      return "matches(" + lhs + ", " +
+      return "is_string(" + lhs + ") and matches(" + lhs + ", " +
              quoteString(cast<StringAttr>(field.getValue()).getValue()) + ")";
-    for (StringRef type : {"String", "Numeric", "Boolean", "Timestamp"}) {
+    static const std::pair<StringRef, StringRef> types[] = {
+        {"String", "is_string"},
+        {"Numeric", "is_numeric"},
+        {"Boolean", "is_boolean"},
+        {"Timestamp", "is_timestamp"}};
+    for (auto [type, guard] : types) {
       if (!key.consume_front(type))
         continue;
       bool isPath = key.consume_back("Path");
@@ -492,8 +619,14 @@ FailureOr<std::string> ruleToExpr(DictionaryAttr rule, Operation *choice) {
             break;
           rhs = *value;
         }
-        // ISO 8601 timestamps in one format order like their strings.
-        return lhs + " " + op.str() + " " + rhs;
+        std::string test = guard.str() + "(" + lhs + ")";
+        if (isPath)
+          test += " and " + guard.str() + "(" + rhs + ")";
+        // Timestamps compare as the instants they denote.
+        if (type == "Timestamp")
+          return test + " and instant(" + lhs + ") " + op.str() + " instant(" +
+                 rhs + ")";
+        return test + " and " + lhs + " " + op.str() + " " + rhs;
       }
       break;
     }
@@ -529,9 +662,13 @@ FailureOr<std::vector<Target>> Lowering::choiceTargets(Scope &scope,
       return failure();
     noneBefore = andExpr(noneBefore, notExpr(*expr));
   }
-  if (auto def = choice.getDefaultState())
+  if (auto def = choice.getDefaultState()) {
     if (failed(addBranch(*def, noneBefore)))
       return failure();
+  } else if (noneBefore != "false") {
+    // No rule matched and there is no Default: States.NoChoiceMatched.
+    targets.push_back({noChoiceMatched.lookup(choice), noneBefore});
+  }
   return targets;
 }
 
@@ -565,7 +702,13 @@ FailureOr<std::vector<Target>> Lowering::entryTargets(Scope &scope,
 
 LogicalResult Lowering::connect(Scope &scope, size_t from, Operation *state) {
   SmallVector<Target> targets;
-  if (auto next = state->getAttrOfType<StringAttr>("next")) {
+  if (auto choice = dyn_cast<ChoiceOp>(state)) {
+    // A Choice with InputPath: its rules decide where its function goes.
+    FailureOr<std::vector<Target>> rules = choiceTargets(scope, choice);
+    if (failed(rules))
+      return failure();
+    targets.append(rules->begin(), rules->end());
+  } else if (auto next = state->getAttrOfType<StringAttr>("next")) {
     FailureOr<std::vector<Target>> entry = entryTargets(scope, next.getValue());
     if (failed(entry))
       return failure();
@@ -908,6 +1051,11 @@ LogicalResult Lowering::emit(OpBuilder &builder) {
       op.setHandler(StringRef(*fn.handler));
     if (fn.builtin)
       op.setBuiltin(StringRef(*fn.builtin));
+    if (!fn.stateName.empty() && fn.stateName != fn.name &&
+        readsContext(fn.dataflow))
+      fn.dataflow.push_back(
+          NamedAttribute(builder.getStringAttr("StateName"),
+                         builder.getStringAttr(fn.stateName)));
     if (!fn.dataflow.empty())
       op.setDataflowAttr(builder.getDictionaryAttr(fn.dataflow));
     op.setSaveInput(fn.saveInput);

@@ -10,13 +10,17 @@
 #include "unum/Target/ASL/ASL.h"
 
 #include "unum/Config/Document.h"
+#include "unum/Config/JsonPath.h"
+#include "unum/Config/Timestamp.h"
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
+#include "unum/Target/InputName.h"
 #include "unum/Target/JsonImage.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -62,8 +66,8 @@ static bool readFile(StringRef path, std::string &text,
 }
 
 /// Parses `text` as exactly one JSON value.
-static const Node *parseOne(StringRef text, std::vector<Node> &documents,
-                            config::DiagnosticSink &sink) {
+static Node *parseOne(StringRef text, std::vector<Node> &documents,
+                      config::DiagnosticSink &sink) {
   if (!config::parseJson(std::string_view(text.data(), text.size()), documents,
                          sink))
     return nullptr;
@@ -83,213 +87,27 @@ static const Node *parseOne(StringRef text, std::vector<Node> &documents,
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// What a path field accepts.
+/// What a path field accepts (the grammar is unum/Config/JsonPath.h, which
+/// the runtime evaluates).
 enum class PathSyntax {
   Reference,          // $, $.a.b, $['a b'], $.a[0]
   ReferenceOrContext, // also $$.Execution.Id ...
   Any,                // full JSONPath ($..a, [*], filters), context paths
 };
 
-/// A syntax error at `offset` characters into the checked string.
-struct SyntaxError {
-  size_t offset;
-  std::string message;
-};
+config::PathRules rulesFor(PathSyntax syntax) {
+  config::PathRules rules;
+  rules.reference = syntax != PathSyntax::Any;
+  rules.context = syntax != PathSyntax::Reference;
+  return rules;
+}
 } // namespace
 
-static bool isNameChar(char c, bool full) {
-  if (c == '.' || c == '[' || c == ']' || c == '\'' || c == '"' ||
-      std::isspace(static_cast<unsigned char>(c)))
-    return false;
-  if (!full && (c == '*' || c == '?' || c == '@' || c == '(' || c == ')' ||
-                c == ',' || c == ':' || c == '$'))
-    return false;
-  return true;
-}
-
-/// Checks `path` against the JSONPath subset `syntax` allows.
-static std::optional<SyntaxError> checkPath(StringRef path, PathSyntax syntax) {
-  bool full = syntax == PathSyntax::Any;
-  if (!path.starts_with("$"))
-    return SyntaxError{0, "a path must start with '$'"};
-  size_t i = 1;
-  if (path.starts_with("$$")) {
-    if (syntax == PathSyntax::Reference)
-      return SyntaxError{0, "a context path ('$$') is not allowed here"};
-    i = 2;
-    if (i == path.size())
-      return SyntaxError{i, "a context path needs a field after '$$'"};
-    if (path[i] != '.' && path[i] != '[')
-      return SyntaxError{i, "expected '.' or '[' after '$$'"};
-  }
-  while (i < path.size()) {
-    char c = path[i];
-    if (c == '.') {
-      ++i;
-      if (i < path.size() && path[i] == '.') {
-        if (!full)
-          return SyntaxError{i - 1,
-                             "'..' (recursive descent) is not allowed in a "
-                             "reference path"};
-        ++i;
-      }
-      if (i < path.size() && path[i] == '*') {
-        if (!full)
-          return SyntaxError{i, "'*' is not allowed in a reference path"};
-        ++i;
-        continue;
-      }
-      if (i < path.size() && path[i] == '[' && full)
-        continue; // $..[0]
-      size_t begin = i;
-      while (i < path.size() && isNameChar(path[i], full))
-        ++i;
-      if (i == begin) {
-        if (i < path.size() && !isNameChar(path[i], true))
-          return SyntaxError{i, "expected a field name after '.'"};
-        if (i < path.size())
-          return SyntaxError{i, std::string("'") + path[i] +
-                                    "' is not allowed in a reference path"};
-        return SyntaxError{i, "expected a field name after '.'"};
-      }
-      continue;
-    }
-    if (c == '[') {
-      size_t open = i++;
-      if (i < path.size() && (path[i] == '\'' || path[i] == '"')) {
-        char quote = path[i++];
-        size_t begin = i;
-        while (i < path.size() && path[i] != quote) {
-          if (path[i] == '\\')
-            ++i;
-          ++i;
-        }
-        if (i >= path.size())
-          return SyntaxError{open, "unterminated quoted field name"};
-        if (i == begin)
-          return SyntaxError{open, "empty quoted field name"};
-        ++i;
-        if (i >= path.size() || path[i] != ']')
-          return SyntaxError{i, "expected ']' after a quoted field name"};
-        ++i;
-        continue;
-      }
-      if (!full) {
-        size_t begin = i;
-        while (i < path.size() &&
-               std::isdigit(static_cast<unsigned char>(path[i])))
-          ++i;
-        if (i == begin || i >= path.size() || path[i] != ']')
-          return SyntaxError{open,
-                             "a reference path allows only '[<index>]' and "
-                             "\"['<name>']\" in brackets"};
-        ++i;
-        continue;
-      }
-      // Full JSONPath: indices, slices, unions, '*', filters; balance the
-      // brackets and parentheses, skipping quoted text.
-      int depth = 1;
-      size_t begin = i;
-      while (i < path.size() && depth > 0) {
-        char d = path[i];
-        if (d == '\'' || d == '"') {
-          ++i;
-          while (i < path.size() && path[i] != d) {
-            if (path[i] == '\\')
-              ++i;
-            ++i;
-          }
-          if (i >= path.size())
-            return SyntaxError{open, "unterminated string in brackets"};
-        } else if (d == '[' || d == '(') {
-          ++depth;
-        } else if (d == ']' || d == ')') {
-          --depth;
-        }
-        ++i;
-      }
-      if (depth != 0)
-        return SyntaxError{open, "unbalanced '['"};
-      if (i - 1 == begin)
-        return SyntaxError{open, "empty brackets"};
-      continue;
-    }
-    return SyntaxError{i, std::string("unexpected '") + c + "'"};
-  }
-  return std::nullopt;
-}
-
-static const char *const intrinsicFunctions[] = {
-    "States.Array",        "States.ArrayContains",  "States.ArrayGetItem",
-    "States.ArrayLength",  "States.ArrayPartition", "States.ArrayRange",
-    "States.ArrayUnique",  "States.Base64Decode",   "States.Base64Encode",
-    "States.Format",       "States.Hash",           "States.JsonMerge",
-    "States.JsonToString", "States.MathAdd",        "States.MathRandom",
-    "States.StringSplit",  "States.StringToJson",   "States.UUID",
-};
-
-/// Checks the outline of an intrinsic function call: a known name, balanced
-/// parentheses (outside single-quoted strings), nothing after the call.
-static std::optional<SyntaxError> checkIntrinsic(StringRef call) {
-  size_t paren = call.find('(');
-  if (paren == StringRef::npos)
-    return SyntaxError{0, "an intrinsic function call needs '(...)'"};
-  StringRef name = call.take_front(paren).rtrim();
-  if (!llvm::is_contained(intrinsicFunctions, name))
-    return SyntaxError{0, "unknown intrinsic function '" + name.str() + "'"};
-  int depth = 0;
-  for (size_t i = paren; i < call.size(); ++i) {
-    char c = call[i];
-    if (c == '\'') {
-      for (++i; i < call.size() && call[i] != '\''; ++i)
-        if (call[i] == '\\')
-          ++i;
-      if (i >= call.size())
-        return SyntaxError{paren, "unterminated string in the arguments"};
-    } else if (c == '(') {
-      ++depth;
-    } else if (c == ')') {
-      if (--depth == 0) {
-        if (!call.substr(i + 1).trim().empty())
-          return SyntaxError{i + 1, "unexpected text after the call"};
-        return std::nullopt;
-      }
-    }
-  }
-  return SyntaxError{paren, "unbalanced '(' in the call"};
-}
-
-/// RFC 3339 as ASL uses it: 2016-03-14T01:59:00Z, optional fraction,
-/// 'Z' or a +hh:mm offset, upper-case T and Z.
+/// RFC 3339 as ASL uses it (unum/Config/Timestamp.h, as the runtime reads
+/// it).
 static bool isTimestamp(StringRef s) {
-  auto digits = [&](size_t at, size_t n, unsigned lo, unsigned hi) {
-    if (at + n > s.size())
-      return false;
-    unsigned value = 0;
-    for (size_t i = at; i < at + n; ++i) {
-      if (!std::isdigit(static_cast<unsigned char>(s[i])))
-        return false;
-      value = value * 10 + (s[i] - '0');
-    }
-    return value >= lo && value <= hi;
-  };
-  if (!digits(0, 4, 0, 9999) || s.size() < 20 || s[4] != '-' ||
-      !digits(5, 2, 1, 12) || s[7] != '-' || !digits(8, 2, 1, 31) ||
-      s[10] != 'T' || !digits(11, 2, 0, 23) || s[13] != ':' ||
-      !digits(14, 2, 0, 59) || s[16] != ':' || !digits(17, 2, 0, 60))
-    return false;
-  size_t i = 19;
-  if (s[i] == '.') {
-    size_t begin = ++i;
-    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
-      ++i;
-    if (i == begin)
-      return false;
-  }
-  if (i < s.size() && s[i] == 'Z')
-    return i + 1 == s.size();
-  return i + 6 == s.size() && (s[i] == '+' || s[i] == '-') &&
-         digits(i + 1, 2, 0, 23) && s[i + 3] == ':' && digits(i + 4, 2, 0, 59);
+  return config::parseTimestamp(std::string_view(s.data(), s.size()))
+      .has_value();
 }
 
 //===----------------------------------------------------------------------===//
@@ -360,25 +178,35 @@ const FieldSpec stateFields[] = {
     {"MaxConcurrency", Map},
 };
 
-/// ASL fields that the sfn dialect has no place for.
-const char *const unsupportedFields[] = {
-    "TimeoutSecondsPath",
-    "HeartbeatSecondsPath",
-    "Credentials",
-    "Arguments",
-    "Output",
-    "Assign",
-    "QueryLanguage",
-    "ItemReader",
-    "ItemBatcher",
-    "ResultWriter",
-    "MaxConcurrencyPath",
-    "Label",
-    "ToleratedFailurePercentage",
-    "ToleratedFailurePercentagePath",
-    "ToleratedFailureCount",
-    "ToleratedFailureCountPath",
+/// ASL fields that the sfn dialect has no place for, and why.
+const std::pair<const char *, const char *> unsupportedFields[] = {
+    {"TimeoutSecondsPath", "a timeout read from the input"},
+    {"HeartbeatSecondsPath", "a heartbeat read from the input"},
+    {"Credentials", "cross-account roles"},
+    {"Arguments", "JSONata"},
+    {"Output", "JSONata"},
+    {"Assign", "variables"},
+    {"ItemReader", "a distributed Map reading its items from S3; give the "
+                   "items in the input"},
+    {"ItemBatcher", "a distributed Map's batches"},
+    {"ResultWriter", "a distributed Map writing its results to S3"},
+    {"MaxConcurrencyPath", "a concurrency read from the input"},
+    {"Label", "a distributed Map's label"},
+    {"ToleratedFailurePercentage", "a distributed Map's failure tolerance"},
+    {"ToleratedFailurePercentagePath", "a distributed Map's failure tolerance"},
+    {"ToleratedFailureCount", "a distributed Map's failure tolerance"},
+    {"ToleratedFailureCountPath", "a distributed Map's failure tolerance"},
 };
+
+/// "field 'X' is not supported by the ASL importer (why)", or "" when `key`
+/// is not an ASL field this importer knows it lacks.
+std::string unsupportedField(StringRef key) {
+  for (auto [field, why] : unsupportedFields)
+    if (key == field)
+      return "field '" + key.str() +
+             "' is not supported by the ASL importer (" + why + ")";
+  return "";
+}
 
 /// Choice rule comparison operators and the operand each takes.
 enum class Operand { String, Number, Bool, Timestamp, Path };
@@ -472,27 +300,32 @@ private:
   //--- Typed field readers; each reports a located error and returns
   //--- nothing when the value has the wrong type.
   bool expectKind(const Node &value, Kind kind, StringRef key);
+  /// "JSONPath" (the default) is accepted, "JSONata" refused.
+  void checkQueryLanguage(const Node &value);
   StringAttr readString(const Node &value, StringRef key);
   std::optional<int64_t> readInteger(const Node &value, StringRef key,
                                      int64_t min);
-  Attribute readPath(const Node &value, StringRef key, PathSyntax syntax,
-                     bool allowNull, bool allowIntrinsic = false);
+  Attribute
+  readPath(const Node &value, StringRef key, PathSyntax syntax, bool allowNull,
+           bool allowIntrinsic = false,
+           config::ContextScope contextScope = config::ContextScope::State);
   void reportSyntax(const Node &value, StringRef key, StringRef what,
-                    const SyntaxError &err);
+                    const config::ParseError &err);
 
   /// The JSON image of `value` (see SfnOps.td).
   Attribute image(const Node &value);
   /// A payload template (Parameters, ItemSelector, ResultSelector): any JSON
   /// whose keys ending in ".$" have a path or intrinsic call as value.
-  Attribute readTemplate(const Node &value);
-  void checkTemplate(const Node &value);
+  Attribute readTemplate(const Node &value, config::ContextScope scope);
+  void checkTemplate(const Node &value, config::ContextScope scope);
 
   ArrayAttr readRetry(const Node &value);
   ArrayAttr readCatch(const Node &value, GraphState &graph);
   bool checkErrorEquals(const Node *errors, SourceLoc ownerLoc);
   ArrayAttr readChoices(const Node &value, GraphState &graph);
   bool checkRule(const Node &rule, bool top);
-  std::string resolveResource(const Node &resource, const Node *parameters);
+  std::string resolveResource(const Node &resource, const Node *parameters,
+                              bool &lambdaInvoke);
 
   /// Reads a scope ({StartAt, States, ...}) into `block`; returns its start
   /// state's name. `extraKeys` are accepted and ignored by this function (the
@@ -512,6 +345,15 @@ private:
   llvm::StringMap<SourceLoc> allNames;
 };
 } // namespace
+
+void Importer::checkQueryLanguage(const Node &value) {
+  if (!expectKind(value, Kind::String, "QueryLanguage") ||
+      value.text == "JSONPath")
+    return;
+  error(value.loc, "QueryLanguage " + quoted(value.text) +
+                       " is not supported: unumc implements the JSONPath "
+                       "query language (\"JSONPath\", the default)");
+}
 
 bool Importer::expectKind(const Node &value, Kind kind, StringRef key) {
   if (value.kind == kind)
@@ -542,14 +384,15 @@ std::optional<int64_t> Importer::readInteger(const Node &value, StringRef key,
 }
 
 void Importer::reportSyntax(const Node &value, StringRef key, StringRef what,
-                            const SyntaxError &err) {
+                            const config::ParseError &err) {
   error(value.contentLoc.shifted(static_cast<unsigned>(err.offset)),
         "invalid " + what + " in " + quoted(key) + ": " + err.message);
 }
 
 Attribute Importer::readPath(const Node &value, StringRef key,
                              PathSyntax syntax, bool allowNull,
-                             bool allowIntrinsic) {
+                             bool allowIntrinsic,
+                             config::ContextScope contextScope) {
   if (allowNull && value.kind == Kind::Null)
     return builder.getUnitAttr();
   if (value.kind != Kind::String) {
@@ -559,15 +402,29 @@ Attribute Importer::readPath(const Node &value, StringRef key,
     return {};
   }
   StringRef text = value.text;
-  if (allowIntrinsic && text.starts_with("States.")) {
-    if (auto err = checkIntrinsic(text)) {
-      reportSyntax(value, key, "intrinsic function call", *err);
+  std::string_view view(text.data(), text.size());
+  config::ParseError err;
+  std::optional<config::ParseError> context;
+  if (allowIntrinsic && config::isIntrinsicCall(view)) {
+    config::CallPtr call = config::parseIntrinsicCall(view, err);
+    if (!call) {
+      reportSyntax(value, key, "intrinsic function call", err);
       return {};
     }
-  } else if (auto err = checkPath(text, syntax)) {
-    reportSyntax(value, key,
-                 syntax == PathSyntax::Any ? "JSONPath" : "reference path",
-                 *err);
+    context = config::checkContextPaths(*call, contextScope);
+  } else {
+    auto path = config::parseJsonPath(view, rulesFor(syntax), err);
+    if (!path) {
+      reportSyntax(value, key,
+                   syntax == PathSyntax::Any ? "JSONPath" : "reference path",
+                   err);
+      return {};
+    }
+    context = config::checkContextPaths(*path, contextScope);
+  }
+  if (context) {
+    error(value.contentLoc.shifted(context->offset),
+          "in " + quoted(key) + ": " + context->message);
     return {};
   }
   return builder.getStringAttr(text);
@@ -592,10 +449,10 @@ Attribute Importer::image(const Node &value) {
   return ok ? jsonToAttr(value, context) : Attribute();
 }
 
-void Importer::checkTemplate(const Node &value) {
+void Importer::checkTemplate(const Node &value, config::ContextScope scope) {
   if (value.kind == Kind::Array) {
     for (const Node &item : value.items)
-      checkTemplate(item);
+      checkTemplate(item, scope);
     return;
   }
   if (value.kind != Kind::Object)
@@ -603,14 +460,15 @@ void Importer::checkTemplate(const Node &value) {
   for (const Node::Member &member : value.members) {
     if (StringRef(member.key).ends_with(".$"))
       readPath(member.value, member.key, PathSyntax::Any,
-               /*allowNull=*/false, /*allowIntrinsic=*/true);
+               /*allowNull=*/false, /*allowIntrinsic=*/true, scope);
     else
-      checkTemplate(member.value);
+      checkTemplate(member.value, scope);
   }
 }
 
-Attribute Importer::readTemplate(const Node &value) {
-  checkTemplate(value);
+Attribute Importer::readTemplate(const Node &value,
+                                 config::ContextScope scope) {
+  checkTemplate(value, scope);
   return image(value);
 }
 
@@ -870,55 +728,104 @@ ArrayAttr Importer::readChoices(const Node &value, GraphState &graph) {
   return cast_or_null<ArrayAttr>(image(value));
 }
 
+/// The function a Lambda function name, partial ARN or ARN names, without
+/// its version or alias: `F`, `F:$LATEST`, `123456789012:function:F:1`,
+/// `arn:aws:lambda:us-east-1:123456789012:function:F:prod`.
+static std::string lambdaFunctionName(StringRef name) {
+  SmallVector<StringRef> parts;
+  name.split(parts, ':');
+  for (size_t i = 0; i + 1 < parts.size(); ++i)
+    if (parts[i] == "function")
+      return parts[i + 1].str();
+  return parts.front().str();
+}
+
 /// The function named by an ARN: the last ':'-segment, or for a Lambda
 /// function ARN (arn:...:lambda:<region>:<account>:function:<name>[:<qual>])
 /// the name after "function".
 static std::string arnFunctionName(StringRef arn) {
   SmallVector<StringRef> parts;
   arn.split(parts, ':');
-  for (size_t i = 0; i + 1 < parts.size(); ++i)
-    if (parts[i] == "function" && i >= 2 && parts[2] == "lambda")
-      return parts[i + 1].str();
+  if (parts.size() > 2 && parts[2] == "lambda")
+    return lambdaFunctionName(arn);
   return parts.back().str();
 }
 
+/// The Parameters fields of a lambda:invoke Task that this runtime honours.
+static bool isLambdaInvokeField(StringRef key) {
+  return key == "FunctionName" || key == "Payload" || key == "Payload.$" ||
+         key == "Qualifier" || key == "InvocationType" || key == "Comment";
+}
+
 std::string Importer::resolveResource(const Node &resource,
-                                      const Node *parameters) {
+                                      const Node *parameters,
+                                      bool &lambdaInvoke) {
   StringRef arn = resource.text;
   auto mapped = functionMap.find(arn);
   if (mapped != functionMap.end())
     return mapped->second;
   if (!arn.starts_with("arn:"))
     return arn.str();
-  if (arn.starts_with("arn:aws:states:::lambda:invoke")) {
+  const char *fix = "; map the resource to a local function with --functions "
+                    "(unumc) or --function-map (unum-translate)";
+  if (arn.starts_with("arn:aws:states:") && arn.contains(".waitForTaskToken")) {
+    error(resource.loc, quoted(arn) +
+                            " waits for a task token "
+                            "(.waitForTaskToken), which this "
+                            "runtime does not support" +
+                            Twine(fix));
+    return {};
+  }
+  if (arn == "arn:aws:states:::lambda:invoke") {
     const Node *name = parameters && parameters->kind == Kind::Object
                            ? parameters->find("FunctionName")
                            : nullptr;
     if (!name || name->kind != Kind::String || name->text.empty()) {
-      error(resource.loc, "cannot name the function of " + quoted(arn) +
-                              ": it needs 'Parameters.FunctionName' as a "
-                              "string (a dynamic 'FunctionName.$' is not "
-                              "supported)");
+      error(parameters && parameters->find("FunctionName.$")
+                ? parameters->find("FunctionName.$")->loc
+                : resource.loc,
+            "cannot name the function of " + quoted(arn) +
+                ": it needs 'Parameters.FunctionName' as a string (a "
+                "dynamic 'FunctionName.$' is not supported)" +
+                Twine(fix));
       return {};
     }
+    bool ok = true;
+    for (const Node::Member &m : parameters->members) {
+      if (!isLambdaInvokeField(m.key)) {
+        error(m.keyLoc, "lambda:invoke parameter " + quoted(m.key) +
+                            " is not supported (only FunctionName, Payload "
+                            "and Qualifier are)");
+        ok = false;
+      } else if (m.key == "InvocationType" &&
+                 (m.value.kind != Kind::String ||
+                  m.value.text != "RequestResponse")) {
+        error(m.value.loc, "only the \"RequestResponse\" InvocationType of "
+                           "lambda:invoke is supported");
+        ok = false;
+      }
+    }
+    if (!ok)
+      return {};
+    lambdaInvoke = true;
     StringRef fn = name->text;
     auto it = functionMap.find(fn);
     if (it != functionMap.end())
       return it->second;
-    return fn.starts_with("arn:") ? arnFunctionName(fn) : fn.str();
+    return lambdaFunctionName(fn);
   }
   if (arn.starts_with("arn:aws:states:")) {
     error(resource.loc, "service integration " + quoted(arn) +
                             " is not supported: a Task runs a function (a "
-                            "name, a function ARN or "
-                            "arn:aws:states:::lambda:invoke); "
-                            "--function-map can name it");
+                            "name, a Lambda function ARN or "
+                            "arn:aws:states:::lambda:invoke)" +
+                            Twine(fix));
     return {};
   }
   std::string name = arnFunctionName(arn);
   if (name.empty())
     error(resource.loc, "cannot name the function of " + quoted(arn) +
-                            ": its last ':'-segment is empty");
+                            ": its last ':'-segment is empty" + Twine(fix));
   return name;
 }
 
@@ -998,10 +905,13 @@ void Importer::buildState(const Node::Member &member,
     for (const FieldSpec &f : stateFields)
       if (key == f.key)
         spec = &f;
+    if (key == "QueryLanguage") {
+      checkQueryLanguage(value);
+      continue;
+    }
     if (!spec) {
-      if (llvm::is_contained(unsupportedFields, key))
-        error(m.keyLoc,
-              "field " + quoted(key) + " is not supported by the ASL importer");
+      if (std::string why = unsupportedField(key); !why.empty())
+        error(m.keyLoc, why);
       else
         error(m.keyLoc, "unknown field " + quoted(key) + " in " + typeName +
                             " state " + quoted(name));
@@ -1036,7 +946,7 @@ void Importer::buildState(const Node::Member &member,
       }
     } else if (key == "InputPath" || key == "OutputPath") {
       set(key == "InputPath" ? "input_path" : "output_path",
-          readPath(value, key, PathSyntax::ReferenceOrContext,
+          readPath(value, key, PathSyntax::Any,
                    /*allowNull=*/true));
     } else if (key == "ResultPath") {
       set("result_path",
@@ -1048,12 +958,15 @@ void Importer::buildState(const Node::Member &member,
       parameters = &value;
       if (type == Map)
         mapParameters = &m;
-      set(type == Map ? "item_selector" : "parameters", readTemplate(value));
+      set(type == Map ? "item_selector" : "parameters",
+          readTemplate(value, type == Map ? config::ContextScope::ItemSelector
+                                          : config::ContextScope::State));
     } else if (key == "ItemSelector") {
       itemSelector = &m;
-      set("item_selector", readTemplate(value));
+      set("item_selector",
+          readTemplate(value, config::ContextScope::ItemSelector));
     } else if (key == "ResultSelector") {
-      set("result_selector", readTemplate(value));
+      set("result_selector", readTemplate(value, config::ContextScope::State));
     } else if (key == "Result") {
       set("result", image(value));
     } else if (key == "Retry") {
@@ -1130,13 +1043,22 @@ void Importer::buildState(const Node::Member &member,
     if (!body.find("Resource"))
       error(member.keyLoc, "Task state " + quoted(name) + " needs 'Resource'");
     else if (resource) {
-      std::string function = resolveResource(*resource, parameters);
+      bool lambdaInvoke = false;
+      std::string function =
+          resolveResource(*resource, parameters, lambdaInvoke);
       if (!function.empty())
         attrs.set("resource", builder.getStringAttr(function));
+      if (lambdaInvoke)
+        attrs.set("lambda_invoke", builder.getBoolAttr(true));
     }
     if (timeout && heartbeat && *heartbeat >= *timeout)
       error(heartbeatNode->loc, "'HeartbeatSeconds' must be smaller than "
                                 "'TimeoutSeconds'");
+    if (heartbeat)
+      diags.warning(heartbeatNode->loc,
+                    "'HeartbeatSeconds' of Task " + quoted(name) +
+                        " is ignored: this runtime has no task heartbeats "
+                        "(TimeoutSeconds is enforced)");
   }
   if (type == Choice && !body.find("Choices")) {
     error(member.keyLoc, "Choice state " + quoted(name) + " needs 'Choices'");
@@ -1246,9 +1168,12 @@ std::string Importer::buildScope(const Node &scope, Block *block,
     if (key == "StartAt" || key == "States" ||
         llvm::is_contained(extraKeys, key))
       continue;
-    if (llvm::is_contained(unsupportedFields, key))
-      error(m.keyLoc,
-            "field " + quoted(key) + " is not supported by the ASL importer");
+    if (key == "QueryLanguage") {
+      checkQueryLanguage(m.value);
+      continue;
+    }
+    if (std::string why = unsupportedField(key); !why.empty())
+      error(m.keyLoc, why);
     else
       error(m.keyLoc, "unknown field " + quoted(key) + " in a " + what);
   }
@@ -1379,8 +1304,11 @@ void Importer::buildStateMachine(const Node &root, StringRef name,
       if (StringAttr comment = readString(m.value, key))
         attrs.set("comment", comment);
     } else if (key == "TimeoutSeconds") {
-      if (auto timeout = readInteger(m.value, key, 1))
+      if (auto timeout = readInteger(m.value, key, 1)) {
         attrs.set("timeout_seconds", builder.getI64IntegerAttr(*timeout));
+        diags.warning(m.value.loc, "the state machine's 'TimeoutSeconds' is "
+                                   "not enforced by this runtime yet");
+      }
     } else if (key == "Version") {
       // The only version there is; nothing to keep.
       if (expectKind(m.value, Kind::String, key) && m.value.text != "1.0")
@@ -1412,21 +1340,34 @@ void Importer::buildStateMachine(const Node &root, StringRef name,
 // Options files
 //===----------------------------------------------------------------------===//
 
-static bool loadFunctionMap(StringRef path, llvm::StringMap<std::string> &map,
-                            config::DiagnosticSink &sink) {
+/// The JSON object in the options file `path`; `what` names the file in
+/// errors ("a function map"), `mapping` what it maps.
+static const Node *readObjectFile(StringRef path, StringRef what,
+                                  StringRef mapping,
+                                  std::vector<Node> &documents,
+                                  config::DiagnosticSink &sink) {
   std::string text;
-  if (!readFile(path, text, sink, "function map"))
-    return false;
-  std::vector<Node> documents;
+  if (!readFile(path, text, sink, what.drop_front(what.find(' ') + 1)))
+    return nullptr;
   const Node *root = parseOne(text, documents, sink);
   if (!root)
-    return false;
+    return nullptr;
   if (root->kind != Kind::Object) {
-    sink.error(root->loc, "a function map must be a JSON object mapping "
-                          "resources (ARNs) to function names, not " +
-                              aKind(root->kind));
-    return false;
+    sink.error(root->loc, what.str() + " must be a JSON object mapping " +
+                              mapping.str() + ", not " + aKind(root->kind));
+    return nullptr;
   }
+  return root;
+}
+
+static bool loadFunctionMap(StringRef path, llvm::StringMap<std::string> &map,
+                            config::DiagnosticSink &sink) {
+  std::vector<Node> documents;
+  const Node *root =
+      readObjectFile(path, "a function map",
+                     "resources (ARNs) to function names", documents, sink);
+  if (!root)
+    return false;
   bool ok = true;
   for (const Node::Member &m : root->members) {
     if (m.value.kind != Kind::String || m.value.text.empty()) {
@@ -1480,12 +1421,87 @@ static bool loadGlobals(StringRef path, std::optional<bool> &checkpoint,
   return ok;
 }
 
+static bool loadSubstitutions(StringRef path,
+                              llvm::StringMap<std::string> &values,
+                              config::DiagnosticSink &sink) {
+  std::vector<Node> documents;
+  const Node *root =
+      readObjectFile(path, "a substitutions file",
+                     "placeholder names to values", documents, sink);
+  if (!root)
+    return false;
+  bool ok = true;
+  for (const Node::Member &m : root->members) {
+    if (m.value.kind == Kind::String || m.value.kind == Kind::Number) {
+      values[m.key] = m.value.text;
+    } else if (m.value.kind == Kind::Bool) {
+      values[m.key] = m.value.boolValue ? "true" : "false";
+    } else {
+      sink.error(m.value.loc, "the value of " + quoted(m.key) +
+                                  " must be a string, a number or a boolean, "
+                                  "not " +
+                                  aKind(m.value.kind));
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+/// Replaces the `${Name}` placeholders in every string value of `root`
+/// (walked with a stack: no recursion on the document's depth).
+static void substitute(Node &root, const llvm::StringMap<std::string> &values,
+                       bool haveFile, config::DiagnosticSink &sink) {
+  std::vector<Node *> stack{&root};
+  while (!stack.empty()) {
+    Node *node = stack.back();
+    stack.pop_back();
+    // Reversed, so that errors come in document order.
+    for (Node &item : llvm::reverse(node->items))
+      stack.push_back(&item);
+    for (Node::Member &m : llvm::reverse(node->members))
+      stack.push_back(&m.value);
+    if (node->kind != Kind::String)
+      continue;
+    std::string &text = node->text;
+    if (text.find("${") == std::string::npos)
+      continue;
+    std::string out;
+    for (size_t i = 0; i < text.size();) {
+      size_t end = i + 2;
+      while (end < text.size() &&
+             (llvm::isAlnum(text[end]) || text[end] == '_'))
+        ++end;
+      if (text.compare(i, 2, "${") != 0 || end == i + 2 || end >= text.size() ||
+          text[end] != '}') {
+        out += text[i++];
+        continue;
+      }
+      StringRef name = StringRef(text).slice(i + 2, end);
+      auto it = values.find(name);
+      if (it == values.end()) {
+        sink.error(node->contentLoc.shifted(static_cast<unsigned>(i)),
+                   "unknown placeholder '${" + name.str() + "}'" +
+                       (haveFile ? ": the substitutions file has no value "
+                                   "for it"
+                                 : ": give its value in a substitutions "
+                                   "file (--substitutions FILE), as SAM's "
+                                   "DefinitionSubstitutions"));
+        out += text.substr(i, end + 1 - i);
+      } else {
+        out += it->second;
+      }
+      i = end + 1;
+    }
+    text = std::move(out);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Entry points
 //===----------------------------------------------------------------------===//
 
 static std::string defaultName(StringRef path) {
-  StringRef base = llvm::sys::path::filename(path);
+  StringRef base = llvm::sys::path::filename(inputFileOf(path));
   if (base.empty() || base == "-" || base == "<stdin>")
     return "state_machine";
   base.consume_back(".json");
@@ -1512,9 +1528,18 @@ OwningOpRef<ModuleOp> unum::importASL(StringRef text, StringRef bufferName,
     reportConfigDiagnostics(context, sink.diagnostics());
   }
 
+  llvm::StringMap<std::string> substitutions;
+  if (!options.substitutionsFile.empty()) {
+    config::DiagnosticSink sink(options.substitutionsFile);
+    ok &= loadSubstitutions(options.substitutionsFile, substitutions, sink);
+    reportConfigDiagnostics(context, sink.diagnostics());
+  }
+
   config::DiagnosticSink sink(bufferName.str());
   std::vector<Node> documents;
-  const Node *root = parseOne(text, documents, sink);
+  Node *root = parseOne(text, documents, sink);
+  if (root && ok)
+    substitute(*root, substitutions, !options.substitutionsFile.empty(), sink);
   OwningOpRef<ModuleOp> module =
       ModuleOp::create(FileLineColLoc::get(context, bufferName, 1, 1));
   if (root) {

@@ -1,30 +1,44 @@
 //===- TranslateRegistration.cpp - unum-translate's --from-asl ------------===//
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
 #include "unum/Target/ASL/ASL.h"
+#include "unum/Target/TranslateDiagnostics.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
 
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ManagedStatic.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
 using namespace unum;
 
-static llvm::cl::OptionCategory category("ASL import options");
+namespace {
+/// --from-asl's options, registered with the translation (not at start-up,
+/// so tools that only link this library do not list them).
+struct ASLTranslationOptions {
+  llvm::cl::OptionCategory category{"ASL import options"};
+  llvm::cl::opt<std::string> functionMap{
+      "function-map",
+      llvm::cl::desc("--from-asl: a JSON object mapping Task resources (ARNs) "
+                     "to function names (default: the ARN's last segment)"),
+      llvm::cl::value_desc("file"), llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> aslGlobals{
+      "asl-globals",
+      llvm::cl::desc("--from-asl: a JSON object {\"Checkpoint\": bool, "
+                     "\"Debug\": bool} recorded on the state machine"),
+      llvm::cl::value_desc("file"), llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> aslSubstitutions{
+      "asl-substitutions",
+      llvm::cl::desc("--from-asl: a JSON object {\"Name\": value} replacing "
+                     "the definition's ${Name} placeholders"),
+      llvm::cl::value_desc("file"), llvm::cl::cat(category)};
+};
+} // namespace
 
-static llvm::cl::opt<std::string> functionMap(
-    "function-map",
-    llvm::cl::desc("--from-asl: a JSON object mapping Task resources (ARNs) "
-                   "to function names (default: the ARN's last segment)"),
-    llvm::cl::value_desc("file"), llvm::cl::cat(category));
-
-static llvm::cl::opt<std::string> aslGlobals(
-    "asl-globals",
-    llvm::cl::desc("--from-asl: a JSON object {\"Checkpoint\": bool, "
-                   "\"Debug\": bool} recorded on the state machine"),
-    llvm::cl::value_desc("file"), llvm::cl::cat(category));
+static llvm::ManagedStatic<ASLTranslationOptions> clOptions;
 
 void unum::registerASLTranslation() {
+  (void)*clOptions; // registers the options
   static TranslateToMLIRRegistration fromAsl(
       "from-asl",
       "import an Amazon States Language state machine (JSON) as sfn ops",
@@ -33,11 +47,15 @@ void unum::registerASLTranslation() {
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
         ASLImportOptions options;
         options.name = getAppNameOption().str();
-        options.functionMapFile = functionMap;
-        options.globalsFile = aslGlobals;
+        options.functionMapFile = clOptions->functionMap;
+        options.globalsFile = clOptions->aslGlobals;
+        options.substitutionsFile = clOptions->aslSubstitutions;
         return OwningOpRef<Operation *>(importASL(buffer->getBuffer(),
                                                   buffer->getBufferIdentifier(),
                                                   options, context));
       },
-      [](DialectRegistry &registry) { registry.insert<sfn::SfnDialect>(); });
+      [](DialectRegistry &registry) {
+        registry.insert<sfn::SfnDialect>();
+        quietOpDiagnostics(registry);
+      });
 }

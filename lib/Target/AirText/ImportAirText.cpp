@@ -50,6 +50,11 @@ struct Stmt {
   std::string callee;            // kernel name or function name
   size_t calleePos = 0;
   std::vector<Arg> args;
+  // `grad(f, wrt=[..])(args)` / `value_and_grad(...)(args)`: isCall is set
+  // too (the callee is a function).
+  bool isGrad = false, withValue = false;
+  std::vector<int64_t> wrt = {0};
+  size_t wrtPos = 0;
 };
 
 struct Param {
@@ -320,6 +325,8 @@ private:
         return false;
       return parseArgs(s.args);
     }
+    if ((word == "grad" || word == "value_and_grad") && peekGradTarget())
+      return parseGrad(s, word == "value_and_grad");
     if (word == "call") {
       skip();
       s.calleePos = pos;
@@ -331,6 +338,58 @@ private:
     }
     s.isCall = true;
     if (!expect("(", "after the function name"))
+      return false;
+    return parseArgs(s.args);
+  }
+
+  /// After `grad`: `(` and a function name (not a value) follow.
+  bool peekGradTarget() {
+    size_t save = pos;
+    bool yes = consume("(");
+    skip();
+    yes = yes && pos < text.size() &&
+          (llvm::isAlpha(text[pos]) || text[pos] == '_');
+    pos = save;
+    return yes;
+  }
+
+  /// `grad(f)(args)`, `grad(f, wrt=[0, 2])(args)`, `wrt=1` for one.
+  bool parseGrad(Stmt &s, bool withValue) {
+    s.isCall = s.isGrad = true;
+    s.withValue = withValue;
+    consume("("); // peekGradTarget saw it
+    skip();
+    s.calleePos = pos;
+    if (!identifier(s.callee))
+      return error(pos, "expected the function to differentiate" + found());
+    s.wrtPos = s.calleePos;
+    if (consume(",")) {
+      skip();
+      size_t at = pos;
+      std::string key;
+      if (!identifier(key) || key != "wrt" || !consume("="))
+        return error(at, "expected 'wrt=[...]'" + found());
+      skip();
+      s.wrtPos = pos;
+      s.wrt.clear();
+      Arg n;
+      if (consume("[")) {
+        if (!intList(s.wrt))
+          return false;
+      } else if (number(n) && !n.isFloat) {
+        int64_t v;
+        if (StringRef(n.text).getAsInteger(10, v))
+          return error(n.pos, "integer '" + n.text + "' is out of range");
+        s.wrt.push_back(v);
+      } else {
+        return error(s.wrtPos,
+                     "'wrt' takes a parameter index or a list" + found());
+      }
+      if (s.wrt.empty())
+        return error(s.wrtPos, "'wrt' needs at least one parameter");
+    }
+    if (!expect(")", "after the differentiated function") ||
+        !expect("(", "before the arguments"))
       return false;
     return parseArgs(s.args);
   }
@@ -543,6 +602,54 @@ private:
     return true;
   }
 
+  /// `grad(f, wrt)(args)`: an air.grad; what can be checked before
+  /// air-grad (indices, dtypes, the result) is checked here, located.
+  bool buildGrad(const Stmt &s, func::FuncOp callee, ValueRange ins,
+                 const std::vector<const Arg *> &args) {
+    FunctionType type = callee.getFunctionType();
+    llvm::SmallDenseSet<int64_t> seen;
+    for (int64_t i : s.wrt) {
+      if (i < 0 || i >= (int64_t)type.getNumInputs())
+        return parser.error(s.wrtPos,
+                            "'wrt' entry " + Twine(i) + " is out of range: '" +
+                                s.callee + "' has " +
+                                Twine(type.getNumInputs()) + " parameters");
+      if (!seen.insert(i).second)
+        return parser.error(s.wrtPos,
+                            "'wrt' lists parameter " + Twine(i) + " twice");
+      Type t = ins[i].getType();
+      auto tensor = dyn_cast<RankedTensorType>(t);
+      if (tensor && !isa<FloatType>(tensor.getElementType()))
+        return parser.error(args[i]->pos,
+                            "cannot differentiate '" + s.callee +
+                                "' with respect to parameter " + Twine(i) +
+                                ": it is " + formatAirType(t) +
+                                "; only floating-point arrays have gradients");
+    }
+    if (type.getNumResults() != 1)
+      return parser.error(s.calleePos, "cannot differentiate '" + s.callee +
+                                           "': it returns " +
+                                           Twine(type.getNumResults()) +
+                                           " values, a gradient needs one "
+                                           "scalar");
+    Type value = type.getResult(0);
+    auto scalar = dyn_cast<RankedTensorType>(value);
+    if (!isa<GenericType>(value) && (!scalar || scalar.getRank() != 0 ||
+                                     !isa<FloatType>(scalar.getElementType())))
+      return parser.error(s.calleePos,
+                          "cannot differentiate '" + s.callee +
+                              "': it returns " + formatAirType(value) +
+                              "; a gradient needs a floating-point scalar");
+    SmallVector<Type> results;
+    if (s.withValue)
+      results.push_back(value);
+    for (int64_t i : s.wrt)
+      results.push_back(isa<GenericType>(value) ? value : ins[i].getType());
+    auto grad = GradOp::create(b, parser.loc(s.pos), results, s.callee, ins,
+                               s.wrt, s.withValue);
+    return define(s, grad.getResults());
+  }
+
   bool buildCall(const Stmt &s) {
     func::FuncOp callee = built[s.callee];
     std::vector<const Arg *> args;
@@ -565,7 +672,7 @@ private:
     bool generic = llvm::any_of(type.getInputs(), llvm::IsaPred<GenericType>);
     for (auto [i, v, expected] : llvm::enumerate(ins, type.getInputs())) {
       if (isa<GenericType>(expected) || isa<GenericType>(v.getType()) ||
-          isa<LiteralOp>(v.getDefiningOp()))
+          isa_and_present<LiteralOp>(v.getDefiningOp()))
         continue;
       if (v.getType() != expected)
         return parser.error(args[i]->pos,
@@ -573,6 +680,8 @@ private:
                                 "' has type " + formatAirType(v.getType()) +
                                 ", expected " + formatAirType(expected));
     }
+    if (s.isGrad)
+      return buildGrad(s, callee, ins, args);
     SmallVector<Type> results;
     for (Type t : type.getResults())
       results.push_back(generic ? GenericType::get(ctx) : t);

@@ -1,6 +1,7 @@
 //===- TranslateRegistration.cpp - unum-translate's --from-air ------------===//
 #include "unum/Dialect/Air/IR/AirDialect.h"
 #include "unum/Target/AirText/AirText.h"
+#include "unum/Target/TranslateDiagnostics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
@@ -21,5 +22,6 @@ void unum::registerAirTextTranslation() {
       },
       [](DialectRegistry &registry) {
         registry.insert<air::AirDialect, func::FuncDialect>();
+        quietOpDiagnostics(registry);
       });
 }

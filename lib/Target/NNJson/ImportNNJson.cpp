@@ -9,6 +9,7 @@
 #include "unum/Dialect/NN/IR/NNDialect.h"
 #include "unum/Target/JsonImage.h"
 #include "unum/Target/NNJson/NNJson.h"
+#include "unum/Target/TranslateDiagnostics.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
@@ -537,5 +538,8 @@ void unum::registerNNJsonTranslation() {
         return OwningOpRef<Operation *>(importNNJson(
             buffer->getBuffer(), buffer->getBufferIdentifier(), context));
       },
-      [](DialectRegistry &registry) { registry.insert<nn::NNDialect>(); });
+      [](DialectRegistry &registry) {
+        registry.insert<nn::NNDialect>();
+        quietOpDiagnostics(registry);
+      });
 }

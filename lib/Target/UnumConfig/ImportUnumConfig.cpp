@@ -2,6 +2,7 @@
 #include "unum/Config/AppFiles.h"
 #include "unum/Config/Document.h"
 #include "unum/Dialect/Unum/IR/UnumOps.h"
+#include "unum/Target/InputName.h"
 #include "unum/Target/JsonImage.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
 
@@ -59,11 +60,28 @@ static bool decodeFile(StringRef text, StringRef file, config::Format format,
 
 /// A symbol-friendly default app name.
 static std::string defaultAppName(StringRef path) {
-  StringRef trimmed = path.rtrim("/");
+  StringRef trimmed = inputFileOf(path).rtrim("/");
   if (trimmed.empty() || trimmed == "-" || trimmed == "<stdin>")
     return "app";
   std::string name = llvm::sys::path::stem(trimmed).str();
   return name.empty() ? "app" : name;
+}
+
+/// The app needs a start function; the files mark it with `Start`, so the
+/// error says so in their own spelling (the verifier, which knows only IR,
+/// would ask for the `start` keyword).
+static bool checkStart(ArrayRef<LoadedConfig> configs, config::Format format,
+                       MLIRContext *context) {
+  if (configs.empty() || llvm::any_of(configs, [](const LoadedConfig &c) {
+        return c.config.start;
+      }))
+    return true;
+  const LoadedConfig &first = configs.front();
+  emitError(toLoc(context, first.file, first.config.loc))
+      << "no function is marked as the start of the app: add "
+      << (format == config::Format::Json ? "\"Start\": true" : "Start: true")
+      << " to the entry function's config";
+  return false;
 }
 
 static ArrayAttr modifierArray(Builder &builder,
@@ -175,7 +193,7 @@ OwningOpRef<ModuleOp> unum::importUnumConfigText(StringRef text,
   std::vector<config::Diagnostic> diagnostics;
   bool ok = decodeFile(text, bufferName, format, configs, diagnostics);
   reportConfigDiagnostics(context, diagnostics);
-  if (!ok)
+  if (!ok || !checkStart(configs, format, context))
     return {};
   std::string name =
       appName.empty() ? defaultAppName(bufferName) : appName.str();
@@ -198,7 +216,7 @@ OwningOpRef<ModuleOp> unum::importUnumConfigPath(StringRef path,
   for (const config::SourceFile &file : files)
     ok &= decodeFile(file.text, file.path, format, configs, diagnostics);
   reportConfigDiagnostics(context, diagnostics);
-  if (!ok)
+  if (!ok || !checkStart(configs, format, context))
     return {};
   std::string name = appName.empty() ? defaultAppName(path) : appName.str();
   return buildModule(configs, name, files.front().path, context);

@@ -18,6 +18,7 @@
 #include "unum/Dialect/NN/IR/FixedPoint.h"
 #include "unum/Dialect/NN/IR/NNDialect.h"
 #include "unum/Dialect/RTL/IR/RTLDialect.h"
+#include "unum/Target/TranslateDiagnostics.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
 #include "unum/Target/VHDL/VHDL.h"
 
@@ -886,5 +887,6 @@ void unum::registerVHDLTranslation() {
       [](DialectRegistry &registry) {
         // nn too, so that a model not yet lowered gets a useful error.
         registry.insert<rtl::RTLDialect, nn::NNDialect>();
+        quietOpDiagnostics(registry);
       });
 }

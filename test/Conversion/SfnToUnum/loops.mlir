@@ -10,8 +10,8 @@
 // CHECK:      unum.function @Prepare start checkpoint {
 // CHECK-NEXT:   unum.chain @Poll
 // CHECK:      unum.function @Poll checkpoint loop(1) {
-// CHECK-NEXT:   unum.chain @Done if "$out.ready == true"
-// CHECK-NEXT:   unum.chain @Poll if "not ($out.ready == true)"
+// CHECK-NEXT:   unum.chain @Done if "is_boolean($out.ready) and $out.ready == true"
+// CHECK-NEXT:   unum.chain @Poll if "not (is_boolean($out.ready) and $out.ready == true)"
 // CHECK:      unum.function @Done checkpoint {
 sfn.state_machine "poll" start "Prepare" {
   sfn.task "Prepare" next "Poll" {resource = "Prepare"}
@@ -32,7 +32,7 @@ sfn.state_machine "poll" start "Prepare" {
 // CHECK:      unum.function @B checkpoint loop(1) {
 // CHECK:      unum.function @UnumParallel0 checkpoint save_input loop(1) {
 // CHECK:      unum.function @UnumSinkParallel0 checkpoint state_input(@UnumParallel0) loop(1) dataflow {ResultPath = "$.r"} {
-// CHECK-NEXT:   unum.chain @Work if "$out.more == true"
+// CHECK-NEXT:   unum.chain @Work if "is_boolean($out.more) and $out.more == true"
 sfn.state_machine "parallel" start "Work" {
   sfn.task "Work" next "Both" {resource = "Work"}
   sfn.parallel "Both" next "Again" attributes {starts = ["A", "B"], result_path = "$.r"} {
@@ -52,8 +52,8 @@ sfn.state_machine "parallel" start "Work" {
 // (the top counter and the item's, which it advances); the end does not.
 // CHECK-LABEL: unum.app @iterator
 // CHECK:      unum.function @Count checkpoint builtin("Pass") loop(2) dataflow
-// CHECK-NEXT:   unum.chain @Count if "$out.k < $out.to"
-// CHECK-NEXT:   unum.chain @UnumEndMap0 if "not ($out.k < $out.to)"
+// CHECK-NEXT:   unum.chain @Count if "is_numeric($out.k) and is_numeric($out.to) and $out.k < $out.to"
+// CHECK-NEXT:   unum.chain @UnumEndMap0 if "not (is_numeric($out.k) and is_numeric($out.to) and $out.k < $out.to)"
 // CHECK:      unum.function @Report checkpoint {
 // CHECK:      unum.function @UnumEndMap0 checkpoint builtin("Pass") {
 // CHECK-NEXT:   unum.fanin @Report values ["UnumEndMap0-unumIndex-*"] modifiers ["Pop"]
@@ -75,8 +75,8 @@ sfn.state_machine "iterator" start "First" {
 // CHECK:      unum.function @Yes checkpoint {
 // CHECK-NEXT:   unum.chain @UnumEndParallel0_0
 // CHECK:      unum.function @Route checkpoint builtin("Pass") {
-// CHECK-NEXT:   unum.chain @Yes if "$out.x == 1"
-// CHECK-NEXT:   unum.chain @UnumEndParallel0_0 if "not ($out.x == 1)"
+// CHECK-NEXT:   unum.chain @Yes if "is_numeric($out.x) and $out.x == 1"
+// CHECK-NEXT:   unum.chain @UnumEndParallel0_0 if "not (is_numeric($out.x) and $out.x == 1)"
 // CHECK:      unum.function @UnumEndParallel0_0 checkpoint builtin("Pass") {
 // CHECK-NEXT:   unum.fanin @Join values ["UnumEndParallel0_0-unumIndex-0", "C-unumIndex-1"] modifiers ["Pop"]
 sfn.state_machine "ends" start "Begin" {

@@ -9,7 +9,7 @@
 // CHECK:      unum.function @Work checkpoint {
 // CHECK-NEXT:   unum.chain @Pause
 // CHECK:      unum.function @Pause checkpoint builtin("Wait") dataflow {Seconds = 5 : i64} {
-// CHECK-NEXT:   unum.chain @Bad if "$out.ok == false"
+// CHECK-NEXT:   unum.chain @Bad if "is_boolean($out.ok) and $out.ok == false"
 // CHECK-NEXT: }
 // CHECK:      unum.function @Bad checkpoint builtin("Fail") dataflow {Cause = "not ok", Error = "NotOk"} {
 // CHECK-NEXT: }

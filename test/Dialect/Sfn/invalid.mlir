@@ -59,3 +59,12 @@ sfn.state_machine "m" start "A" {
   // expected-error @+1 {{catch target 'H' is not a state of this scope}}
   sfn.task "A" end {resource = "f", catchers = [{ErrorEquals = ["States.ALL"], Next = "H"}]}
 }
+
+// -----
+
+// A misspelled state name gets a suggestion.
+sfn.state_machine "m" start "Split" {
+  // expected-error @+1 {{next state 'Sqaure' is not a state of this scope (did you mean 'Square'?)}}
+  sfn.task "Split" next "Sqaure" {resource = "Split"}
+  sfn.task "Square" end {resource = "Square"}
+}

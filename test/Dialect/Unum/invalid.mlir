@@ -172,10 +172,24 @@ unum.app @negativeretry {
 
 // -----
 
+// An unreachable function is valid (unum-lint warns, see lint.mlir).
 unum.app @unreachable {
   unum.function @A start {}
-  // expected-warning @+1 {{function '@B' is not reachable from any start function}}
   unum.function @B {}
+}
+
+// -----
+
+// A fan-in over every instance of a level must leave that level.
+unum.app @globnopop {
+  unum.function @A start fanout {
+    unum.map @B
+  }
+  unum.function @B checkpoint {
+    // expected-error @+1 {{collects every instance of '@B' at its innermost fan-out level ("B-unumIndex-*") but does not leave that level: add the modifier "Pop" (modifiers ["Pop"]), or the fan-in target would run once per index and never complete}}
+    unum.fanin @C values ["B-unumIndex-*"]
+  }
+  unum.function @C {}
 }
 
 // -----
@@ -222,4 +236,15 @@ unum.app @stateinputnotfanin {
   }
   // expected-error @+1 {{has a state_input but no fan-in edge leads to it: a sink reads its state's input when its fan-in completes}}
   unum.function @Sink state_input(@Entry) {}
+}
+
+// -----
+
+// A misspelled function name gets a suggestion.
+unum.app @misspelled {
+  unum.function @Split start {
+    // expected-error @+1 {{target '@Sqaure' is not a function of this app (did you mean '@Square'?)}}
+    unum.chain @Sqaure
+  }
+  unum.function @Square {}
 }

@@ -31,7 +31,7 @@ unum.app @a {
 
 unum.app @a {
   unum.function @A start checkpoint {
-    // expected-error @+1 {{unknown variable '$out'; expected $0..$9}}
+    // expected-error @+1 {{unknown variable '$out'; expected $0..$31}}
     unum.fanin @A values ["A-unumIndex-$out"]
   }
 }

@@ -31,6 +31,10 @@ struct ASLImportOptions {
   /// A JSON object {"Checkpoint": bool, "Debug": bool (optional)}, recorded
   /// as the state machine's `checkpoint`/`debug` attributes.
   std::string globalsFile;
+  /// A JSON object {"Name": value} whose values replace the `${Name}`
+  /// placeholders in the definition's strings, as SAM's
+  /// DefinitionSubstitutions do. A placeholder without a value is an error.
+  std::string substitutionsFile;
 };
 
 /// Builds a module holding one verified `sfn.state_machine` from the ASL

@@ -345,6 +345,30 @@ Type Conv1DOp::inferResultType(TypeRange types, std::optional<Location> loc) {
   return RankedTensorType::get({outLength, w.getDimSize(2)}, dtype);
 }
 
+namespace {
+/// The adjoints of conv1d: the result has the type of operand `like`.
+Type inferConvGrad(Operation *op, TypeRange types, std::optional<Location> loc,
+                   unsigned like) {
+  Type early;
+  auto tensors = typedOperands(op, types, loc, early);
+  if (!tensors)
+    return early;
+  if (!commonDType(op, *tensors, loc, /*floatOnly=*/true))
+    return {};
+  return (*tensors)[like];
+}
+} // namespace
+
+Type Conv1DInputGradOp::inferResultType(TypeRange types,
+                                        std::optional<Location> loc) {
+  return inferConvGrad(*this, types, loc, 2);
+}
+
+Type Conv1DFilterGradOp::inferResultType(TypeRange types,
+                                         std::optional<Location> loc) {
+  return inferConvGrad(*this, types, loc, 2);
+}
+
 Type ReshapeOp::inferResultType(TypeRange types, std::optional<Location> loc) {
   ArrayRef<int64_t> shape = getShape();
   int inferred = -1;
@@ -539,6 +563,67 @@ LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   return success();
 }
 
+LogicalResult GradOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto callee =
+      symbolTable.lookupNearestSymbolFrom<func::FuncOp>(*this, getCalleeAttr());
+  if (!callee)
+    return emitOpError("differentiates '")
+           << getCallee() << "', which is not a function";
+  FunctionType type = callee.getFunctionType();
+  if (type.getNumInputs() != getNumOperands())
+    return emitOpError("passes ")
+           << getNumOperands() << " arguments to '" << getCallee()
+           << "', which takes " << type.getNumInputs();
+  if (type.getNumResults() != 1)
+    return emitOpError("differentiates '")
+           << getCallee() << "', which returns " << type.getNumResults()
+           << " values; a gradient needs one scalar";
+  Type value = type.getResult(0);
+  auto scalar = dyn_cast<RankedTensorType>(value);
+  if (!isa<GenericType>(value) && !(scalar && scalar.getRank() == 0 &&
+                                    isa<FloatType>(scalar.getElementType())))
+    return emitOpError("differentiates '")
+           << getCallee() << "', which returns " << formatAirType(value)
+           << "; a gradient needs a floating-point scalar (f32[] or f64[])";
+  ArrayRef<int64_t> wrt = getWrt();
+  if (wrt.empty())
+    return emitOpError("needs at least one parameter in 'wrt'");
+  llvm::SmallDenseSet<int64_t> seen;
+  for (int64_t i : wrt) {
+    if (i < 0 || i >= (int64_t)type.getNumInputs())
+      return emitOpError("'wrt' entry ")
+             << i << " is out of range: '" << getCallee() << "' has "
+             << type.getNumInputs() << " parameters";
+    if (!seen.insert(i).second)
+      return emitOpError("'wrt' lists parameter ") << i << " twice";
+  }
+  unsigned expected = wrt.size() + (getWithValue() ? 1 : 0);
+  if (getNumResults() != expected)
+    return emitOpError("has ")
+           << getNumResults() << " results, expected " << expected;
+  auto compatible = [](Type a, Type b) {
+    return a == b || isa<GenericType>(a) || isa<GenericType>(b);
+  };
+  unsigned r = 0;
+  if (getWithValue() && !compatible(getResult(r++).getType(), value))
+    return emitOpError("value result has type ")
+           << getResult(0).getType() << ", but '" << getCallee() << "' returns "
+           << value;
+  for (int64_t i : wrt) {
+    Type arg = getOperand(i).getType();
+    if (!compatible(arg, type.getInput(i)))
+      return emitOpError("argument ")
+             << i + 1 << " has type " << arg << ", but '" << getCallee()
+             << "' takes " << type.getInput(i);
+    if (!compatible(getResult(r).getType(), arg))
+      return emitOpError("gradient ")
+             << r << " has type " << getResult(r).getType()
+             << ", expected its argument's " << arg;
+    ++r;
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Folders
 //===----------------------------------------------------------------------===//
@@ -617,14 +702,30 @@ Attribute foldElementwise(Operation *op, ArrayRef<Attribute> operands,
   return fold(APInt(), g);
 }
 
-/// `x op c` folds to `x` when c is the splat `identity` and x already has the
-/// result's type (a broadcast would change it).
+/// True when `v` (whose constant value, if any, is `attr`) is the splat
+/// `value`, or a broadcast of one.
+bool isSplatValue(Value v, Attribute attr, double value) {
+  if (isSplatOf(attr, value))
+    return true;
+  auto broadcast = v.getDefiningOp<BroadcastOp>();
+  Attribute inner;
+  return broadcast &&
+         matchPattern(broadcast.getOperand(), m_Constant(&inner)) &&
+         isSplatOf(inner, value);
+}
+
+/// `x op c` (and `c op x` when op commutes) folds to `x` when c is the splat
+/// `identity`, or a broadcast of it, and x already has the result's type (a
+/// broadcast would change it).
 OpFoldResult foldRightIdentity(Operation *op, ArrayRef<Attribute> operands,
                                double identity) {
-  Value lhs = op->getOperand(0);
-  if (isSplatOf(operands[1], identity) &&
-      lhs.getType() == op->getResult(0).getType())
+  Type type = op->getResult(0).getType();
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  if (isSplatValue(rhs, operands[1], identity) && lhs.getType() == type)
     return lhs;
+  if (op->hasTrait<mlir::OpTrait::IsCommutative>() &&
+      isSplatValue(lhs, operands[0], identity) && rhs.getType() == type)
+    return rhs;
   return {};
 }
 } // namespace

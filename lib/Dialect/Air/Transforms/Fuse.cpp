@@ -15,28 +15,30 @@ namespace unum::air {
 using namespace mlir;
 using namespace unum::air;
 
+void unum::air::makeBroadcastsExplicit(Operation *root) {
+  root->walk([](KernelOp kernel) {
+    if (!kernel.isElementwise())
+      return;
+    Operation *op = kernel.getOperation();
+    auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!result)
+      return;
+    OpBuilder b(op);
+    for (OpOperand &use : op->getOpOperands()) {
+      auto type = dyn_cast<RankedTensorType>(use.get().getType());
+      if (!type || type.getShape() == result.getShape())
+        continue;
+      auto target = result.clone(type.getElementType());
+      use.set(BroadcastOp::create(b, op->getLoc(), target, use.get()));
+    }
+  });
+}
+
 namespace {
 struct AirExplicitBroadcastPass
     : public unum::air::impl::AirExplicitBroadcastBase<
           AirExplicitBroadcastPass> {
-  void runOnOperation() override {
-    getOperation().walk([](KernelOp kernel) {
-      if (!kernel.isElementwise())
-        return;
-      Operation *op = kernel.getOperation();
-      auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-      if (!result)
-        return;
-      OpBuilder b(op);
-      for (OpOperand &use : op->getOpOperands()) {
-        auto type = dyn_cast<RankedTensorType>(use.get().getType());
-        if (!type || type.getShape() == result.getShape())
-          continue;
-        auto target = result.clone(type.getElementType());
-        use.set(BroadcastOp::create(b, op->getLoc(), target, use.get()));
-      }
-    });
-  }
+  void runOnOperation() override { makeBroadcastsExplicit(getOperation()); }
 };
 
 

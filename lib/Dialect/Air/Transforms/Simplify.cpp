@@ -23,15 +23,7 @@ namespace unum::air {
 using namespace mlir;
 using namespace unum::air;
 
-namespace {
-unsigned countKernels(func::FuncOp func) {
-  unsigned n = 0;
-  func.walk([&](Operation *op) { n += isa<KernelOp, CallOp>(op); });
-  return n;
-}
-
-/// Replaces `call` by a copy of the callee's single-block body.
-void inlineCall(CallOp call, func::FuncOp callee) {
+void unum::air::inlineCall(CallOp call, func::FuncOp callee) {
   OpBuilder b(call);
   IRMapping mapping;
   Block &body = callee.getBody().front();
@@ -42,6 +34,13 @@ void inlineCall(CallOp call, func::FuncOp callee) {
   for (auto [result, value] : llvm::zip(call.getResults(), ret.getOperands()))
     result.replaceAllUsesWith(mapping.lookupOrDefault(value));
   call.erase();
+}
+
+namespace {
+unsigned countKernels(func::FuncOp func) {
+  unsigned n = 0;
+  func.walk([&](Operation *op) { n += isa<KernelOp, CallOp>(op); });
+  return n;
 }
 
 struct AirSimplifyPass

@@ -84,6 +84,23 @@ LogicalResult unum::air::inferFunction(func::FuncOp func, bool &changed) {
           r.setType(t);
           changed = true;
         }
+    } else if (auto grad = dyn_cast<GradOp>(op)) {
+      // The value has the callee's result type, a gradient its argument's.
+      auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+          grad, grad.getCalleeAttr());
+      if (!callee || isGeneric(callee) || callee.getNumResults() != 1 ||
+          TypeRange(grad.getOperandTypes()) != callee.getArgumentTypes())
+        return WalkResult::advance();
+      SmallVector<Type> types;
+      if (grad.getWithValue())
+        types.push_back(callee.getResultTypes()[0]);
+      for (int64_t i : grad.getWrt())
+        types.push_back(grad.getOperand(i).getType());
+      for (auto [r, t] : llvm::zip(grad.getResults(), types))
+        if (r.getType() != t) {
+          r.setType(t);
+          changed = true;
+        }
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       SmallVector<Type> results(ret.getOperandTypes());
       if (TypeRange(results) != func.getResultTypes()) {
@@ -193,7 +210,8 @@ struct AirMonomorphizePass
       for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
         if (isGeneric(func))
           continue;
-        func.walk([&](CallOp call) {
+        // Calls, and gradients of generic functions alike.
+        auto specialise = [&](auto call) {
           auto callee = table.lookup<func::FuncOp>(call.getCallee());
           if (!callee || !isGeneric(callee) ||
               llvm::any_of(call.getOperandTypes(), llvm::IsaPred<GenericType>))
@@ -215,6 +233,12 @@ struct AirMonomorphizePass
           }
           call.setCallee(clone.getName());
           changed = true;
+        };
+        func.walk([&](Operation *op) {
+          if (auto call = dyn_cast<CallOp>(op))
+            specialise(call);
+          else if (auto grad = dyn_cast<GradOp>(op))
+            specialise(grad);
         });
       }
       if (!changed)

@@ -1,5 +1,6 @@
 //===- SfnDialect.cpp - Amazon States Language dialect --------------------===//
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
+#include "unum/Support/Spelling.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
@@ -39,16 +40,22 @@ public:
         return diag;
       }
     }
+    SmallVector<StringRef> names;
+    for (const auto &entry : states)
+      names.push_back(entry.getKey());
+    llvm::sort(names); // a suggestion independent of hashing
     auto resolve = [&](Operation *op, StringRef target,
                        StringRef what) -> LogicalResult {
       if (states.count(target))
         return success();
-      return op->emitOpError() << what << " '" << target
-                               << "' is not a state of this scope";
+      return op->emitOpError()
+             << what << " '" << target << "' is not a state of this scope"
+             << unum::didYouMean(target, names);
     };
     if (!states.count(start))
       return owner->emitOpError()
-             << "start state '" << start << "' is not a state of this scope";
+             << "start state '" << start << "' is not a state of this scope"
+             << unum::didYouMean(start, names);
 
     for (Operation &op : region.front()) {
       auto next = op.getAttrOfType<StringAttr>("next");

@@ -1,6 +1,7 @@
 //===- UnumOps.cpp - unum dialect operations ------------------------------===//
 #include "unum/Dialect/Unum/IR/UnumOps.h"
 #include "unum/Config/FunctionConfig.h"
+#include "unum/Support/Spelling.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -119,6 +120,30 @@ static std::string describeValues(FanInOp edge) {
   return text + "]";
 }
 
+/// A fan-in whose values take every index of the innermost level
+/// (`F-unumIndex-*`) gathers that level's instances into one target, which
+/// lives a level up: the edge must `Pop`, or each tail would name its own
+/// target instance and none would ever see all the values.
+static LogicalResult
+verifyGlobPop(FanInOp edge, const std::vector<config::NamePattern> &values) {
+  bool pops = false;
+  if (ArrayAttr modifiers = edge.getModifiersAttr())
+    for (auto m : modifiers.getAsRange<ModifierAttr>())
+      pops |= m.getValue().kind == config::Modifier::Kind::Pop;
+  if (pops)
+    return success();
+  for (const config::NamePattern &p : values)
+    if (!p.parts.empty() &&
+        p.parts.front().kind == config::IndexPart::Kind::Wildcard)
+      return edge.emitOpError()
+             << "collects every instance of '@" << p.function
+             << "' at its innermost fan-out level (\"" << p.text
+             << "\") but does not leave that level: add the modifier \"Pop\" "
+                "(modifiers [\"Pop\"]), or the fan-in target would run once "
+                "per index and never complete";
+  return success();
+}
+
 /// A fan-in completes when every instance in `values` has reported to the
 /// target's completion set, so each instance must report (have a fan-in edge to
 /// the same target) and all of them must agree on the set.
@@ -139,6 +164,8 @@ static LogicalResult verifyFanIns(AppOp app,
                << " do not include an instance of its own function '@"
                << function.getSymName() << "'";
       std::vector<config::NamePattern> values = patternsOf(edge);
+      if (failed(verifyGlobPop(edge, values)))
+        return failure();
       for (StringRef other : named) {
         if (other == function.getSymName())
           continue;
@@ -176,6 +203,17 @@ static LogicalResult verifyFanIns(AppOp app,
   return success();
 }
 
+/// " (did you mean '@X'?)" when a function of `app` is a few edits away
+/// from `name`, else "".
+static std::string suggestFunction(AppOp app, StringRef name) {
+  if (!app)
+    return "";
+  SmallVector<StringRef> functions;
+  for (FunctionOp function : app.getBodyBlock().getOps<FunctionOp>())
+    functions.push_back(function.getSymName());
+  return unum::didYouMean(name, functions, "'@", "'");
+}
+
 /// The saved input of a Map or Parallel state is read, and then retired, by
 /// one sink: each `state_input` names a `save_input` function, and each
 /// `save_input` function is named by exactly one (otherwise its record would
@@ -191,7 +229,8 @@ verifyStateInputs(AppOp app, const llvm::StringMap<FunctionOp> &functions) {
     auto it = functions.find(from.getValue());
     if (it == functions.end())
       return function.emitOpError()
-             << "state_input " << from << " is not a function of this app";
+             << "state_input " << from << " is not a function of this app"
+             << suggestFunction(app, from.getValue());
     FunctionOp saver = it->second;
     if (!saver.getSaveInput())
       return function.emitOpError()
@@ -240,26 +279,7 @@ LogicalResult AppOp::verifyRegions() {
       failed(verifyStateInputs(*this, functions)))
     return failure();
 
-  // Reachability: everything a start function reaches through any edge.
-  llvm::DenseSet<Operation *> reached;
-  SmallVector<FunctionOp> worklist(starts.begin(), starts.end());
-  while (!worklist.empty()) {
-    FunctionOp function = worklist.pop_back_val();
-    if (!reached.insert(function).second)
-      continue;
-    for (EdgeOpInterface edge : function.getEdges()) {
-      auto it = functions.find(edge.getTargetAttr().getValue());
-      if (it != functions.end())
-        worklist.push_back(it->second);
-    }
-  }
-  // Located warning without the op attached: Operation::emitWarning prints
-  // the op, and printing verifies it, which would warn again, recursively.
-  for (FunctionOp function : getBodyBlock().getOps<FunctionOp>())
-    if (!reached.contains(function))
-      mlir::emitWarning(function.getLoc())
-          << "function '@" << function.getSymName()
-          << "' is not reachable from any start function";
+  // Reachability is a lint (unum-lint), not an invariant.
   return success();
 }
 
@@ -321,7 +341,9 @@ static LogicalResult verifyTarget(Operation *edge, FlatSymbolRefAttr target,
                                   SymbolTableCollection &symbolTable) {
   if (!lookupFunction(edge, target.getAttr(), symbolTable))
     return edge->emitOpError()
-           << "target '" << target << "' is not a function of this app";
+           << "target '" << target << "' is not a function of this app"
+           << suggestFunction(edge->getParentOfType<AppOp>(),
+                              target.getValue());
   return success();
 }
 
@@ -344,9 +366,11 @@ LogicalResult FanInOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     StringRef function = pattern.getValue().function;
     if (!lookupFunction(*this, StringAttr::get(getContext(), function),
                         symbolTable))
-      return emitOpError() << "value \"" << pattern.getText()
-                           << "\" names '" << function
-                           << "', which is not a function of this app";
+      return emitOpError() << "value \"" << pattern.getText() << "\" names '"
+                           << function
+                           << "', which is not a function of this app"
+                           << suggestFunction((*this)->getParentOfType<AppOp>(),
+                                              function);
   }
   return success();
 }

@@ -70,6 +70,31 @@ def Air_KernelOpInterface : OpInterface<"KernelOp"> {
   }];
 }
 
+
+def Air_GradientOpInterface : OpInterface<"GradientOp"> {
+  let cppNamespace = "::unum::air";
+  let description = [{
+    A kernel's reverse-mode derivative rule, declared next to the kernel and
+    read by `air-grad`. Given the adjoint of the result (dL/dresult), the
+    rule builds, with ordinary air kernels at the builder's insertion point,
+    the adjoint of each operand: its contribution to dL/doperand. An entry
+    is null where no gradient flows (a `select`'s condition, an integer
+    operand, a comparison). An adjoint may have the result's shape (or any
+    shape that broadcasts to it) where an operand was broadcast: `air-grad`
+    sums it back over the broadcast dimensions, the rule of `air.broadcast`.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Appends one adjoint (or null) per operand to `operandAdjoints`.
+        Fails, after emitting a located error, for what has no rule (the
+        derivative of a gradient kernel).
+      }],
+      "::mlir::LogicalResult", "buildGradient",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::Value":$adjoint,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandAdjoints)>,
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Op classes
 //===----------------------------------------------------------------------===//
@@ -81,7 +106,8 @@ class Air_Op<string mnemonic, list<Trait> traits = []>
 class Air_KernelOp<string mnemonic, list<Trait> traits = [],
                    list<string> overrides = []>
     : Air_Op<mnemonic, !listconcat(traits,
-        [Pure, DeclareOpInterfaceMethods<Air_KernelOpInterface, overrides>])> {
+        [Pure, DeclareOpInterfaceMethods<Air_KernelOpInterface, overrides>,
+         DeclareOpInterfaceMethods<Air_GradientOpInterface>])> {
   let results = (outs AnyType:$result);
 }
 
@@ -197,6 +223,37 @@ def Air_Conv1DOp : Air_KernelOp<"conv1d", [], ["inferResultType"]> {
   }];
 }
 
+// The two adjoints of conv1d, made by air-grad (not in the AIR notation).
+def Air_Conv1DInputGradOp : Air_KernelOp<"conv1d_input_grad", [],
+                                         ["inferResultType"]> {
+  let summary = "the adjoint of a conv1d's input";
+  let description = [{
+    `result[l, c] = sum_{j, k, o: j * stride + k = l} grad[j, o] * filter[k, c, o]`
+    (a transposed convolution); `input` only gives the result's type, the
+    input's `[L, C_in]` (L is not implied by the other shapes when
+    `stride > 1`).
+  }];
+  let arguments = (ins AnyType:$grad, AnyType:$filter, AnyType:$input,
+                       DefaultValuedAttr<I64Attr, "1">:$stride);
+  let assemblyFormat = [{
+    $grad `,` $filter `,` $input attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Air_Conv1DFilterGradOp : Air_KernelOp<"conv1d_filter_grad", [],
+                                          ["inferResultType"]> {
+  let summary = "the adjoint of a conv1d's filter";
+  let description = [{
+    `result[k, c, o] = sum_j input[j * stride + k, c] * grad[j, o]`;
+    `filter` only gives the result's type `[K, C_in, C_out]`.
+  }];
+  let arguments = (ins AnyType:$input, AnyType:$grad, AnyType:$filter,
+                       DefaultValuedAttr<I64Attr, "1">:$stride);
+  let assemblyFormat = [{
+    $input `,` $grad `,` $filter attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def Air_ReshapeOp : Air_KernelOp<"reshape", [], ["inferResultType"]> {
   let summary = "reinterpret the elements (row-major) with another shape";
   let description = [{ One entry of `shape` may be -1: it takes what is left. }];
@@ -292,6 +349,32 @@ def Air_CallOp : Air_Op<"call", [CallOpInterface,
     void setCalleeFromCallable(::mlir::CallInterfaceCallable callee) {
       (*this)->setAttr("callee", ::llvm::cast<::mlir::SymbolRefAttr>(callee));
     }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Derivatives
+//===----------------------------------------------------------------------===//
+
+def Air_GradOp : Air_Op<"grad", [Pure,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "the gradient of a function at its arguments";
+  let description = [{
+    `air.grad @f(%x, %y) {wrt = array<i64: 0>}` is the gradient of `f`, a
+    function returning one floating-point scalar, with respect to the
+    parameters listed in `wrt`, at the arguments: one result per `wrt`
+    entry, each of its parameter's type. With `with_value`, the first
+    result is `f`'s value (value-and-grad). `air-grad` replaces the op by a
+    call of a generated function that computes `f` forward and then its
+    reverse sweep, in ordinary kernels.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee,
+                       Variadic<AnyType>:$operands,
+                       DenseI64ArrayAttr:$wrt,
+                       UnitAttr:$with_value);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` attr-dict `:` functional-type($operands, results)
   }];
 }
 

@@ -6,7 +6,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Pass/Pass.h"
-#include "unum/Dialect/Air/IR/AirDialect.h"
+#include "unum/Dialect/Air/IR/AirOps.h"
 
 namespace unum::air {
 #define GEN_PASS_DECL
@@ -18,6 +18,13 @@ namespace unum::air {
 /// Infers the types in `func` (its parameters must be typed). Returns failure
 /// after emitting a located error. Sets `changed` when a type changed.
 mlir::LogicalResult inferFunction(mlir::func::FuncOp func, bool &changed);
+
+/// Inserts an air.broadcast before every operand of an elementwise kernel
+/// under `root` whose shape differs from the kernel's result.
+void makeBroadcastsExplicit(mlir::Operation *root);
+
+/// Replaces `call` by a copy of `callee`'s single-block body.
+void inlineCall(CallOp call, mlir::func::FuncOp callee);
 
 } // namespace unum::air
 

@@ -65,6 +65,32 @@ def AirSimplify : Pass<"air-simplify", "mlir::ModuleOp"> {
   let dependentDialects = ["::unum::air::AirDialect"];
 }
 
+def AirGrad : Pass<"air-grad", "mlir::ModuleOp"> {
+  let summary = "Reverse-mode differentiation: air.grad into forward and reverse kernels";
+  let description = [{
+    Replaces every `air.grad @f(...) {wrt = [...]}` in a typed function by a
+    call of a generated private function `f_grad_<wrt>` (or
+    `f_value_and_grad_<wrt>`) that computes `f` forward and then its reverse
+    sweep, both in ordinary air kernels, so that `air-simplify` inlines it
+    and `air-fuse` fuses the backward pass like any other code.
+
+    Before differentiating, the copy of `f` is flattened: calls are inlined
+    (recursively; the AIR notation has no recursion) and `air.grad` ops in
+    it are expanded first, which gives gradients of gradients; `get` of a
+    `make_tuple` is folded and broadcasting is made explicit. Then each
+    kernel's adjoint rule (`GradientOpInterface`, declared with the kernel)
+    runs from the result back to the parameters; adjoints of a value used
+    several times are added, an adjoint of a broadcast operand is summed over
+    the broadcast dimensions. A parameter the result does not depend on gets
+    zeros.
+
+    Errors, located at the `air.grad`: a parameter in `wrt` that is not a
+    floating-point array, a function that does not return one floating-point
+    scalar, a kernel without a rule (a second derivative of conv1d).
+  }];
+  let dependentDialects = ["::unum::air::AirDialect"];
+}
+
 def AirFuse : Pass<"air-fuse", "mlir::func::FuncOp"> {
   let summary = "Contract elementwise subgraphs into air.fused";
   let description = [{

@@ -79,10 +79,14 @@ def Sfn_TaskOp : Sfn_StateOp<"task"> {
   let summary = "Task state: run one function";
   let description = [{
     `resource` is the function: a name, or an ARN (mapped to a name by the
-    importer's function map, else its last segment).
+    importer's function map, else its last segment). `lambda_invoke` marks
+    an `arn:aws:states:::lambda:invoke` Task: the function gets the
+    `Payload` of its parameters and its result is wrapped as Lambda's
+    response, `{"ExecutedVersion", "Payload", "StatusCode"}`.
   }];
   let arguments = !con(commonArgs, (ins
     StrAttr:$resource,
+    OptionalAttr<BoolAttr>:$lambda_invoke,
     OptionalAttr<AnyAttr>:$parameters,
     OptionalAttr<AnyAttr>:$result_selector,
     OptionalAttr<AnyAttr>:$result_path,

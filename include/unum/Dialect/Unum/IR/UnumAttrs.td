@@ -26,7 +26,7 @@ def Unum_ConditionAttr : Unum_ParsedAttr<"Condition", "cond",
   let summary = "An edge conditional";
   let description = [{
     A boolean expression over `$out` (the function's output, with `.field`
-    and `[i]` access), `$0`..`$9` (fan-out indices, innermost first), `$size`,
+    and `[i]` access), `$0`..`$31` (fan-out indices, innermost first), `$size`,
     numbers, strings, `true`/`false`/`null`, `+ - * / %`, comparisons,
     `and or not` (or `&& || !`) and parentheses. Example:
     `#unum.cond<"$0 < $size - 1">`.
@@ -38,7 +38,7 @@ def Unum_NamePatternAttr : Unum_ParsedAttr<"NamePattern", "pattern",
   let summary = "A fan-in value: the instance name pattern of a tail";
   let description = [{
     `<Function>` or `<Function>-unumIndex-<i>.<j>...` (innermost index first),
-    where each index part is an integer, `$0`..`$9`, `*` (every index of the
+    where each index part is an integer, `$0`..`$31`, `*` (every index of the
     fan-out) or parenthesised arithmetic such as `($0-1)`. Example:
     `#unum.pattern<"C-unumIndex-*">`.
   }];
