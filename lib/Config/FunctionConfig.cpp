@@ -75,7 +75,9 @@ private:
   void decodeInputType(const Node &value, Edge &edge);
   void decodeValues(const Node &value, Edge &edge);
   void decodeModifiers(const Node &value, FunctionConfig &config);
-  void decodeRetry(const Node &value, FunctionConfig &config);
+  std::optional<int64_t> decodeCount(const Node &value, const char *key,
+                                     int64_t min);
+  void decodeRetriers(const Node &value, FunctionConfig &config);
 
   Format format;
   DiagnosticSink &diags;
@@ -142,15 +144,18 @@ void Decoder::unknownKey(const Node::Member &member, Where where) {
         "Name",       "Next",      "Next Payload Modifiers",
         "Checkpoint", "Start",     "Debug",
         "Retry",      "Handler",   "Builtin",
-        "DataFlow",   "SaveInput", "StateInput"};
+        "DataFlow",   "SaveInput", "StateInput",
+        "Loop",       "Retriers",  "TimeoutSeconds"};
     static const char *const configKeysYaml[] = {
-        "Name",      "Next",      "Payload Modifiers", "Checkpoint", "Start",
-        "Debug",     "Retry",     "Handler",           "Builtin",    "DataFlow",
-        "SaveInput", "StateInput"};
+        "Name",       "Next",      "Payload Modifiers",
+        "Checkpoint", "Start",     "Debug",
+        "Retry",      "Handler",   "Builtin",
+        "DataFlow",   "SaveInput", "StateInput",
+        "Loop",       "Retriers",  "TimeoutSeconds"};
     static const char *const edgeKeysJson[] = {"Name", "InputType",
-                                               "Conditional"};
+                                               "Conditional", "ResultPath"};
     static const char *const edgeKeysYaml[] = {"Name", "Type", "Values",
-                                               "Conditional"};
+                                               "Conditional", "ResultPath"};
     auto suggest = [&](auto &keys) {
       for (const char *known : keys)
         if (equalsIgnoringCase(key, known))
@@ -231,7 +236,16 @@ std::optional<FunctionConfig> Decoder::decode(const Node &node) {
       if (expectKind(value, Node::Kind::Bool, key))
         config.debug = value.boolValue;
     } else if (key == "Retry") {
-      decodeRetry(value, config);
+      if (auto n = decodeCount(value, "Retry", 0))
+        config.retry = *n;
+    } else if (key == "Retriers") {
+      decodeRetriers(value, config);
+    } else if (key == "TimeoutSeconds") {
+      if (auto n = decodeCount(value, "TimeoutSeconds", 1))
+        config.timeoutSeconds = *n;
+    } else if (key == "Loop") {
+      if (auto n = decodeCount(value, "Loop", 1))
+        config.loop = *n;
     } else if (key == "Handler") {
       std::string handler;
       if (functionName(value, "Handler", handler))
@@ -253,8 +267,7 @@ std::optional<FunctionConfig> Decoder::decode(const Node &node) {
                            std::end(kDataFlowFields), [&](const char *f) {
                              return field.key == f;
                            }) == std::end(kDataFlowFields))
-            error(field.keyLoc,
-                  "unknown 'DataFlow' field '" + field.key + "'");
+            error(field.keyLoc, "unknown 'DataFlow' field '" + field.key + "'");
         config.dataFlow = value;
       }
     } else if (key == "SaveInput") {
@@ -319,6 +332,7 @@ void Decoder::decodeEdge(const Node &node, FunctionConfig &config) {
   bool typeKnown = false;
   const Node *values = nullptr;
   SourceLoc valuesKeyLoc;
+  std::optional<SourceLoc> resultPathLoc;
   for (const Node::Member &member : node.members) {
     const std::string &key = member.key;
     const Node &value = member.value;
@@ -358,6 +372,14 @@ void Decoder::decodeEdge(const Node &node, FunctionConfig &config) {
     } else if (!json() && key == "Values") {
       values = &value;
       valuesKeyLoc = member.keyLoc;
+    } else if (key == "ResultPath") {
+      if (value.kind != Node::Kind::Null &&
+          (value.kind != Node::Kind::String || value.text.empty() ||
+           value.text[0] != '$'))
+        error(value.loc, "'ResultPath' must be a path ($...) or null");
+      else
+        edge.resultPath = value;
+      resultPathLoc = member.keyLoc;
     } else {
       unknownKey(member, Where::Edge);
     }
@@ -374,6 +396,8 @@ void Decoder::decodeEdge(const Node &node, FunctionConfig &config) {
     else if (values)
       decodeValues(*values, edge);
   }
+  if (resultPathLoc && edge.kind != EdgeKind::Error)
+    error(*resultPathLoc, "'ResultPath' is only allowed on an Error edge");
   config.next.push_back(std::move(edge));
 }
 
@@ -480,27 +504,128 @@ void Decoder::decodeModifiers(const Node &value, FunctionConfig &config) {
   }
 }
 
-void Decoder::decodeRetry(const Node &value, FunctionConfig &config) {
+/// An integer of at least `min` (Retry, Loop).
+std::optional<int64_t> Decoder::decodeCount(const Node &value, const char *key,
+                                            int64_t min) {
   if (value.kind != Node::Kind::Number) {
-    error(value.loc,
-          "'Retry' must be an integer, not " + withArticle(value.kind));
-    return;
+    error(value.loc, std::string("'") + key + "' must be an integer, not " +
+                         withArticle(value.kind));
+    return std::nullopt;
   }
-  int64_t retry = -1;
+  int64_t n = -1;
   if (value.isInteger() && value.text[0] != '-') {
-    auto [end, ec] = std::from_chars(
-        value.text.data(), value.text.data() + value.text.size(), retry);
+    auto [end, ec] = std::from_chars(value.text.data(),
+                                     value.text.data() + value.text.size(), n);
     if (ec != std::errc()) {
-      error(value.loc, "'Retry' is too large");
-      return;
+      error(value.loc, std::string("'") + key + "' is too large");
+      return std::nullopt;
     }
   }
-  if (retry < 0) {
-    error(value.loc,
-          "'Retry' must be a non-negative integer, not " + value.text);
-    return;
+  if (n < min) {
+    error(value.loc, std::string("'") + key + "' must be " +
+                         (min == 0 ? "a non-negative" : "a positive") +
+                         " integer, not " + value.text);
+    return std::nullopt;
   }
-  config.retry = retry;
+  return n;
+}
+
+const char *const unum::config::kRetrierFields[6] = {
+    "ErrorEquals", "IntervalSeconds", "MaxAttempts",
+    "BackoffRate", "MaxDelaySeconds", "JitterStrategy"};
+
+/// "Retriers": a list of ASL retriers, checked as the ASL specification
+/// says (ErrorEquals non-empty, States.ALL alone and in the last retrier,
+/// IntervalSeconds and MaxDelaySeconds positive integers, MaxAttempts a
+/// non-negative integer, BackoffRate a number >= 1, JitterStrategy FULL or
+/// NONE).
+void Decoder::decodeRetriers(const Node &value, FunctionConfig &config) {
+  if (!expectKind(value, Node::Kind::Array, "Retriers"))
+    return;
+  std::vector<Retrier> out;
+  bool ok = true;
+  auto bad = [&](const Node &at, const std::string &message) {
+    error(at.loc, message);
+    ok = false;
+  };
+  auto number = [&](const Node &n, const char *key, bool integer,
+                    double min) -> std::optional<double> {
+    double v = 0;
+    if (n.kind == Node::Kind::Number && (!integer || n.isInteger())) {
+      auto [end, ec] =
+          std::from_chars(n.text.data(), n.text.data() + n.text.size(), v);
+      if (ec == std::errc() && v >= min)
+        return v;
+    }
+    bad(n, std::string("retrier '") + key + "' must be " +
+               (integer ? (min > 0 ? "a positive integer"
+                                   : "a non-negative integer")
+                        : "a number >= 1") +
+               ", not " +
+               (n.kind == Node::Kind::Number ? n.text : withArticle(n.kind)));
+    return std::nullopt;
+  };
+  for (size_t i = 0; i < value.items.size(); ++i) {
+    const Node &item = value.items[i];
+    if (!expectKind(item, Node::Kind::Object, "a retrier")) {
+      ok = false;
+      continue;
+    }
+    Retrier r;
+    bool hasErrors = false;
+    for (const Node::Member &m : item.members) {
+      const Node &v = m.value;
+      if (m.key == "ErrorEquals") {
+        hasErrors = true;
+        if (v.kind != Node::Kind::Array || v.items.empty()) {
+          bad(v, "retrier 'ErrorEquals' must be a non-empty list of error "
+                 "names");
+          continue;
+        }
+        for (const Node &e : v.items) {
+          if (e.kind != Node::Kind::String) {
+            bad(e,
+                "an error name must be a string, not " + withArticle(e.kind));
+            continue;
+          }
+          if (e.text == "States.ALL" &&
+              (v.items.size() != 1 || i + 1 != value.items.size()))
+            bad(e, "States.ALL must appear alone, in the last retrier");
+          r.errorEquals.push_back(e.text);
+        }
+      } else if (m.key == "IntervalSeconds") {
+        if (auto n = number(v, "IntervalSeconds", true, 1))
+          r.intervalSeconds = *n;
+      } else if (m.key == "MaxAttempts") {
+        if (auto n = number(v, "MaxAttempts", true, 0))
+          r.maxAttempts = int64_t(*n);
+      } else if (m.key == "BackoffRate") {
+        if (auto n = number(v, "BackoffRate", false, 1))
+          r.backoffRate = *n;
+      } else if (m.key == "MaxDelaySeconds") {
+        if (auto n = number(v, "MaxDelaySeconds", true, 1))
+          r.maxDelaySeconds = *n;
+      } else if (m.key == "Comment") {
+        // As in ASL: ignored.
+      } else if (m.key == "JitterStrategy") {
+        if (v.kind != Node::Kind::String ||
+            (v.text != "FULL" && v.text != "NONE"))
+          bad(v, "retrier 'JitterStrategy' must be FULL or NONE");
+        else
+          r.fullJitter = v.text == "FULL";
+      } else {
+        error(m.keyLoc, "unknown retrier field '" + m.key + "'");
+        ok = false;
+      }
+    }
+    if (!hasErrors)
+      bad(item, "a retrier needs 'ErrorEquals'");
+    out.push_back(std::move(r));
+  }
+  if (!ok)
+    return;
+  config.retriers = std::move(out);
+  config.retriersNode = value;
 }
 
 const char *const unum::config::kDataFlowFields[18] = {
@@ -510,7 +635,7 @@ const char *const unum::config::kDataFlowFields[18] = {
     "Error",        "Cause",      "ErrorPath",      "CausePath",
     "LambdaInvoke", "StateName"};
 const char *const unum::config::kBuiltins[4] = {"Pass", "Wait", "Succeed",
-                                                 "Fail"};
+                                                "Fail"};
 
 std::optional<FunctionConfig>
 unum::config::decodeConfig(const Node &node, Format format,
@@ -604,6 +729,8 @@ std::string JsonWriter::edge(const Edge &edge, unsigned level) {
   if (edge.conditional)
     fields.push_back("\"Conditional\": " +
                      quoteJson(spell(*edge.conditional, Spelling::Json)));
+  if (edge.resultPath)
+    fields.push_back("\"ResultPath\": " + writeJsonValue(*edge.resultPath));
   return object(fields, level);
 }
 
@@ -634,6 +761,8 @@ std::string JsonWriter::write(const FunctionConfig &config) {
     fields.push_back(std::string("\"Debug\": ") + boolText(*config.debug));
   if (config.retry)
     fields.push_back("\"Retry\": " + std::to_string(*config.retry));
+  if (config.retriersNode)
+    fields.push_back("\"Retriers\": " + writeJsonValue(*config.retriersNode));
   if (config.handler)
     fields.push_back("\"Handler\": " + quoteJson(*config.handler));
   if (config.builtin)
@@ -644,6 +773,11 @@ std::string JsonWriter::write(const FunctionConfig &config) {
     fields.push_back("\"SaveInput\": true");
   if (config.stateInput)
     fields.push_back("\"StateInput\": " + quoteJson(*config.stateInput));
+  if (config.loop)
+    fields.push_back("\"Loop\": " + std::to_string(*config.loop));
+  if (config.timeoutSeconds)
+    fields.push_back("\"TimeoutSeconds\": " +
+                     std::to_string(*config.timeoutSeconds));
   if (config.start)
     fields.push_back("\"Start\": true");
   return object(fields, 0) + "\n";
@@ -715,6 +849,8 @@ static std::vector<std::string> yamlEdge(const Edge &edge) {
   if (edge.conditional)
     lines.push_back("Conditional: " +
                     quoteYaml(spell(*edge.conditional, Spelling::Yaml)));
+  if (edge.resultPath)
+    lines.push_back("ResultPath: " + writeJsonValue(*edge.resultPath));
   return lines;
 }
 
@@ -744,6 +880,8 @@ static std::string writeYaml(const FunctionConfig &config) {
     out += std::string("Debug: ") + boolText(*config.debug) + "\n";
   if (config.retry)
     out += "Retry: " + std::to_string(*config.retry) + "\n";
+  if (config.retriersNode)
+    out += "Retriers: " + writeJsonValue(*config.retriersNode) + "\n";
   if (config.handler)
     out += "Handler: " + yamlScalar(*config.handler) + "\n";
   if (config.builtin)
@@ -754,6 +892,10 @@ static std::string writeYaml(const FunctionConfig &config) {
     out += "SaveInput: true\n";
   if (config.stateInput)
     out += "StateInput: " + yamlScalar(*config.stateInput) + "\n";
+  if (config.loop)
+    out += "Loop: " + std::to_string(*config.loop) + "\n";
+  if (config.timeoutSeconds)
+    out += "TimeoutSeconds: " + std::to_string(*config.timeoutSeconds) + "\n";
   if (config.start)
     out += "Start: true\n";
   return out;

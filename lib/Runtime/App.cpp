@@ -2,6 +2,8 @@
 
 #include "unum/Runtime/App.h"
 
+#include "unum/Config/Cycles.h"
+
 #include "unum/Config/AppFiles.h"
 
 #include <algorithm>
@@ -47,6 +49,10 @@ static void plan(FunctionSpec &spec) {
   p.debug = cfg.debug.value_or(false);
   p.dataFlow = cfg.dataFlow.has_value();
   p.saveInput = cfg.saveInput;
+  p.loop = cfg.loop.value_or(0) > 0;
+  p.catchInput = std::any_of(cfg.next.begin(), cfg.next.end(), [](auto &e) {
+    return e.kind == config::EdgeKind::Error && e.resultPath;
+  });
   p.fanInEdge = std::any_of(cfg.next.begin(), cfg.next.end(), [](auto &e) {
     return e.kind == config::EdgeKind::FanIn;
   });
@@ -133,6 +139,8 @@ Status App::validate() const {
   }
   if (Status s = validateStateInputs(); !s)
     return s;
+  if (Status s = validateLoops(); !s)
+    return s;
   for (const auto &[name, spec] : fns) {
     if (!spec.handler && spec.config.builtin)
       return Status::error(
@@ -146,6 +154,39 @@ Status App::validate() const {
                : " (expected an executable " +
                      (fs::path(spec.dir) / "handler").string() + ")"));
   }
+  return Status::ok();
+}
+
+/// A function on a loop of the graph runs more than once at the same
+/// fan-out indices, so its instances need "Loop" to get names of their own;
+/// without it a later visit would find an earlier one's checkpoint and
+/// silently stop or go on with its output. A loop whose modifiers assign an
+/// index or size (`$0 = $0 + 1`, ExCamera's chains) renames its instances
+/// itself.
+Status App::validateLoops() const {
+  std::vector<const FunctionSpec *> specs;
+  std::map<std::string_view, unsigned> id;
+  for (const auto &[name, spec] : fns) {
+    id[name] = specs.size();
+    specs.push_back(&spec);
+  }
+  std::vector<std::vector<unsigned>> succ(specs.size());
+  for (unsigned v = 0; v < specs.size(); ++v)
+    for (const config::Edge &e : specs[v]->config.next)
+      succ[v].push_back(id.at(e.target));
+  std::vector<unsigned> component = config::stronglyConnected(succ);
+  std::vector<bool> cyclic = config::onCycle(succ);
+  std::set<unsigned> renaming; // components that rewrite indices
+  for (unsigned v = 0; v < specs.size(); ++v)
+    for (const config::Modifier &m : specs[v]->config.modifiers)
+      if (m.kind != config::Modifier::Kind::Pop)
+        renaming.insert(component[v]);
+  for (unsigned v = 0; v < specs.size(); ++v)
+    if (cyclic[v] && !specs[v]->config.loop && !renaming.count(component[v]))
+      return Status::error(
+          "function '" + specs[v]->config.name +
+          "' is on a loop but has no \"Loop\": each visit would reuse its "
+          "instance names (and stop at the first visit's checkpoint)");
   return Status::ok();
 }
 

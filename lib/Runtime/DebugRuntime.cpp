@@ -289,6 +289,14 @@ Status DebugRuntime::handle(const std::string &function,
                             const Payload &payload) {
   Scope scope;
   scope.instance = instanceName(function, payload.fanout);
+  if (const FunctionSpec *fn = rt->app.find(function); fn && fn->config.loop) {
+    // The name the runtime gives it (its counters advanced on entry).
+    std::vector<FanOutLevel> levels = payload.fanout;
+    int64_t visit = payload.visit;
+    enterLoop(*fn->config.loop, visit, levels);
+    scope.instance = instanceName(function, levels) +
+                     visitSuffix(*fn->config.loop, visit, levels);
+  }
   scope.prev = current;
   current = &scope;
   std::string what = "start in ";

@@ -49,8 +49,9 @@ private:
 class Delay final : public Handler {
 public:
   explicit Delay(int64_t seconds) : seconds(seconds) {}
-  HandlerResult call(const Value &input, Context &) override {
-    std::this_thread::sleep_for(std::chrono::seconds(seconds));
+  HandlerResult call(const Value &input, Context &ctx) override {
+    std::this_thread::sleep_for(
+        std::chrono::duration<double>(double(seconds) * ctx.timeScale));
     return HandlerResult::success(input);
   }
 

@@ -3,6 +3,7 @@
 #include "unum/Runtime/Payload.h"
 #include "HotPath.h"
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 
@@ -29,6 +30,11 @@ static Result<FanOutLevel> decodeLevel(const Value &v, unsigned depth) {
   level.size = size->getInt();
   if (level.size < 0 || level.index < 0)
     return Status::error(where + ": Index and Size must not be negative");
+  if (const Value *visit = v.find("Visit")) {
+    if (!visit->isInt() || visit->getInt() < 0)
+      return Status::error(where + ".Visit: expected a non-negative integer");
+    level.visit = visit->getInt();
+  }
   return level;
 }
 
@@ -81,6 +87,10 @@ Result<Payload> unum::runtime::decodePayload(const Value &json) {
         if (level && level->isNull())
           level = nullptr;
       }
+    } else if (key == "Visit") {
+      if (!v.isInt() || v.getInt() < 0)
+        return Status::error("payload Visit: expected a non-negative integer");
+      p.visit = v.getInt();
     } else if (key == "GC") {
       // The original runtime sent {parent: [children]} here; only our two
       // members carry meaning.
@@ -112,12 +122,16 @@ Value unum::runtime::encodePayload(const Payload &p) {
       l.set("Type", p.fanout[i].type);
       l.set("Index", p.fanout[i].index);
       l.set("Size", p.fanout[i].size);
+      if (p.fanout[i].visit)
+        l.set("Visit", p.fanout[i].visit);
       if (!level.isNull())
         l.set("OuterLoop", std::move(level));
       level = std::move(l);
     }
     out.set("Fan-out", std::move(level));
   }
+  if (p.visit)
+    out.set("Visit", p.visit);
   if (!p.retire.empty() || !p.fanInSet.empty()) {
     Value gc = Value::object();
     if (!p.retire.empty())
@@ -141,6 +155,33 @@ unum::runtime::instanceName(const std::string &function,
     name += std::to_string(fanout[i].index);
   }
   return name;
+}
+
+std::string unum::runtime::visitSuffix(int64_t loop, int64_t visit,
+                                       const std::vector<FanOutLevel> &fanout) {
+  if (loop <= 0)
+    return "";
+  // Scope 0 is the top one; scope j >= 1 is opened by the level
+  // fanout[depth - j] (levels are innermost first).
+  const size_t depth = fanout.size();
+  const size_t scopes = std::min<size_t>(size_t(loop), depth + 1);
+  std::string out = kVisitInfix;
+  for (size_t j = scopes; j-- > 0;) {
+    out += std::to_string(j == 0 ? visit : fanout[depth - j].visit);
+    if (j)
+      out += '.';
+  }
+  return out;
+}
+
+void unum::runtime::enterLoop(int64_t loop, int64_t &visit,
+                              std::vector<FanOutLevel> &fanout) {
+  if (loop <= int64_t(fanout.size()))
+    return;
+  if (fanout.empty())
+    ++visit;
+  else
+    ++fanout.front().visit;
 }
 
 std::string unum::runtime::newSessionId() {

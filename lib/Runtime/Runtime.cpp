@@ -9,6 +9,8 @@
 #include "StateInput.h"
 
 #include <atomic>
+#include <chrono>
+#include <cmath>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -55,6 +57,19 @@ struct Runtime::Invocation {
   std::string newSession, levelledName;
   const std::string &session() const { return *sessionName; }
   const std::string &instance() const { return *instanceName; }
+  /// The instance's fan-out levels and top visit counter: the payload's, or,
+  /// for a function with "Loop", `looped` (its scope's counter advanced).
+  const std::vector<FanOutLevel> *levels = nullptr;
+  int64_t visit = 0;
+  struct Looped {
+    std::vector<FanOutLevel> levels;
+    std::string suffix; // "-unumVisit-...": on its name and its fan-ins'
+  };
+  std::optional<Looped> looped;
+  const std::string &visitSuffix() const {
+    static const std::string none;
+    return looped ? looped->suffix : none;
+  }
   bool failed = false; // `output` is an error object
   Value output;
   /// This execution ran the user code on a fresh payload and won its put:
@@ -329,7 +344,11 @@ UNUM_HOT Status Runtime::handle(const std::string &function,
           : app.find(function);
   if (debugRt && inv.fn && inv.fn->plan.debug)
     return debugRt->handle(function, payload);
-  if (payload.fanout.empty()) {
+  inv.levels = &payload.fanout;
+  inv.visit = payload.visit;
+  if (UNUM_UNLIKELY(inv.fn && inv.fn->plan.loop)) {
+    nameVisit(inv, function);
+  } else if (payload.fanout.empty()) {
     inv.instanceName = &function;
   } else {
     inv.levelledName = instanceName(function, payload.fanout);
@@ -352,8 +371,11 @@ UNUM_HOT Status Runtime::handle(const std::string &function,
     inv.ctx.session = inv.session();
     inv.ctx.instance = inv.instance();
     inv.ctx.function = function;
-    if (!payload.fanout.empty())
-      inv.ctx.fanout = payload.fanout;
+    inv.ctx.timeScale = opts.timeScale;
+    if (UNUM_UNLIKELY(inv.fn->config.timeoutSeconds))
+      inv.ctx.timeout = double(*inv.fn->config.timeoutSeconds) * opts.timeScale;
+    if (!inv.levels->empty())
+      inv.ctx.fanout = *inv.levels;
     s = run(inv);
   }
   if (s.isOk() || s.isCrash())
@@ -363,6 +385,20 @@ UNUM_HOT Status Runtime::handle(const std::string &function,
   if (opts.observer)
     opts.observer->failed(inv.session(), function, inv.instance(), msg);
   return Status::error(msg);
+}
+
+/// A function with "Loop" (it can run more than once at the same fan-out
+/// indices): its scope's visit counter advances if it loops there, and its
+/// name carries the counters, so that each visit is an instance of its own.
+void Runtime::nameVisit(Invocation &inv, const std::string &function) {
+  const int64_t loop = *inv.fn->config.loop;
+  Invocation::Looped &l = inv.looped.emplace();
+  l.levels = inv.payload->fanout;
+  enterLoop(loop, inv.visit, l.levels);
+  l.suffix = visitSuffix(loop, inv.visit, l.levels);
+  inv.levels = &l.levels;
+  inv.levelledName = instanceName(function, l.levels) + l.suffix;
+  inv.instanceName = &inv.levelledName;
 }
 
 /// Continues with a record found in the store instead of the user code's
@@ -475,9 +511,9 @@ Status Runtime::loadStateInput(Invocation &inv,
                                std::vector<std::string> &consumed, bool &reused,
                                bool &finished) {
   std::optional<std::string> own;
-  Status s = detail::loadStateInput(store, inv.fn->config, inv.session(),
-                                    inv.instance(), inv.payload->fanout,
-                                    inv.output, consumed, own);
+  Status s = detail::loadStateInput(
+      store, inv.fn->config, inv.session(), inv.instance(), inv.payload->fanout,
+      inv.payload->visit, inv.output, consumed, own);
   if (!s || !own)
     return s;
   s = adoptRecord(inv, *own, finished,
@@ -495,80 +531,184 @@ UNUM_HOT Status Runtime::execute(Invocation &inv, const Value &effective) {
   // The default data flow is the identity for a function without DataFlow
   // fields: then the user code reads the payload in place and its result
   // is moved, not copied.
-  const bool identityFlow = !opts.dataFlow && !inv.fn->plan.dataFlow;
-  DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
-  Value flowed;
-  const Value *input = &effective;
-  if (UNUM_UNLIKELY(!identityFlow)) {
-    auto in = flow.input(*inv.fn, effective, inv.ctx);
-    if (!in)
-      return in.getStatus().withContext("input");
-    flowed = in.take();
-    input = &flowed;
+  if (UNUM_LIKELY(!opts.dataFlow && !inv.fn->plan.dataFlow)) {
+    HandlerResult hr = inv.fn->plan.handler->call(effective, inv.ctx);
+    if (UNUM_LIKELY(hr.ok)) {
+      inv.output = std::move(hr.output);
+      return Status::ok();
+    }
+    return retryOrFail(inv, effective, hr);
   }
-  // The first attempt's result is built in place; retries are rare.
-  HandlerResult hr = inv.fn->plan.handler->call(*input, inv.ctx);
-  if (UNUM_UNLIKELY(!hr.ok))
-    if (Status s = retry(inv, effective, identityFlow, flowed, *input, hr); !s)
-      return s;
-  if (UNUM_LIKELY(hr.ok && identityFlow)) {
-    inv.output = std::move(hr.output);
-    return Status::ok();
-  }
-  if (hr.ok) {
-    // ResultPath's base: for a sink with StateInput, its state's input,
-    // which loadStateInput() left in inv.output.
-    const Value &base = inv.fn->config.stateInput ? inv.output : effective;
-    auto out = flow.output(*inv.fn, base, hr.output, inv.ctx);
-    if (!out)
-      return out.getStatus().withContext("output");
-    inv.output = out.take();
-    return Status::ok();
-  }
-  return failure(inv, hr);
+  HandlerResult hr;
+  if (Status s = attempt(inv, effective, hr); !s)
+    return s;
+  return retryOrFail(inv, effective, hr); // (takes a success as it is)
 }
 
-/// Attempts 1.. of a failed user call, as many as the config's Retry.
-Status Runtime::retry(Invocation &inv, const Value &effective,
-                      bool identityFlow, Value &flowed, const Value &input,
-                      HandlerResult &hr) {
-  DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
-  const int64_t retries = inv.fn->config.retry.value_or(0);
-  for (unsigned attempt = 1; attempt <= retries && !hr.ok; ++attempt) {
-    traceRetry(inv, attempt - 1, hr);
-    inv.ctx.attempt = attempt;
-    inv.ctx.effects.clear();
-    if (!identityFlow) {
-      // Step Functions applies Parameters per attempt: they may read
-      // $$.State.RetryCount or call States.UUID. (`input` is `flowed`.)
-      auto in = flow.input(*inv.fn, effective, inv.ctx);
-      if (!in)
-        return in.getStatus().withContext("input");
-      flowed = in.take();
-    }
-    hr = inv.fn->plan.handler->call(input, inv.ctx);
-  }
+/// A named error of the data flow around the user code (a Step Functions
+/// States.* error) fails the step like the user code's errors do: Retry
+/// and Catch see it. Any other failure of the data flow ends the workflow.
+static Status stepError(const Status &s, const char *what, HandlerResult &hr) {
+  if (s.errorName().empty())
+    return s.withContext(what);
+  hr = HandlerResult::failure(s.message(), s.errorName());
   return Status::ok();
 }
 
+/// One attempt of a step: the data flow in, the user code, the data flow
+/// out. A failure of any of them that Retry and Catch may handle goes to
+/// `hr`; the returned status is a failure that ends the workflow.
+Status Runtime::attempt(Invocation &inv, const Value &effective,
+                        HandlerResult &hr) {
+  DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
+  if (!opts.dataFlow && !inv.fn->plan.dataFlow) {
+    hr = inv.fn->plan.handler->call(effective, inv.ctx);
+    return Status::ok();
+  }
+  // Step Functions applies Parameters per attempt: they may read
+  // $$.State.RetryCount or call States.UUID.
+  auto in = flow.input(*inv.fn, effective, inv.ctx);
+  if (!in)
+    return stepError(in.getStatus(), "input", hr);
+  hr = inv.fn->plan.handler->call(*in, inv.ctx);
+  if (!hr.ok)
+    return Status::ok();
+  // ResultPath's base: for a sink with StateInput, its state's input, which
+  // loadStateInput() left in inv.output.
+  const Value &base = inv.fn->config.stateInput ? inv.output : effective;
+  auto out = flow.output(*inv.fn, base, hr.output, inv.ctx);
+  if (!out)
+    return stepError(out.getStatus(), "output", hr);
+  hr.output = out.take();
+  return Status::ok();
+}
+
+/// Whether an ErrorEquals list names `error`: States.ALL names any error,
+/// States.TaskFailed any but States.Timeout.
+static bool errorMatches(const std::vector<std::string> &names,
+                         const std::string &error) {
+  for (const std::string &n : names)
+    if (n == error || n == "States.ALL" ||
+        (n == "States.TaskFailed" && error != "States.Timeout"))
+      return true;
+  return false;
+}
+
+/// A fraction in [0, 1) that depends only on the instance and the attempt:
+/// a redelivered step waits as long as the first delivery did.
+static double jitterFraction(const std::string &session,
+                             const std::string &instance, unsigned attempt) {
+  uint64_t h = 1469598103934665603ull; // FNV-1a
+  auto mix = [&](std::string_view s) {
+    for (unsigned char c : s)
+      h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+  };
+  mix(session);
+  mix(instance);
+  mix(std::to_string(attempt));
+  h ^= h >> 33;
+  h *= 0xFF51AFD7ED558CCDull;
+  h ^= h >> 33;
+  return double(h >> 11) * 0x1p-53;
+}
+
+/// The user code (or its data flow) failed: retry it as the function's
+/// retriers say ("Retriers": the first whose ErrorEquals names the error,
+/// each with its own count, waiting IntervalSeconds * BackoffRate^count,
+/// capped by MaxDelaySeconds, a fraction of it with FULL jitter, all scaled
+/// by RuntimeOptions::timeScale; or "Retry": n, any error n times at once),
+/// then, if it still fails, its output is the error for the error edges.
+/// A success (the first attempt's, or a retry's) becomes the output.
+Status Runtime::retryOrFail(Invocation &inv, const Value &effective,
+                            HandlerResult &hr) {
+  const config::FunctionConfig &cfg = inv.fn->config;
+  std::vector<int64_t> counts(cfg.retriers.size());
+  for (unsigned attempts = 0; !hr.ok; ++attempts) {
+    if (hr.error.empty())
+      hr.error = "States.TaskFailed";
+    double delay = 0;
+    if (!cfg.retriers.empty()) {
+      auto r = std::find_if(cfg.retriers.begin(), cfg.retriers.end(),
+                            [&](const config::Retrier &r) {
+                              return errorMatches(r.errorEquals, hr.error);
+                            });
+      if (r == cfg.retriers.end())
+        break;
+      int64_t &count = counts[r - cfg.retriers.begin()];
+      if (count >= r->maxAttempts)
+        break;
+      delay = r->intervalSeconds * std::pow(r->backoffRate, double(count));
+      if (r->maxDelaySeconds)
+        delay = std::min(delay, *r->maxDelaySeconds);
+      if (r->fullJitter)
+        delay *= jitterFraction(inv.session(), inv.instance(), attempts);
+      ++count;
+    } else if (attempts >= cfg.retry.value_or(0)) {
+      break;
+    }
+    traceRetry(inv, attempts, hr, delay);
+    if (delay > 0)
+      std::this_thread::sleep_for(
+          std::chrono::duration<double>(delay * opts.timeScale));
+    inv.ctx.attempt = attempts + 1;
+    inv.ctx.effects.clear();
+    if (Status s = attempt(inv, effective, hr); !s)
+      return s;
+  }
+  if (hr.ok) {
+    inv.output = std::move(hr.output);
+    return Status::ok();
+  }
+  return failure(inv, hr, effective);
+}
+
 void Runtime::traceRetry(const Invocation &inv, unsigned attempt,
-                         const HandlerResult &hr) const {
+                         const HandlerResult &hr, double delay) const {
   if (tracing())
     trace(inv, "attempt " + std::to_string(attempt + 1) + " failed (" +
-                   (hr.error.empty() ? "States.TaskFailed" : hr.error) + ": " +
-                   hr.cause + "); retrying");
+                   hr.error + ": " + hr.cause + "); retrying" +
+                   (delay > 0 ? " in " + std::to_string(delay) + " s" : ""));
 }
 
 /// The user code failed for good: its output is the error object that
-/// error edges receive.
-Status Runtime::failure(Invocation &inv, const HandlerResult &hr) {
+/// error edges receive. If an error edge places the error in the state's
+/// input (a Catch's ResultPath), that input goes along under "Input" (in
+/// the checkpoint too, so that a redelivery can do the same).
+Status Runtime::failure(Invocation &inv, const HandlerResult &hr,
+                        const Value &effective) {
   inv.failed = true;
   inv.ctx.effects.clear(); // a failed attempt commits nothing
   Value err = Value::object();
   err.set("Error", hr.error.empty() ? "States.TaskFailed" : hr.error);
   err.set("Cause", hr.cause);
+  if (inv.fn->plan.catchInput)
+    err.set("Input", effective);
   inv.output = std::move(err);
   return Status::ok();
+}
+
+/// What an error edge passes on: the error, {"Error", "Cause"}, or, with a
+/// ResultPath, the failed function's input with the error placed there
+/// (null: the input unchanged), as DataFlow::output places a result.
+Result<Value> Runtime::caught(Invocation &inv, const Edge &e) {
+  Value error = Value::object();
+  error.set("Error", *inv.output.find("Error"));
+  error.set("Cause", *inv.output.find("Cause"));
+  const Value *input = inv.output.find("Input");
+  if (!e.resultPath || !input)
+    return error;
+  FunctionSpec place;
+  place.config.name = inv.fn->config.name;
+  config::Node fields;
+  fields.kind = config::Node::Kind::Object;
+  fields.members.push_back({"ResultPath", {}, *e.resultPath});
+  place.config.dataFlow = std::move(fields);
+  DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
+  auto out = flow.output(place, *input, error, inv.ctx);
+  if (!out)
+    return out.getStatus().withContext("the Catch's ResultPath");
+  return out.take();
 }
 
 /// An output that several fan-ins read is never retired by a target.
@@ -576,7 +716,7 @@ Result<char> Runtime::recordFlag(const Invocation &inv) const {
   if (inv.failed)
     return record::Failed;
   unsigned fanIns = 0;
-  EvalEnv env{&inv.output, &inv.payload->fanout};
+  EvalEnv env{&inv.output, inv.levels};
   for (const Edge &e : inv.fn->config.next) {
     if (e.kind != EdgeKind::FanIn)
       continue;
@@ -756,6 +896,7 @@ Status Runtime::addMapSends(Invocation &inv, const Edge &e,
       m.source = Payload::Source::Checkpoint;
       m.value = Value::array();
       m.fanout = c.fanout;
+      m.visit = inv.visit;
     }
     return Status::ok();
   }
@@ -767,6 +908,7 @@ Status Runtime::addMapSends(Invocation &inv, const Edge &e,
     m.fanout.reserve(post.size() + 1);
     m.fanout.push_back(FanOutLevel{"Map", i, n});
     m.fanout.insert(m.fanout.end(), post.begin(), post.end());
+    m.visit = inv.visit;
   }
   return Status::ok();
 }
@@ -783,11 +925,17 @@ Status Runtime::addFanIn(Invocation &inv, const Edge &e,
   auto values = resolveFanIn(e.values, env);
   if (!values)
     return values.getStatus().withContext("fan-in to '" + e.target + "'");
-  if (!values->contains(inv.instance()))
+  // A tail in a loop names its fan-in's instances, and so the completion
+  // set, with its own visit counters: those of the scopes around the Map or
+  // Parallel state it ends a body of, which all its tails share.
+  const std::string &suffix = inv.visitSuffix();
+  std::string_view self = inv.instance();
+  self.remove_suffix(suffix.size());
+  if (!values->contains(std::string(self)))
     return Status::error("fan-in to '" + e.target + "': its values (" +
                          values->key + ") do not name this instance");
   std::string targetInstance = instanceName(e.target, post);
-  std::string set = targetInstance + "|" + values->key;
+  std::string set = targetInstance + "|" + values->key + suffix;
   fanIns.push_back({&e.target, targetSpec, std::move(set), values.take()});
   return Status::ok();
 }
@@ -820,9 +968,11 @@ Status Runtime::reportFanIns(Invocation &inv, std::vector<FanIn> &fanIns,
     // (told again) is not.
     p.fresh = inv.fresh && added->count == f.values.count && inv.payload->fresh;
     p.value = Value::array();
+    const std::string &suffix = inv.visitSuffix();
     for (std::string &name : f.values.expand())
-      p.value.push(std::move(name));
+      p.value.push(suffix.empty() ? std::move(name) : name + suffix);
     p.fanout = post;
+    p.visit = inv.visit;
     p.fanInSet = f.set;
     p.spec = f.spec;
     if (tracing())
@@ -876,8 +1026,9 @@ UNUM_HOT void Runtime::fillChainPayload(Payload &p, Invocation &inv,
   p.spec = &target;
   copyName(p.session, inv.session());
   p.fresh = inv.fresh;
-  if (!inv.payload->fanout.empty())
-    p.fanout = inv.payload->fanout;
+  if (!inv.levels->empty())
+    p.fanout = *inv.levels;
+  p.visit = inv.visit;
   p.value = std::move(inv.output);
   if (handOff)
     copyName(p.retire, inv.instance());
@@ -902,15 +1053,14 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
       UNUM_LIKELY(target && !inv.failed))
     return chainStep(inv, *target);
   const config::FunctionConfig &cfg = inv.fn->config;
-  const Payload &payload = *inv.payload;
 
   // Conditionals and fan-in values see this instance's own levels; the
   // modifiers then shape what is passed on.
-  EvalEnv env{&inv.output, &payload.fanout};
+  EvalEnv env{&inv.output, inv.levels};
   std::vector<FanOutLevel> modified;
-  const std::vector<FanOutLevel> *post = &payload.fanout;
+  const std::vector<FanOutLevel> *post = inv.levels;
   if (UNUM_UNLIKELY(!cfg.modifiers.empty())) {
-    auto m = applyModifiers(cfg.modifiers, payload.fanout, &inv.output);
+    auto m = applyModifiers(cfg.modifiers, *inv.levels, &inv.output);
     if (!m)
       return m.getStatus();
     modified = m.take();
@@ -951,10 +1101,19 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
       if (UNUM_UNLIKELY(post->size() + level > kMaxFanOutDepth))
         return Status::error("fan-out nested deeper than " +
                              std::to_string(kMaxFanOutDepth));
-      Send &s = sends.add(e.target, targetSpec, inv.session(), inv.fresh, true);
+      const bool error = e.kind == EdgeKind::Error;
+      Send &s =
+          sends.add(e.target, targetSpec, inv.session(), inv.fresh, !error);
+      if (UNUM_UNLIKELY(error)) {
+        auto value = caught(inv, e);
+        if (!value)
+          return value.getStatus().withContext("edge to '" + e.target + "'");
+        s.p.value = value.take();
+      }
       if (level)
         s.p.fanout.push_back(FanOutLevel{"Parallel", branch, nScalar});
       s.p.fanout.insert(s.p.fanout.end(), post->begin(), post->end());
+      s.p.visit = inv.visit;
     }
   }
 

@@ -46,7 +46,9 @@ public:
                   "31536000 (a year), not " +
                   toJson(*v),
               kRuntimeError);
-        std::this_thread::sleep_for(seconds(int64_t(v->getNumber())));
+        // Scaled like every wait (unum-run --time-scale).
+        std::this_thread::sleep_for(
+            duration<double>(v->getNumber() * ctx.timeScale));
         return HandlerResult::success(input);
       }
       if (!v->isString())
@@ -65,7 +67,10 @@ public:
     system_clock::time_point at =
         system_clock::time_point(seconds(until->seconds)) +
         duration_cast<system_clock::duration>(nanoseconds(until->nanos));
-    std::this_thread::sleep_until(at); // at once when it has passed
+    // At once when it has passed; the time left is scaled like every wait.
+    auto left = at - system_clock::now();
+    if (left > system_clock::duration::zero())
+      std::this_thread::sleep_for(duration<double>(left) * ctx.timeScale);
     return HandlerResult::success(input);
   }
 

@@ -28,14 +28,17 @@ Status detail::saveStateInput(DataStore &store, const std::string &session,
   return Status::ok();
 }
 
-Status detail::loadStateInput(DataStore &store,
-                              const config::FunctionConfig &config,
-                              const std::string &session,
-                              const std::string &instance,
-                              const std::vector<FanOutLevel> &fanout,
-                              Value &input, std::vector<std::string> &retire,
-                              std::optional<std::string> &own) {
-  std::string name = savedInputName(instanceName(*config.stateInput, fanout));
+Status
+detail::loadStateInput(DataStore &store, const config::FunctionConfig &config,
+                       const std::string &session, const std::string &instance,
+                       const std::vector<FanOutLevel> &fanout, int64_t visit,
+                       Value &input, std::vector<std::string> &retire,
+                       std::optional<std::string> &own) {
+  // The entry is in the same scopes as the sink, so it has the same "Loop";
+  // its counters are those the sink received (before its own entry).
+  std::string name =
+      savedInputName(instanceName(*config.stateInput, fanout) +
+                     visitSuffix(config.loop.value_or(0), visit, fanout));
   auto what = [&] {
     return "the state input saved by '" + *config.stateInput + "' (" + name +
            ")";

@@ -41,15 +41,16 @@ namespace unum::runtime::detail {
 Status saveStateInput(DataStore &store, const std::string &session,
                       const std::string &instance, const Value &input);
 
-/// A sink with "StateInput" (`config`) at `fanout`: reads its state's input
+/// A sink with "StateInput" (`config`) at `fanout` and top visit counter
+/// `visit` (as it received them): reads its state's input
 /// into `input` and adds the record to `retire` (what its checkpoint put
 /// retires). If a duplicate of this sink checkpointed first, the record is
 /// retired already: `own` is then that checkpoint's record (a tombstone if
 /// it is finished too), to continue with instead.
 Status loadStateInput(DataStore &store, const config::FunctionConfig &config,
                       const std::string &session, const std::string &instance,
-                      const std::vector<FanOutLevel> &fanout, Value &input,
-                      std::vector<std::string> &retire,
+                      const std::vector<FanOutLevel> &fanout, int64_t visit,
+                      Value &input, std::vector<std::string> &retire,
                       std::optional<std::string> &own);
 
 } // namespace unum::runtime::detail

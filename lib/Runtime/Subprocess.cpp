@@ -11,10 +11,13 @@
 
 #include "unum/Config/Document.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <optional>
 #include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -49,17 +52,27 @@ public:
     std::string in = toJson(input);
     std::string out, err, fx;
     int status = 0;
-    std::string problem = run(in, ctx, out, err, fx, status);
+    bool timedOut = false;
+    std::string problem = run(in, ctx, out, err, fx, status, timedOut);
+    if (timedOut)
+      return HandlerResult::failure(exe + " ran longer than its timeout (" +
+                                        std::to_string(ctx.timeout) +
+                                        " s) and was killed",
+                                    "States.Timeout");
     if (!problem.empty())
       return HandlerResult::failure(exe + ": " + problem);
     if (WIFSIGNALED(status))
       return HandlerResult::failure(exe + " killed by signal " +
                                     std::to_string(WTERMSIG(status)) +
                                     tail(err));
-    if (WEXITSTATUS(status) != 0)
+    if (WEXITSTATUS(status) != 0) {
+      // A named error, as a Lambda function reports one.
+      if (std::optional<HandlerResult> named = namedError(out))
+        return std::move(*named);
       return HandlerResult::failure(exe + " exited with status " +
                                     std::to_string(WEXITSTATUS(status)) +
                                     tail(err));
+    }
     auto v = parseJsonValue(out, exe + " output");
     if (!v)
       return HandlerResult::failure(v.getStatus().message() + tail(err));
@@ -71,6 +84,24 @@ public:
   }
 
 private:
+  /// A failed child's stdout that is a JSON object with a string
+  /// "errorType": the error's name, and its "errorMessage" (a string, ""
+  /// when absent) the cause (the Lambda convention).
+  static std::optional<HandlerResult> namedError(const std::string &out) {
+    if (out.find("errorType") == std::string::npos)
+      return std::nullopt;
+    auto v = parseJsonValue(out, "error");
+    if (!v || !v->isObject())
+      return std::nullopt;
+    const Value *type = v->find("errorType");
+    if (!type || !type->isString() || type->getString().empty())
+      return std::nullopt;
+    const Value *message = v->find("errorMessage");
+    std::string cause =
+        message && message->isString() ? message->getString() : "";
+    return HandlerResult::failure(std::move(cause), type->getString());
+  }
+
   /// Appends the effects written to UNUM_EFFECTS_FD, one JSON value per line
   /// (blank lines are skipped), to `effects`; all or nothing. Returns what
   /// is wrong, naming the line, or "".
@@ -118,7 +149,8 @@ private:
   }
 
   std::string run(const std::string &in, const Context &ctx, std::string &out,
-                  std::string &err, std::string &fx, int &status) {
+                  std::string &err, std::string &fx, int &status,
+                  bool &timedOut) {
     int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1},
         pfx[2] = {-1, -1};
     bool piped = !pipe2(pin, O_CLOEXEC) && !pipe2(pout, O_CLOEXEC) &&
@@ -179,15 +211,18 @@ private:
       std::string &dst;
       const char *what;
     };
-    Sink sinks[] = {{outR, out, "output"},
-                    {errR, err, "stderr"},
-                    {fxR, fx, "effects"}};
+    Sink sinks[] = {
+        {outR, out, "output"}, {errR, err, "stderr"}, {fxR, fx, "effects"}};
     size_t written = 0;
     if (in.empty())
       inW.reset();
     fcntl(inW.fd, F_SETFL, O_NONBLOCK);
     char buf[65536];
     std::string problem;
+    using Clock = std::chrono::steady_clock;
+    const auto deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(ctx.timeout));
     while (outR.fd >= 0 || errR.fd >= 0 || fxR.fd >= 0) {
       pollfd fds[4];
       Sink *of[4] = {};
@@ -199,7 +234,22 @@ private:
           of[n] = &k;
           fds[n++] = {k.src.fd, POLLIN, 0};
         }
-      if (poll(fds, n, -1) < 0) {
+      int waitMs = -1;
+      if (ctx.timeout > 0) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - Clock::now());
+        if (left.count() <= 0) {
+          // Out of time: kill it; its pipes (perhaps held by its children)
+          // are closed on our side.
+          timedOut = true;
+          kill(pid, SIGKILL);
+          for (Sink &s : sinks)
+            s.src.reset();
+          break;
+        }
+        waitMs = int(std::min<long long>(left.count() + 1, 1 << 30));
+      }
+      if (poll(fds, n, waitMs) < 0) {
         if (errno == EINTR)
           continue;
         problem = std::string("poll: ") + std::strerror(errno);

@@ -45,7 +45,8 @@ static const char *const kUsage =
     "redis://HOST:PORT]\n"
     "                [--workers N] [--trace] [--no-gc] [--crash-rate P "
     "[--seed N]]\n"
-    "                [--effects FILE] [--invoker inproc|http [--listen "
+    "                [--time-scale X] [--effects FILE] [--invoker inproc|http "
+    "[--listen "
     "HOST:PORT]\n"
     "                [--url-map FILE]]\n"
     "\n"
@@ -69,6 +70,8 @@ static const char *const kUsage =
     "                   instance with probability P (0..0.9), once; crashed\n"
     "                   invocations are delivered again; --seed N picks\n"
     "                   the boundaries\n"
+    "  --time-scale X   multiply every real wait (Wait states, Retry\n"
+    "                   intervals) by X > 0 (default 1; tests use 0.001)\n"
     "  --effects FILE   write the side effects the run committed (staged by\n"
     "                   handlers on UNUM_EFFECTS_FD) to FILE as a JSON\n"
     "                   object of instance name -> list of effects\n"
@@ -280,6 +283,7 @@ int main(int argc, char **argv) {
   unsigned workers = 4;
   bool trace = false, gc = true;
   double crashRate = 0;
+  double timeScale = 1;
   unsigned long seed = 1;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -331,6 +335,13 @@ int main(int argc, char **argv) {
       if (*end || crashRate < 0 || crashRate > 0.9)
         return fail(std::string("--crash-rate: expected 0..0.9, got '") + v +
                     "'");
+    } else if (arg == "--time-scale") {
+      const char *v = value("--time-scale");
+      char *end = nullptr;
+      timeScale = std::strtod(v, &end);
+      if (*end || !(timeScale > 0) || timeScale > 1e6)
+        return fail(std::string("--time-scale: expected a number > 0, got '") +
+                    v + "'");
     } else if (arg == "--seed") {
       const char *v = value("--seed");
       char *end = nullptr;
@@ -449,6 +460,7 @@ int main(int argc, char **argv) {
     };
   opts.runtime.gc = gc;
   opts.platform = routes.get();
+  opts.runtime.timeScale = timeScale;
   // Each step boundary of each instance crashes with probability P, decided
   // by a hash of the seed and the boundary (so a seed gives the same crashes
   // whatever the threads' interleaving), and at most once: the redelivery
@@ -459,8 +471,8 @@ int main(int argc, char **argv) {
   if (crashRate > 0) {
     opts.maxDeliveries = 1u << 20; // each boundary crashes once at most
     opts.runtime.fault = [&, seed, crashRate](const StepPoint &p) {
-      std::string boundary = p.instance + "/" + stepName(p.step) + "/" +
-                             std::to_string(p.k);
+      std::string boundary =
+          p.instance + "/" + stepName(p.step) + "/" + std::to_string(p.k);
       uint64_t h = std::hash<std::string>{}(boundary) ^
                    (uint64_t(seed) * 0x9E3779B97F4A7C15ull);
       h ^= h >> 33; // a finaliser: the hash's low bits need not be uniform

@@ -277,6 +277,27 @@ TEST(DecodeTest, StateInputFields) {
   }
 }
 
+TEST(DecodeTest, LoopField) {
+  // A function in a loop: its names carry two scopes' visit counters.
+  FunctionConfig json = decodeOk(
+      R"({"Name": "Poll", "Loop": 2, "Checkpoint": true})", Format::Json);
+  EXPECT_EQ(json.loop, std::optional<int64_t>(2));
+  FunctionConfig yaml = decodeOk("Name: Poll\nLoop: 1\n", Format::Yaml);
+  EXPECT_EQ(yaml.loop, std::optional<int64_t>(1));
+  EXPECT_FALSE(decodeOk(R"({"Name": "A"})", Format::Json).loop);
+  EXPECT_EQ(writeConfig(json, Format::Json), R"({
+    "Name": "Poll",
+    "Checkpoint": true,
+    "Loop": 2
+}
+)");
+  EXPECT_EQ(writeConfig(yaml, Format::Yaml), "Name: Poll\n"
+                                             "Checkpoint: false\n"
+                                             "Loop: 1\n");
+  for (Format f : {Format::Json, Format::Yaml})
+    EXPECT_EQ(decodeOk(writeConfig(json, f), f).loop, json.loop);
+}
+
 struct DecodeErrorCase {
   Format format;
   const char *text;
@@ -325,6 +346,9 @@ INSTANTIATE_TEST_SUITE_P(
         json(R"(  "Retry": "3")", 12,
              "'Retry' must be an integer, not a string"),
         json(R"(  "Retry": 99999999999999999999)", 12, "'Retry' is too large"),
+        json(R"(  "Loop": 0)", 11, "'Loop' must be a positive integer, not 0"),
+        json(R"(  "Loop": true)", 11,
+             "'Loop' must be an integer, not a boolean"),
         json(R"(  "Next": "B")", 11,
              "'Next' must be an object or a list, not a string; 'Next' naming "
              "a function is from an obsolete early config format"),

@@ -183,6 +183,88 @@ TEST(Runtime, SelfLoopWithModifiers) {
   EXPECT_EQ(r.outputs["ChainPass-unumIndex-5"], Value(int64_t(6)));
 }
 
+TEST(Runtime, LoopsRunEveryVisit) {
+  // A retry-until loop: A runs while its output is below 3. With "Loop",
+  // each visit is an instance of its own (A-unumVisit-1, -2, -3): each runs
+  // its user code and commits its effects once.
+  App app = appFromJson({
+      R"({"Name": "A", "Next": {"Name": "A", "InputType": "Scalar",
+          "Conditional": "$out < 3"}, "Checkpoint": true, "Start": true,
+          "Loop": 1})"});
+  std::atomic<int> runs{0};
+  (void)app.setHandler("A",
+                       makeFunctionHandler([&](const Value &x, Context &ctx) {
+                         ++runs;
+                         ctx.effect(Value(std::string(ctx.instance)));
+                         return HandlerResult::success(Value(x.getInt() + 1));
+                       }));
+  ASSERT_TRUE(app.validate().isOk());
+  auto store = createMemoryStore();
+  LocalRunner runner(app, *store, {});
+  RunResult r = runner.run(Value(int64_t(0)), /*keepSession=*/true);
+  ASSERT_TRUE(r.ok()) << errorsOf(r);
+  EXPECT_EQ(outputsOf(r), *parseJsonValue(R"({"A-unumVisit-3": 3})"))
+      << toJson(outputsOf(r));
+  EXPECT_EQ(runs.load(), 3);
+  auto effects = store->effects(r.session);
+  ASSERT_TRUE(effects.isOk());
+  ASSERT_EQ(effects->size(), 3u);
+}
+
+TEST(Runtime, ALoopWithoutLoopIsRefused) {
+  // Without "Loop" the second visit would find the first visit's
+  // checkpoint and stop: the app is refused before it runs.
+  auto app = App::fromJson({
+      R"({"Name": "A", "Next": {"Name": "B", "InputType": "Scalar"},
+          "Checkpoint": true, "Start": true})",
+      R"({"Name": "B", "Next": {"Name": "A", "InputType": "Scalar",
+          "Conditional": "$out < 3"}, "Checkpoint": true})"});
+  ASSERT_TRUE(app.isOk()) << app.getStatus().message();
+  (void)app->setHandler("A", pure([](const Value &x) { return x; }));
+  (void)app->setHandler("B", pure([](const Value &x) { return x; }));
+  Status s = app->validate();
+  ASSERT_FALSE(s.isOk());
+  EXPECT_EQ(s.message(),
+            "function 'A' is on a loop but has no \"Loop\": each visit would "
+            "reuse its instance names (and stop at the first visit's "
+            "checkpoint)");
+}
+
+TEST(Payload, VisitCountersTravelAndName) {
+  Payload p;
+  p.session = "S";
+  p.value = Value(int64_t(1));
+  p.visit = 4;
+  p.fanout = {FanOutLevel{"Map", 1, 3, 2}, FanOutLevel{"Parallel", 0, 2, 0}};
+  Value wire = encodePayload(p);
+  EXPECT_EQ(
+      toJson(wire),
+      R"({"Data":{"Source":"http","Value":1},"Session":"S",)"
+      R"("Fan-out":{"Type":"Map","Index":1,"Size":3,"Visit":2,)"
+      R"("OuterLoop":{"Type":"Parallel","Index":0,"Size":2}},"Visit":4})");
+  auto back = decodePayload(wire);
+  ASSERT_TRUE(back.isOk()) << back.getStatus().message();
+  EXPECT_EQ(back->visit, 4);
+  EXPECT_EQ(back->fanout, p.fanout);
+  // Counters of the outermost scopes, innermost first.
+  EXPECT_EQ(visitSuffix(0, p.visit, p.fanout), "");
+  EXPECT_EQ(visitSuffix(1, p.visit, p.fanout), "-unumVisit-4");
+  EXPECT_EQ(visitSuffix(3, p.visit, p.fanout), "-unumVisit-2.0.4");
+  // Entering a function that loops in its own (innermost) scope.
+  int64_t visit = p.visit;
+  std::vector<FanOutLevel> levels = p.fanout;
+  enterLoop(2, visit, levels); // loops in an outer scope: nothing moves
+  EXPECT_EQ(levels, p.fanout);
+  enterLoop(3, visit, levels);
+  EXPECT_EQ(levels[0].visit, 3);
+  std::vector<FanOutLevel> top;
+  enterLoop(1, visit, top);
+  EXPECT_EQ(visit, 5);
+  EXPECT_FALSE(
+      decodePayload(*parseJsonValue(R"({"Data": {"Value": 1}, "Visit": -1})"))
+          .isOk());
+}
+
 TEST(Runtime, ShiftedFanInValues) {
   // ExCamera's shape: E-i waits for [E-$0, X-($0-1)] and X-(i-1) for
   // [E-($0+1), X-$0] (then $0=$0+1 names the same target): the same two
@@ -471,13 +553,13 @@ TEST(Runtime, OnlyASuccessfulAttemptCommitsItsEffects) {
           "Checkpoint": true})",
       R"({"Name": "C", "Checkpoint": true})",
       R"({"Name": "Caught", "Checkpoint": true})"});
-  (void)app.setHandler(
-      "A", makeFunctionHandler([](const Value &x, Context &ctx) {
-        ctx.effect("A attempt " + std::to_string(ctx.attempt));
-        if (ctx.attempt == 0)
-          return HandlerResult::failure("flaky");
-        return HandlerResult::success(x);
-      }));
+  (void)app.setHandler("A",
+                       makeFunctionHandler([](const Value &x, Context &ctx) {
+                         ctx.effect("A attempt " + std::to_string(ctx.attempt));
+                         if (ctx.attempt == 0)
+                           return HandlerResult::failure("flaky");
+                         return HandlerResult::success(x);
+                       }));
   (void)app.setHandler("B",
                        makeFunctionHandler([](const Value &, Context &ctx) {
                          ctx.effect("B charged the card");
@@ -514,8 +596,7 @@ std::vector<std::string> debugLinesOfChain(std::optional<bool> debugB,
     (void)app.add(std::move(c), spec.handler);
   }
   if (failB)
-    (void)app.setHandler("B",
-                         makeFunctionHandler([](const Value &, Context &) {
+    (void)app.setHandler("B", makeFunctionHandler([](const Value &, Context &) {
                            return HandlerResult::failure("out of paper");
                          }));
   auto store = createMemoryStore();
@@ -563,13 +644,13 @@ TEST(Runtime, DebugFunctionReportsItsSteps) {
             std::string::npos)
       << all;
   EXPECT_EQ(countPrefix(lines, "B: user code ran ("), 1u) << all;
-  EXPECT_NE(lineWith(lines, "B: store putIfAbsent B (")
-                .find("): written, 1 effect(s) committed, retired A; output 12"),
-            std::string::npos)
+  EXPECT_NE(
+      lineWith(lines, "B: store putIfAbsent B (")
+          .find("): written, 1 effect(s) committed, retired A; output 12"),
+      std::string::npos)
       << all;
   EXPECT_EQ(countPrefix(lines, "B: invoked 1 continuation(s)"), 1u) << all;
-  EXPECT_NE(lineWith(lines, "B: done in ")
-                .find("(user code "),
+  EXPECT_NE(lineWith(lines, "B: done in ").find("(user code "),
             std::string::npos)
       << all;
   EXPECT_NE(lineWith(lines, "B: done in ").find(", 1 store operation(s) "),
@@ -741,7 +822,8 @@ TEST(Runtime, StepFunctionsDataFlow) {
   Value prepareInput;
   (void)app.setHandler("Prepare", pure([&](const Value &x) {
                          prepareInput = x;
-                         return *parseJsonValue(R"({"sum": 42, "noise": true})");
+                         return *parseJsonValue(
+                             R"({"sum": 42, "noise": true})");
                        }));
   (void)app.setHandler("Each", pure([](const Value &x) { return x; }));
   (void)app.setHandler("Line", pure([](const Value &x) { return x; }));

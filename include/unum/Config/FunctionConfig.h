@@ -43,11 +43,32 @@ struct Edge {
   EdgeKind kind = EdgeKind::Scalar;
   std::vector<NamePattern> values; // FanIn only
   std::optional<Expression> conditional;
+  /// An Error edge's "ResultPath" (a Step Functions Catch's): where the
+  /// error goes in the failed function's input (a path, or null: the input
+  /// unchanged); absent: the target gets the error itself.
+  std::optional<Node> resultPath;
   SourceLoc loc;       // the edge object
   SourceLoc targetLoc; // its Name value
   std::vector<SourceLoc> valueLocs;
   SourceLoc conditionalLoc; // start of the conditional's characters
 };
+
+/// One Step Functions retrier ("Retriers"): an error that matches
+/// `errorEquals` (in order; States.ALL matches any, States.TaskFailed any
+/// but States.Timeout) is retried up to `maxAttempts` times, after
+/// `intervalSeconds * backoffRate^n` seconds (at most `maxDelaySeconds`;
+/// with full jitter a fraction of it).
+struct Retrier {
+  std::vector<std::string> errorEquals;
+  double intervalSeconds = 1;
+  int64_t maxAttempts = 3;
+  double backoffRate = 2;
+  std::optional<double> maxDelaySeconds;
+  bool fullJitter = false;
+};
+
+/// The fields of a retrier, as ASL spells them.
+extern const char *const kRetrierFields[6];
 
 struct FunctionConfig {
   std::string name;
@@ -55,11 +76,15 @@ struct FunctionConfig {
   /// `Next` was written as a list. With one edge this is a one-branch fan-out,
   /// which differs from a plain object at run time.
   bool nextIsList = false;
-  std::vector<Modifier> modifiers; // "Next Payload Modifiers" / "Payload Modifiers"
+  std::vector<Modifier>
+      modifiers; // "Next Payload Modifiers" / "Payload Modifiers"
   bool checkpoint = false;
   bool start = false;
   std::optional<bool> debug;
-  std::optional<int64_t> retry;
+  std::optional<int64_t> retry; // "Retry": n (any error, n times, at once)
+  /// "Retriers": the Step Functions retrier list (decoded), and as written.
+  std::vector<Retrier> retriers;
+  std::optional<Node> retriersNode;
   /// "Handler": the user code to run, when several functions share one.
   std::optional<std::string> handler;
   /// "Builtin": Pass, Wait, Succeed or Fail; the runtime provides the code.
@@ -75,9 +100,20 @@ struct FunctionConfig {
   /// saved the state's input (at the same fan-out levels). The sink applies
   /// its ResultPath to that input and garbage-collects it.
   std::optional<std::string> stateInput;
+  /// "Loop": n: the function can run more than once at the same fan-out
+  /// indices (it lies in a loop of its own state machine scope, or inside a
+  /// Map or Parallel state that does). Its instance names carry the visit
+  /// counters of the n outermost scopes (the top one and the n-1 outermost
+  /// fan-out levels); when n exceeds its fan-out depth, it is in a loop of
+  /// its own scope and advances that scope's counter on entry.
+  std::optional<int64_t> loop;
+  /// "TimeoutSeconds": a Task's TimeoutSeconds. An attempt of the user code
+  /// that runs longer fails with States.Timeout (a handler executable is
+  /// killed).
+  std::optional<int64_t> timeoutSeconds;
 
-  SourceLoc loc;     // the config object
-  SourceLoc nameLoc; // its Name value
+  SourceLoc loc;           // the config object
+  SourceLoc nameLoc;       // its Name value
   SourceLoc stateInputLoc; // its StateInput value
   std::vector<SourceLoc> modifierLocs;
 };

@@ -25,14 +25,27 @@ def ConvertSfnToUnum : Pass<"convert-sfn-to-unum", "mlir::ModuleOp"> {
     edge is taken when it matches and no earlier rule did; `Default` when
     none did); identity Pass and Succeed states fold into their neighbours;
     Pass states that produce data, Wait and Fail states become built-in
-    functions; `Retry` becomes `retry(n)` and `Catch` becomes `unum.error`
-    edges conditioned on the error name; a function used by several states
+    functions; `Retry` becomes `retriers [...]` (the retrier list, applied
+    by the runtime), `TimeoutSeconds` `timeout(n)`, and `Catch` becomes
+    `unum.error` edges conditioned on the error name, with the catcher's
+    `ResultPath` (a catcher whose `Next` would fold away gets a built-in
+    pass-through function); a function used by several states
     becomes one unum function per state sharing the handler; Map and Parallel
     nest to any depth with indexed fan-in names; the data-flow paths are kept
     in `dataflow` for the runtime. A Map or Parallel whose `ResultPath` is
     not `$` (a path, or null) places its result in the state's input, which
     only its entry sees: the entry is then never folded away and gets
     `save_input`, and the sink `state_input(@<entry>)`.
+
+    Loops: a state on a loop of its scope's transitions (a Choice, a `Next`
+    or a Catch that leads back), and every function inside a Map or
+    Parallel state that is, gets `loop(n)`, so that each visit is an
+    instance of its own (see the `unum.function` description); loop-free
+    functions get nothing. A Map iterator or Parallel branch that does not
+    end in one function unconditionally and outside any loop (several end
+    states, a Choice that ends it, a last state that loops) ends in a new
+    built-in Pass, `UnumEnd<Map|Parallel><k>[_<branch>]`, whose instance
+    reports to the fan-in.
 
     The application options come from the state machine's `checkpoint` and
     `debug` attributes, or from the pass options, which take precedence.

@@ -34,9 +34,11 @@ struct StepPlan {
   const FunctionSpec *chainTarget = nullptr;
   bool checkpoint = false;
   bool debug = false;
-  bool dataFlow = false;  // the config has DataFlow fields
-  bool fanInEdge = false; // some edge is a fan-in
-  bool saveInput = false; // "SaveInput": a Map or Parallel entry
+  bool dataFlow = false;   // the config has DataFlow fields
+  bool fanInEdge = false;  // some edge is a fan-in
+  bool saveInput = false;  // "SaveInput": a Map or Parallel entry
+  bool loop = false;       // "Loop": names carry visit counters
+  bool catchInput = false; // an Error edge has a ResultPath
 };
 
 struct FunctionSpec {
@@ -90,6 +92,7 @@ public:
 
 private:
   Status validateStateInputs() const;
+  Status validateLoops() const;
   void reindex();
   /// Registers `spec` in the index and links edges to and from it.
   void link(FunctionSpec &spec);

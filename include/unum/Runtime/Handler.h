@@ -30,6 +30,13 @@ struct Context {
   std::string_view session;
   std::vector<FanOutLevel> fanout; // innermost first
   unsigned attempt = 0;            // 0, then 1.. for config retries
+  /// Multiplies every real wait a handler does (a Wait state's):
+  /// RuntimeOptions::timeScale.
+  double timeScale = 1.0;
+  /// The attempt's time limit in seconds, already scaled ("TimeoutSeconds"
+  /// times timeScale); 0: none. A handler executable that runs longer is
+  /// killed and the attempt fails with States.Timeout.
+  double timeout = 0;
 
   /// Stages a side effect. With checkpoints on, the effects of exactly one
   /// execution per instance name are committed, atomically with its
@@ -77,8 +84,11 @@ using HandlerFn = std::function<HandlerResult(const Value &, Context &)>;
 std::shared_ptr<Handler> makeFunctionHandler(HandlerFn fn);
 
 /// Runs `executable` in `workingDir` per call: the input as JSON on stdin;
-/// the output is the JSON on stdout. A non-zero exit, a signal, or stdout
-/// that is not one JSON value is a failure whose cause quotes stderr. The
+/// the output is the JSON on stdout. A non-zero exit with a JSON object on
+/// stdout that has a string "errorType" (the Lambda convention) fails with
+/// that error name and "errorMessage" as the cause; any other non-zero
+/// exit, a signal, or stdout that is not one JSON value is a
+/// States.TaskFailed whose cause quotes stderr. The
 /// child's environment adds UNUM_FUNCTION, UNUM_INSTANCE, UNUM_SESSION,
 /// UNUM_ATTEMPT and UNUM_EFFECTS_FD: a descriptor (3) on which the child
 /// stages side effects, one JSON value per line, as Context::effect does. A

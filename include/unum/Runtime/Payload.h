@@ -34,8 +34,13 @@ struct FanOutLevel {
   std::string type = "Map"; // "Map" or "Parallel"
   int64_t index = 0;
   int64_t size = 1;
+  /// The visit counter of the scope this level opens (a Map iteration's or
+  /// a Parallel branch's body): advanced by the functions that loop in it
+  /// ("Loop"), 0 until one does.
+  int64_t visit = 0;
   friend bool operator==(const FanOutLevel &a, const FanOutLevel &b) {
-    return a.type == b.type && a.index == b.index && a.size == b.size;
+    return a.type == b.type && a.index == b.index && a.size == b.size &&
+           a.visit == b.visit;
   }
 };
 
@@ -45,6 +50,8 @@ struct Payload {
   Value value;         // Http: the input; Checkpoint: array of instance names
   std::string session; // empty: none (only a start function may lack one)
   std::vector<FanOutLevel> fanout;
+  /// The top scope's visit counter ("Visit"; each level has its own).
+  int64_t visit = 0;
   std::string retire;   // GC.Checkpoint: the sender's instance
   std::string fanInSet; // GC.Set: the completion set that invoked us
   /// In-process only (never on the wire): the first delivery of the only
@@ -68,6 +75,22 @@ Value encodePayload(const Payload &payload);
 /// "Name" or "Name-unumIndex-i.j" (innermost first).
 std::string instanceName(const std::string &function,
                          const std::vector<FanOutLevel> &fanout);
+
+/// The infix before the visit counters in the name of a function with
+/// "Loop".
+inline constexpr const char kVisitInfix[] = "-unumVisit-";
+
+/// What a function with "Loop": `loop` adds to its instance name at these
+/// levels: "-unumVisit-" and the visit counters of the `loop` outermost
+/// scopes (the top one, `visit`, and the outermost fan-out levels'),
+/// innermost first. Empty when `loop` is 0.
+std::string visitSuffix(int64_t loop, int64_t visit,
+                        const std::vector<FanOutLevel> &fanout);
+
+/// A function with "Loop": `loop` entered at these levels: if it loops in
+/// its own scope (`loop` exceeds the fan-out depth), that scope's counter
+/// advances (the top one's is `visit`, a level's is its `visit`).
+void enterLoop(int64_t loop, int64_t &visit, std::vector<FanOutLevel> &fanout);
 
 /// A fresh random session id: 15 characters of [0-9A-Za-z] (89 random
 /// bits). Every payload and context carries it, and 15 characters is what a

@@ -120,6 +120,9 @@ struct RuntimeOptions {
   FaultHook fault;
   Observer *observer = nullptr;
   DataFlow *dataFlow = nullptr; // nullptr: pass-through
+  /// Multiplies every real wait (Wait states, Retry intervals): tests run
+  /// with a small scale (unum-run --time-scale).
+  double timeScale = 1.0;
 };
 
 class Runtime {
@@ -148,6 +151,7 @@ private:
   class Sends;
   struct FanIn;
   Status run(Invocation &inv);
+  static void nameVisit(Invocation &inv, const std::string &function);
   Status continuations(Invocation &inv);
   Status chainStep(Invocation &inv, const FunctionSpec &target);
   static void fillChainPayload(Payload &p, Invocation &inv,
@@ -162,16 +166,19 @@ private:
                      std::vector<std::string> &consumed, bool &reused,
                      bool &finished);
   Status execute(Invocation &inv, const Value &effective);
-  Status retry(Invocation &inv, const Value &effective, bool identityFlow,
-               Value &flowed, const Value &input, HandlerResult &hr);
+  Status attempt(Invocation &inv, const Value &effective, HandlerResult &hr);
+  Status retryOrFail(Invocation &inv, const Value &effective,
+                     HandlerResult &hr);
   // A Map or Parallel state's input, for a sink whose ResultPath applies to
   // it: only functions with SaveInput / StateInput call these.
   Status saveStateInput(Invocation &inv, const Value &effective);
   Status loadStateInput(Invocation &inv, std::vector<std::string> &consumed,
                         bool &reused, bool &finished);
-  Status failure(Invocation &inv, const HandlerResult &hr);
+  Status failure(Invocation &inv, const HandlerResult &hr,
+                 const Value &effective);
+  Result<Value> caught(Invocation &inv, const config::Edge &e);
   void traceRetry(const Invocation &inv, unsigned attempt,
-                  const HandlerResult &hr) const;
+                  const HandlerResult &hr, double delay) const;
   Result<char> recordFlag(const Invocation &inv) const;
   Status lostRace(Invocation &inv, const std::string &winner, bool &finished);
   Status commitUnchecked(const std::vector<Effect> &effects,

@@ -8,6 +8,7 @@
 // one `unum.app`. See the pass description in Passes.td for the rules.
 //
 //===----------------------------------------------------------------------===//
+#include "unum/Config/Cycles.h"
 #include "unum/Config/JsonPath.h"
 #include "unum/Conversion/Passes.h"
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
@@ -45,19 +46,22 @@ struct Edge {
   std::vector<std::string> values; // FanIn
   std::string cond;                // empty: always taken
   bool pop = false;
+  Attribute resultPath; // Error: a Catch's ResultPath (unit: null)
 };
 
 struct Function {
   enum class Role { User, MapEntry, MapSink, ParallelEntry, ParallelSink };
   std::string name;
   Location loc;
+  Operation *anchor = nullptr; // see Lowering::addFunction
   Role role = Role::User;
   std::vector<Edge> edges;
   bool nextIsList = false;
   bool start = false;
   bool removed = false;
   std::optional<std::string> handler, builtin;
-  std::optional<int64_t> retry;
+  ArrayAttr retriers;
+  std::optional<int64_t> timeout; // TimeoutSeconds
   llvm::SmallVector<NamedAttribute> dataflow;
   /// A Map or Parallel entry whose sink needs the state's input, and that
   /// sink, naming the entry (see linkStateInput).
@@ -169,12 +173,15 @@ public:
   LogicalResult emit(OpBuilder &builder);
 
 private:
-  size_t addFunction(StringRef name, Location loc, Function::Role role) {
+  /// A function for `anchor`: the state it runs (a Map or Parallel state
+  /// for its helpers and the end of its bodies), which decides its "Loop".
+  size_t addFunction(StringRef name, Operation *anchor, Function::Role role) {
     std::string unique = name.str();
     for (unsigned i = 1; names.count(unique); ++i)
       unique = (name + "_" + Twine(i)).str();
     names.insert(unique);
-    Function fn{unique, loc};
+    Function fn{unique, anchor->getLoc()};
+    fn.anchor = anchor;
     fn.role = role;
     functions.push_back(std::move(fn));
     return functions.size() - 1;
@@ -187,7 +194,10 @@ private:
   LogicalResult connect(Scope &scope, size_t from, Operation *state);
   LogicalResult addEdges(Scope &scope);
   FailureOr<size_t> scopeEntry(Scope &scope);
-  FailureOr<size_t> singleExit(Scope &scope, Operation *owner, StringRef what);
+  FailureOr<size_t> entryFunction(Scope &scope, StringRef name, bool direct);
+  FailureOr<size_t> scopeExit(Scope &scope, Operation *owner, size_t sink,
+                              StringRef branch);
+  std::optional<int64_t> loopOf(const Function &fn) const;
   void trim();
 
   StateMachineOp machine;
@@ -202,6 +212,8 @@ private:
   llvm::DenseMap<Operation *, std::pair<size_t, size_t>> helpers; // entry, sink
   llvm::DenseSet<Operation *> visited;
   llvm::DenseSet<Operation *> resolving; // cycle guard for entryTargets
+  llvm::DenseSet<Operation *> cyclic;    // states on a loop of their scope
+  llvm::DenseMap<Operation *, size_t> materialized; // see entryFunction
   unsigned mapCount = 0, parallelCount = 0;
 };
 
@@ -259,9 +271,48 @@ LogicalResult checkDepth(Operation *state, unsigned depth) {
 }
 
 bool isIdentityPass(PassOp pass) {
-  return !pass.getResult() && !pass.getParameters() &&
-         !pass.getResultPath() && !pass.getInputPath() &&
-         !pass.getOutputPath();
+  return !pass.getResult() && !pass.getParameters() && !pass.getResultPath() &&
+         !pass.getInputPath() && !pass.getOutputPath();
+}
+
+/// The states a state can go to, in the order its transitions are written:
+/// Next, the Choice rules' and Default, the Catchers'.
+SmallVector<StringRef> successors(Operation *state) {
+  SmallVector<StringRef> out;
+  if (auto next = state->getAttrOfType<StringAttr>("next"))
+    out.push_back(next.getValue());
+  if (auto choice = dyn_cast<ChoiceOp>(state)) {
+    for (Attribute rule : choice.getChoices())
+      out.push_back(
+          cast<DictionaryAttr>(rule).getAs<StringAttr>("Next").getValue());
+    if (auto def = choice.getDefaultState())
+      out.push_back(*def);
+  }
+  if (auto catchers = state->getAttrOfType<ArrayAttr>("catchers"))
+    for (Attribute c : catchers)
+      out.push_back(
+          cast<DictionaryAttr>(c).getAs<StringAttr>("Next").getValue());
+  return out;
+}
+
+/// Adds to `cyclic` the states of `block` (one scope) that lie on a loop of
+/// its transitions.
+void markCycles(Block &block, llvm::DenseSet<Operation *> &cyclic) {
+  std::vector<Operation *> nodes;
+  llvm::StringMap<unsigned> id;
+  for (Operation &op : block) {
+    id[op.getAttrOfType<StringAttr>("name").getValue()] = nodes.size();
+    nodes.push_back(&op);
+  }
+  std::vector<std::vector<unsigned>> succ(nodes.size());
+  for (unsigned v = 0; v < nodes.size(); ++v)
+    for (StringRef name : successors(nodes[v]))
+      if (auto it = id.find(name); it != id.end())
+        succ[v].push_back(it->second);
+  std::vector<bool> onCycle = config::onCycle(succ);
+  for (unsigned v = 0; v < nodes.size(); ++v)
+    if (onCycle[v])
+      cyclic.insert(nodes[v]);
 }
 
 /// Depth-first from the start, in the order the transitions are written
@@ -271,8 +322,8 @@ bool isIdentityPass(PassOp pass) {
 LogicalResult Lowering::createFunctions(Scope &scope) {
   auto it = scope.states.find(scope.start);
   if (it == scope.states.end())
-    return machine.emitOpError() << "unknown start state '" << scope.start
-                                 << "'";
+    return machine.emitOpError()
+           << "unknown start state '" << scope.start << "'";
   SmallVector<Operation *> stack = {it->second};
   while (!stack.empty()) {
     Operation *state = stack.pop_back_val();
@@ -280,22 +331,8 @@ LogicalResult Lowering::createFunctions(Scope &scope) {
       continue;
     if (failed(visitState(scope, state)))
       return failure();
-    // Successors, in the order the transitions are written.
-    SmallVector<StringRef> successors;
-    if (auto next = state->getAttrOfType<StringAttr>("next"))
-      successors.push_back(next.getValue());
-    if (auto choice = dyn_cast<ChoiceOp>(state)) {
-      for (Attribute rule : choice.getChoices())
-        successors.push_back(
-            cast<DictionaryAttr>(rule).getAs<StringAttr>("Next").getValue());
-      if (auto def = choice.getDefaultState())
-        successors.push_back(*def);
-    }
-    if (auto catchers = state->getAttrOfType<ArrayAttr>("catchers"))
-      for (Attribute c : catchers)
-        successors.push_back(
-            cast<DictionaryAttr>(c).getAs<StringAttr>("Next").getValue());
-    for (StringRef name : llvm::reverse(successors))
+    SmallVector<StringRef> next = successors(state);
+    for (StringRef name : llvm::reverse(next))
       stack.push_back(scope.states.lookup(name));
   }
   return success();
@@ -313,7 +350,7 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
     // states get their own function running the same handler.
     bool shared = !usedResources.insert(resource).second;
     size_t fn = addFunction(shared ? sanitize(stateName) : sanitize(resource),
-                            loc, Function::Role::User);
+                            state, Function::Role::User);
     if (shared || functions[fn].name != resource)
       functions[fn].handler = resource.str();
     for (auto [attr, key] : {std::pair{"input_path", "InputPath"},
@@ -323,46 +360,33 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
                              {"result_path", "ResultPath"},
                              {"output_path", "OutputPath"}})
       addField(functions[fn], task, attr, key);
-    if (ArrayAttr retriers = task.getRetryAttr()) {
-      int64_t attempts = 0;
-      bool exact = retriers.size() == 1;
-      for (Attribute r : retriers) {
-        auto dict = cast<DictionaryAttr>(r);
-        int64_t max = 3; // the ASL default
-        if (auto value = dict.getAs<IntegerAttr>("MaxAttempts"))
-          max = value.getInt();
-        attempts = std::max(attempts, max);
-        auto errors = dict.getAs<ArrayAttr>("ErrorEquals");
-        exact &= errors && errors.size() == 1 &&
-                 llvm::is_contained({StringRef("States.ALL"),
-                                     StringRef("States.TaskFailed")},
-                                    cast<StringAttr>(errors[0]).getValue());
-      }
-      functions[fn].retry = attempts;
-      if (!exact)
-        emitWarning(loc) << "Retry of '" << stateName
-                         << "' approximated: Unum retries any error up to "
-                         << attempts << " times";
-    }
+    // The retriers as written: the runtime applies them (ErrorEquals in
+    // order, waits with backoff and jitter).
+    functions[fn].retriers = task.getRetryAttr();
+    if (auto timeout = task->getAttrOfType<IntegerAttr>("timeout_seconds"))
+      functions[fn].timeout = timeout.getInt();
     stateFunction[state] = fn;
   } else if (auto pass = dyn_cast<PassOp>(state)) {
     if (!isIdentityPass(pass)) {
-      size_t fn = addFunction(sanitize(stateName), loc, Function::Role::User);
+      size_t fn = addFunction(sanitize(stateName), state, Function::Role::User);
       functions[fn].builtin = "Pass";
-      for (auto [attr, key] :
-           {std::pair{"input_path", "InputPath"}, {"result", "Result"},
-            {"parameters", "Parameters"}, {"result_path", "ResultPath"},
-            {"output_path", "OutputPath"}})
+      for (auto [attr, key] : {std::pair{"input_path", "InputPath"},
+                               {"result", "Result"},
+                               {"parameters", "Parameters"},
+                               {"result_path", "ResultPath"},
+                               {"output_path", "OutputPath"}})
         addField(functions[fn], pass, attr, key);
       stateFunction[state] = fn;
     }
   } else if (auto wait = dyn_cast<WaitOp>(state)) {
-    size_t fn = addFunction(sanitize(stateName), loc, Function::Role::User);
+    size_t fn = addFunction(sanitize(stateName), state, Function::Role::User);
     functions[fn].builtin = "Wait";
-    for (auto [attr, key] :
-         {std::pair{"input_path", "InputPath"}, {"seconds", "Seconds"},
-          {"timestamp", "Timestamp"}, {"seconds_path", "SecondsPath"},
-          {"timestamp_path", "TimestampPath"}, {"output_path", "OutputPath"}})
+    for (auto [attr, key] : {std::pair{"input_path", "InputPath"},
+                             {"seconds", "Seconds"},
+                             {"timestamp", "Timestamp"},
+                             {"seconds_path", "SecondsPath"},
+                             {"timestamp_path", "TimestampPath"},
+                             {"output_path", "OutputPath"}})
       addField(functions[fn], wait, attr, key);
     stateFunction[state] = fn;
   } else if (isa<SucceedOp>(state)) {
@@ -373,7 +397,7 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
       return state->getAttr(attr) && !(path && path.getValue() == "$");
     };
     if (shapes("input_path") || shapes("output_path")) {
-      size_t fn = addFunction(sanitize(stateName), loc, Function::Role::User);
+      size_t fn = addFunction(sanitize(stateName), state, Function::Role::User);
       functions[fn].builtin = "Succeed";
       for (auto [attr, key] : {std::pair{"input_path", "InputPath"},
                                {"output_path", "OutputPath"}})
@@ -393,13 +417,13 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
     if (path("input_path")) {
       // The rules see the input after InputPath, which is also what the
       // Choice passes on: a built-in Pass whose output the rules read.
-      size_t fn = addFunction(sanitize(stateName), loc, Function::Role::User);
+      size_t fn = addFunction(sanitize(stateName), state, Function::Role::User);
       functions[fn].builtin = "Pass";
       addField(functions[fn], state, "input_path", "InputPath");
       stateFunction[state] = fn;
     }
     if (!choice.getDefaultState()) {
-      size_t fn = addFunction(sanitize(stateName) + "-NoChoiceMatched", loc,
+      size_t fn = addFunction(sanitize(stateName) + "-NoChoiceMatched", state,
                               Function::Role::User);
       functions[fn].builtin = "Fail";
       MLIRContext *context = state->getContext();
@@ -413,11 +437,12 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
       noChoiceMatched[state] = fn;
     }
   } else if (auto fail = dyn_cast<FailOp>(state)) {
-    size_t fn = addFunction(sanitize(stateName), loc, Function::Role::User);
+    size_t fn = addFunction(sanitize(stateName), state, Function::Role::User);
     functions[fn].builtin = "Fail";
-    for (auto [attr, key] :
-         {std::pair{"error", "Error"}, {"cause", "Cause"},
-          {"error_path", "ErrorPath"}, {"cause_path", "CausePath"}})
+    for (auto [attr, key] : {std::pair{"error", "Error"},
+                             {"cause", "Cause"},
+                             {"error_path", "ErrorPath"},
+                             {"cause_path", "CausePath"}})
       addField(functions[fn], fail, attr, key);
     stateFunction[state] = fn;
   } else if (auto map = dyn_cast<sfn::MapOp>(state)) {
@@ -427,9 +452,9 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
     if (failed(createFunctions(inner)))
       return failure();
     unsigned k = mapCount++;
-    size_t entry = addFunction(("UnumMap" + Twine(k)).str(), loc,
+    size_t entry = addFunction(("UnumMap" + Twine(k)).str(), state,
                                Function::Role::MapEntry);
-    size_t sink = addFunction(("UnumSinkMap" + Twine(k)).str(), loc,
+    size_t sink = addFunction(("UnumSinkMap" + Twine(k)).str(), state,
                               Function::Role::MapSink);
     addField(functions[entry], map, "input_path", "InputPath");
     addField(functions[entry], map, "items_path", "ItemsPath");
@@ -453,9 +478,9 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
         return failure();
     }
     unsigned k = parallelCount++;
-    size_t entry = addFunction(("UnumParallel" + Twine(k)).str(), loc,
+    size_t entry = addFunction(("UnumParallel" + Twine(k)).str(), state,
                                Function::Role::ParallelEntry);
-    size_t sink = addFunction(("UnumSinkParallel" + Twine(k)).str(), loc,
+    size_t sink = addFunction(("UnumSinkParallel" + Twine(k)).str(), state,
                               Function::Role::ParallelSink);
     addField(functions[entry], parallel, "input_path", "InputPath");
     addField(functions[entry], parallel, "parameters", "Parameters");
@@ -473,14 +498,16 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
     functions[it->second.first].stateName = stateName.str();
     functions[it->second.second].stateName = stateName.str();
   }
-  if (isa<sfn::MapOp, ParallelOp>(state) && state->getAttr("retry"))
-    emitWarning(loc) << "Retry on '" << stateName
-                     << "' is not supported on Map and Parallel states yet; "
-                        "ignored";
-  if (isa<sfn::MapOp, ParallelOp>(state) && state->getAttr("catchers"))
-    emitWarning(loc) << "Catch on '" << stateName
-                     << "' is not supported on Map and Parallel states yet; "
-                        "ignored";
+  // Re-running or abandoning a whole body: not yet (an error inside it
+  // fails the workflow). Refused rather than ignored, which would change
+  // what the state machine does.
+  for (StringRef field : {"retry", "catchers"})
+    if (isa<sfn::MapOp, ParallelOp>(state) && state->getAttr(field))
+      return emitError(loc)
+             << (field == "retry" ? "Retry" : "Catch") << " on the "
+             << state->getName().stripDialect() << " state '" << stateName
+             << "' is not supported yet: Unum retries and catches the "
+                "errors of Task states";
 
   return success();
 }
@@ -545,8 +572,10 @@ FailureOr<std::string> ruleToExpr(DictionaryAttr rule, Operation *choice) {
   // *Path operator, whose other path) is absent or of another type than the
   // operator's does not match; it is never an error.
   static const std::pair<StringRef, StringRef> comparisons[] = {
-      {"Equals", "=="},       {"LessThan", "<"},
-      {"GreaterThan", ">"},   {"LessThanEquals", "<="},
+      {"Equals", "=="},
+      {"LessThan", "<"},
+      {"GreaterThan", ">"},
+      {"LessThanEquals", "<="},
       {"GreaterThanEquals", ">="}};
   static const std::pair<StringRef, StringRef> typeTests[] = {
       {"IsPresent", "is_present"}, {"IsNull", "is_null"},
@@ -703,29 +732,28 @@ LogicalResult Lowering::connect(Scope &scope, size_t from, Operation *state) {
       std::string matches;
       for (Attribute e : dict.getAs<ArrayAttr>("ErrorEquals")) {
         StringRef error = cast<StringAttr>(e).getValue();
-        if (error == "States.ALL" || error == "States.TaskFailed") {
+        if (error == "States.ALL") {
           matches.clear();
           break;
         }
-        std::string test = "$out.Error == " + quoteString(error);
+        // States.TaskFailed names every error but States.Timeout.
+        std::string test = error == "States.TaskFailed"
+                               ? "$out.Error != 'States.Timeout'"
+                               : "$out.Error == " + quoteString(error);
         matches = matches.empty() ? test : matches + " or " + test;
       }
-      if (dict.get("ResultPath"))
-        emitWarning(state->getLoc())
-            << "ResultPath of a Catch is not supported yet: the handler "
-               "receives the error alone";
-      FailureOr<std::vector<Target>> handler =
-          entryTargets(scope, dict.getAs<StringAttr>("Next").getValue());
+      // The handler state gets a function even if it would fold away (a
+      // Succeed, an identity Pass, a Choice): the caught value is its input.
+      FailureOr<size_t> handler =
+          entryFunction(scope, dict.getAs<StringAttr>("Next").getValue(),
+                        /*direct=*/false);
       if (failed(handler))
         return failure();
-      std::string guard = andExpr(
-          noneBefore, matches.empty() ? "" : "(" + matches + ")");
-      for (Target &t : *handler) {
-        if (!t.fn)
-          continue; // catching into Succeed: the error is swallowed
-        functions[from].edges.push_back(
-            {*t.fn, EdgeKind::Error, {}, andExpr(guard, t.cond)});
-      }
+      std::string guard =
+          andExpr(noneBefore, matches.empty() ? "" : "(" + matches + ")");
+      Edge edge{*handler, EdgeKind::Error, {}, guard};
+      edge.resultPath = dict.get("ResultPath");
+      functions[from].edges.push_back(std::move(edge));
       if (matches.empty())
         break; // everything is caught
       noneBefore = andExpr(noneBefore, notExpr(matches));
@@ -734,19 +762,33 @@ LogicalResult Lowering::connect(Scope &scope, size_t from, Operation *state) {
   return success();
 }
 
-/// The function that enters `scope`: its start state's, or, when the start
-/// folds away (a Choice, an identity Pass, a Succeed), a built-in
-/// pass-through that evaluates the conditions and continues.
+/// The function that enters `scope`: its start state's (see
+/// entryFunction).
 FailureOr<size_t> Lowering::scopeEntry(Scope &scope) {
-  FailureOr<std::vector<Target>> entry = entryTargets(scope, scope.start);
+  return entryFunction(scope, scope.start, /*direct=*/true);
+}
+
+/// The function that runs when state `name` is entered: its own, or, when
+/// it folds away (a Choice, an identity Pass, a Succeed), the one it leads
+/// to if that is a single unconditional function and `direct` allows it,
+/// else a built-in pass-through that evaluates the conditions and continues
+/// (made once per state).
+FailureOr<size_t> Lowering::entryFunction(Scope &scope, StringRef name,
+                                          bool direct) {
+  Operation *state = scope.states.lookup(name);
+  if (auto it = materialized.find(state); it != materialized.end())
+    return it->second;
+  FailureOr<std::vector<Target>> entry = entryTargets(scope, name);
   if (failed(entry))
     return failure();
-  if (entry->size() == 1 && (*entry)[0].fn && (*entry)[0].cond.empty())
+  bool single =
+      entry->size() == 1 && (*entry)[0].fn && (*entry)[0].cond.empty();
+  bool own = stateFunction.count(state) || helpers.count(state);
+  if (single && (direct || own))
     return *(*entry)[0].fn;
-  Operation *start = scope.states.lookup(scope.start);
-  size_t fn =
-      addFunction(sanitize(scope.start), start->getLoc(), Function::Role::User);
+  size_t fn = addFunction(sanitize(name), state, Function::Role::User);
   functions[fn].builtin = "Pass";
+  materialized[state] = fn;
   for (Target &t : *entry) {
     if (t.fn)
       functions[fn].edges.push_back({*t.fn, EdgeKind::Scalar, {}, t.cond});
@@ -756,17 +798,51 @@ FailureOr<size_t> Lowering::scopeEntry(Scope &scope) {
   return fn;
 }
 
-FailureOr<size_t> Lowering::singleExit(Scope &scope, Operation *owner,
-                                       StringRef what) {
-  if (scope.exits.empty())
-    return owner->emitOpError() << what << " never ends in a function";
-  size_t fn = scope.exits.front().first;
-  for (auto &[other, cond] : scope.exits)
-    if (other != fn || !cond.empty())
-      return owner->emitOpError()
-             << what << " must end in one function (it ends in several, or "
-                        "conditionally): a fan-in needs one last function";
-  return fn;
+/// The last function of a Map iterator or Parallel branch: the one tail
+/// that reports to the sink's fan-in. A body that ends in one function,
+/// unconditionally, and not in a loop ends there (so loop-free apps keep
+/// their functions); otherwise (several end states, a Choice that ends it,
+/// a last state that loops) every end goes to a new built-in Pass
+/// ("UnumEnd..."), which runs once per iteration or branch, after any loop.
+FailureOr<size_t> Lowering::scopeExit(Scope &scope, Operation *owner,
+                                      size_t sink, StringRef branch) {
+  // A body whose every path ends in a Fail never reports: the Fail ends
+  // the workflow (the Map or Parallel state fails with its error). Its end
+  // function is then never reached.
+  if (!scope.exits.empty()) {
+    size_t fn = scope.exits.front().first;
+    bool single = llvm::all_of(scope.exits, [&](auto &exit) {
+      return exit.first == fn && exit.second.empty();
+    });
+    if (single && !cyclic.contains(functions[fn].anchor))
+      return fn;
+  }
+  StringRef kind = functions[sink].name;
+  kind.consume_front("UnumSink");
+  size_t end = addFunction(("UnumEnd" + kind + branch).str(), owner,
+                           Function::Role::User);
+  functions[end].builtin = "Pass";
+  for (auto &[from, cond] : scope.exits)
+    functions[from].edges.push_back({end, EdgeKind::Scalar, {}, cond});
+  return end;
+}
+
+/// "Loop": the function can run more than once at the same fan-out indices
+/// when its state, or a Map or Parallel state around it, is on a loop of
+/// its scope. Its names then carry the visit counters of the scopes down to
+/// the innermost such loop (the state's depth, plus one for the top scope).
+std::optional<int64_t> Lowering::loopOf(const Function &fn) const {
+  for (Operation *a = fn.anchor; a && !isa<StateMachineOp>(a);
+       a = a->getParentOp()) {
+    if (!cyclic.contains(a))
+      continue;
+    int64_t depth = 0;
+    for (Operation *p = a->getParentOp(); p && !isa<StateMachineOp>(p);
+         p = p->getParentOp())
+      ++depth;
+    return depth + 1;
+  }
+  return std::nullopt;
 }
 
 /// The outer fan-out levels, as seen from a tail: `.$1.$2...`.
@@ -799,7 +875,7 @@ LogicalResult Lowering::addEdges(Scope &scope) {
       if (failed(first) || failed(addEdges(inner)))
         return failure();
       functions[entry].edges.push_back({*first, EdgeKind::Map, {}, ""});
-      FailureOr<size_t> last = singleExit(inner, state, "a Map iterator");
+      FailureOr<size_t> last = scopeExit(inner, state, sink, "");
       if (failed(last))
         return failure();
       lasts.push_back(*last);
@@ -816,7 +892,8 @@ LogicalResult Lowering::addEdges(Scope &scope) {
         if (failed(first) || failed(addEdges(inner)))
           return failure();
         functions[entry].edges.push_back({*first, EdgeKind::Scalar, {}, ""});
-        FailureOr<size_t> last = singleExit(inner, state, "a Parallel branch");
+        FailureOr<size_t> last =
+            scopeExit(inner, state, sink, "_" + std::to_string(i));
         if (failed(last))
           return failure();
         lasts.push_back(*last);
@@ -927,6 +1004,12 @@ void Lowering::trim() {
 }
 
 LogicalResult Lowering::run() {
+  machine->walk([&](Operation *op) {
+    if (isa<StateMachineOp, sfn::MapOp, ParallelOp>(op))
+      for (Region &region : op->getRegions())
+        if (!region.empty())
+          markCycles(region.front(), cyclic);
+  });
   Scope top(machine.getBody(), machine.getStart(), 0);
   if (failed(createFunctions(top)) || failed(addEdges(top)))
     return failure();
@@ -960,8 +1043,10 @@ LogicalResult Lowering::emit(OpBuilder &builder) {
     op.setFanout(fn.nextIsList && fn.edges.size() == 1);
     if (debug)
       op.setDebug(*debug);
-    if (fn.retry)
-      op.setRetry(static_cast<uint64_t>(*fn.retry));
+    if (fn.retriers)
+      op.setRetriersAttr(fn.retriers);
+    if (fn.timeout)
+      op.setTimeout(static_cast<uint64_t>(*fn.timeout));
     if (fn.handler)
       op.setHandler(StringRef(*fn.handler));
     if (fn.builtin)
@@ -977,6 +1062,8 @@ LogicalResult Lowering::emit(OpBuilder &builder) {
     if (fn.stateInput)
       op.setStateInputAttr(
           FlatSymbolRefAttr::get(context, functions[*fn.stateInput].name));
+    if (std::optional<int64_t> loop = loopOf(fn))
+      op.setLoop(static_cast<uint64_t>(*loop));
 
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToEnd(&op.getBodyBlock());
@@ -988,8 +1075,8 @@ LogicalResult Lowering::emit(OpBuilder &builder) {
         std::optional<config::Expression> expr =
             config::parseConditional(e.cond, error);
         if (!expr) {
-          return emitError(fn.loc) << "cannot express the condition '"
-                                   << e.cond << "': " << error.message;
+          return emitError(fn.loc) << "cannot express the condition '" << e.cond
+                                   << "': " << error.message;
         }
         cond = ConditionAttr::get(context, *expr);
       }
@@ -1002,14 +1089,14 @@ LogicalResult Lowering::emit(OpBuilder &builder) {
         unum::MapOp::create(builder, fn.loc, target, cond, mods);
         break;
       case EdgeKind::Error:
-        ErrorOp::create(builder, fn.loc, target, cond, mods);
+        ErrorOp::create(builder, fn.loc, target, cond, mods, e.resultPath);
         break;
       case EdgeKind::FanIn: {
         SmallVector<Attribute> values;
         for (const std::string &v : e.values) {
           config::ParseError error;
-          values.push_back(
-              NamePatternAttr::get(context, *config::parseNamePattern(v, error)));
+          values.push_back(NamePatternAttr::get(
+              context, *config::parseNamePattern(v, error)));
         }
         FanInOp::create(builder, fn.loc, target, cond, mods,
                         builder.getArrayAttr(values));
@@ -1045,8 +1132,8 @@ struct ConvertSfnToUnumPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::optional<bool> checkpointOpt, debugOpt;
-    if (failed(parseBoolOption(checkpoint, "checkpoint", module,
-                               checkpointOpt)) ||
+    if (failed(
+            parseBoolOption(checkpoint, "checkpoint", module, checkpointOpt)) ||
         failed(parseBoolOption(debug, "debug", module, debugOpt)))
       return signalPassFailure();
 

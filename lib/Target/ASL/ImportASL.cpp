@@ -1054,15 +1054,11 @@ void Importer::buildState(const Node::Member &member,
     if (timeout && heartbeat && *heartbeat >= *timeout)
       error(heartbeatNode->loc, "'HeartbeatSeconds' must be smaller than "
                                 "'TimeoutSeconds'");
-    if (timeout)
-      diags.warning(body.find("TimeoutSeconds")->loc,
-                    "'TimeoutSeconds' of Task " + quoted(name) +
-                        " is not enforced by this runtime yet: the task "
-                        "runs to completion");
     if (heartbeat)
       diags.warning(heartbeatNode->loc,
                     "'HeartbeatSeconds' of Task " + quoted(name) +
-                        " is ignored: this runtime has no task heartbeats");
+                        " is ignored: this runtime has no task heartbeats "
+                        "(TimeoutSeconds is enforced)");
   }
   if (type == Choice && !body.find("Choices")) {
     error(member.keyLoc, "Choice state " + quoted(name) + " needs 'Choices'");

@@ -52,6 +52,16 @@ static LogicalResult exportFunction(FunctionOp function,
   out.saveInput = function.getSaveInput();
   if (FlatSymbolRefAttr from = function.getStateInputAttr())
     out.stateInput = from.getValue().str();
+  if (auto loop = function.getLoop())
+    out.loop = static_cast<int64_t>(*loop);
+  if (auto timeout = function.getTimeout())
+    out.timeoutSeconds = static_cast<int64_t>(*timeout);
+  if (ArrayAttr retriers = function.getRetriersAttr()) {
+    out.retriersNode = attrToJson(retriers);
+    if (!out.retriersNode)
+      return function.emitOpError()
+             << "has a 'retriers' value that is not a JSON image";
+  }
 
   ArrayAttr modifiers;
   Operation *firstEdge = nullptr;
@@ -82,6 +92,13 @@ static LogicalResult exportFunction(FunctionOp function,
     if (auto fanin = dyn_cast<FanInOp>(op))
       for (auto pattern : fanin.getValues().getAsRange<NamePatternAttr>())
         e.values.push_back(pattern.getValue());
+    if (auto error = dyn_cast<ErrorOp>(op);
+        error && error.getResultPathAttr()) {
+      e.resultPath = attrToJson(error.getResultPathAttr());
+      if (!e.resultPath)
+        return error.emitOpError()
+               << "has a 'result_path' that is not a JSON image";
+    }
     out.next.push_back(std::move(e));
   }
   if (modifiers)
@@ -91,8 +108,8 @@ static LogicalResult exportFunction(FunctionOp function,
   return success();
 }
 
-LogicalResult unum::exportUnumConfigs(AppOp app,
-                                      std::vector<config::FunctionConfig> &out) {
+LogicalResult
+unum::exportUnumConfigs(AppOp app, std::vector<config::FunctionConfig> &out) {
   if (failed(checkNoExtraAttributes(app)))
     return failure();
   for (FunctionOp function : app.getBodyBlock().getOps<FunctionOp>()) {

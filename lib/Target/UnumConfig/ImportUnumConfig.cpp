@@ -109,9 +109,13 @@ static void buildEdge(OpBuilder &builder, const config::Edge &edge,
   case config::EdgeKind::Map:
     MapOp::create(builder, loc, target, condition, modifiers);
     return;
-  case config::EdgeKind::Error:
-    ErrorOp::create(builder, loc, target, condition, modifiers);
+  case config::EdgeKind::Error: {
+    auto error = ErrorOp::create(builder, loc, target, condition, modifiers,
+                                 /*result_path=*/Attribute());
+    if (edge.resultPath)
+      error.setResultPathAttr(jsonToAttr(*edge.resultPath, context));
     return;
+  }
   case config::EdgeKind::FanIn: {
     SmallVector<Attribute> values;
     for (const config::NamePattern &p : edge.values)
@@ -137,9 +141,8 @@ static OwningOpRef<ModuleOp> buildModule(ArrayRef<LoadedConfig> configs,
   for (const LoadedConfig &loaded : configs) {
     const config::FunctionConfig &c = loaded.config;
     builder.setInsertionPointToEnd(&app.getBodyBlock());
-    auto function =
-        FunctionOp::create(builder, toLoc(context, loaded.file, c.nameLoc),
-                           c.name);
+    auto function = FunctionOp::create(
+        builder, toLoc(context, loaded.file, c.nameLoc), c.name);
     function.setStart(c.start);
     function.setCheckpoint(c.checkpoint);
     function.setFanout(c.nextIsList && c.next.size() == 1);
@@ -155,6 +158,13 @@ static OwningOpRef<ModuleOp> buildModule(ArrayRef<LoadedConfig> configs,
       function.setDataflowAttr(
           cast<DictionaryAttr>(jsonToAttr(*c.dataFlow, context)));
     function.setSaveInput(c.saveInput);
+    if (c.loop)
+      function.setLoop(static_cast<uint64_t>(*c.loop));
+    if (c.timeoutSeconds)
+      function.setTimeout(static_cast<uint64_t>(*c.timeoutSeconds));
+    if (c.retriersNode)
+      function.setRetriersAttr(
+          cast<ArrayAttr>(jsonToAttr(*c.retriersNode, context)));
     if (c.stateInput)
       function.setStateInputAttr(
           FlatSymbolRefAttr::get(context, *c.stateInput));

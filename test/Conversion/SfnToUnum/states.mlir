@@ -25,10 +25,11 @@ sfn.state_machine "builtins" start "Hello" {
 
 // -----
 
-// Retry becomes retry(n); each Catch becomes an error edge, conditioned on
-// the error name unless it catches everything; Task data flow is kept.
+// Retry is kept as its retrier list; each Catch becomes an error edge,
+// conditioned on the error name unless it catches everything; Task data flow
+// is kept.
 // CHECK-LABEL: unum.app @catching
-// CHECK:      unum.function @First start checkpoint retry(2) dataflow {InputPath = "$.in", ResultPath = "$.out"} {
+// CHECK:      unum.function @First start checkpoint retriers [{ErrorEquals = ["States.ALL"], MaxAttempts = 2 : i64}] dataflow {InputPath = "$.in", ResultPath = "$.out"} {
 // CHECK-NEXT:   unum.chain @Second
 // CHECK-NEXT:   unum.error @Timeout if "($out.Error == 'States.Timeout')"
 // CHECK-NEXT:   unum.error @Handler if "not ($out.Error == 'States.Timeout')"
@@ -62,10 +63,21 @@ sfn.state_machine "reuse" start "Step1" {
 
 // -----
 
-// A retrier for specific errors is approximated, with a warning.
+// Retriers for specific errors are kept, in order, for the runtime.
+// CHECK-LABEL: unum.app @retry
+// CHECK: unum.function @A start checkpoint retriers [{ErrorEquals = ["Throttled"], MaxAttempts = 5 : i64}, {BackoffRate = 1.500000e+00 : f64, ErrorEquals = ["States.ALL"], IntervalSeconds = 2 : i64, JitterStrategy = "FULL", MaxDelaySeconds = 10 : i64}]
 sfn.state_machine "retry" start "A" {
-  // expected-warning @+1 {{Retry of 'A' approximated: Unum retries any error up to 5 times}}
-  sfn.task "A" end {resource = "A", retry = [{ErrorEquals = ["Throttled"], MaxAttempts = 5}, {ErrorEquals = ["States.ALL"]}]}
+  sfn.task "A" end {resource = "A", retry = [{ErrorEquals = ["Throttled"], MaxAttempts = 5}, {ErrorEquals = ["States.ALL"], IntervalSeconds = 2, BackoffRate = 1.5, JitterStrategy = "FULL", MaxDelaySeconds = 10}]}
+}
+
+// -----
+
+// Retry on a Map or Parallel state (re-running its whole body) is refused.
+sfn.state_machine "mapretry" start "M" {
+  // expected-error @+1 {{Retry on the map state 'M' is not supported yet: Unum retries and catches the errors of Task states}}
+  sfn.map "M" end attributes {start = "T", retry = [{ErrorEquals = ["States.ALL"]}]} {
+    sfn.task "T" end {resource = "T"}
+  }
 }
 
 // -----

@@ -73,6 +73,13 @@ def Unum_FunctionOp : Unum_Op<"function", [
       several edges are always written as a list.
     * `retry(n)`: re-run the function up to `n` times before taking its
       `unum.error` edges.
+    * `timeout(n)`: an attempt of the user code that runs longer than `n`
+      seconds fails with `States.Timeout` (a Task's `TimeoutSeconds`).
+    * `retriers [...]`: the Step Functions retrier list (`ErrorEquals`,
+      `IntervalSeconds`, `MaxAttempts`, `BackoffRate`, `MaxDelaySeconds`,
+      `JitterStrategy`), as a JSON image: a failure is retried as the first
+      retrier whose `ErrorEquals` matches its name says, with real waits,
+      before the `unum.error` edges are taken.
     * `debug(b)`: the runtime's debug switch, kept for the file formats.
     * `handler("name")`: the user code this function runs, when it is not
       the function's own name (one handler serving several states).
@@ -112,7 +119,10 @@ def Unum_FunctionOp : Unum_Op<"function", [
     OptionalAttr<StrAttr>:$builtin,
     OptionalAttr<DictionaryAttr>:$dataflow,
     UnitAttr:$save_input,
-    OptionalAttr<FlatSymbolRefAttr>:$state_input
+    OptionalAttr<FlatSymbolRefAttr>:$state_input,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$loop,
+    OptionalAttr<ArrayAttr>:$retriers,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$timeout
   );
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -120,6 +130,8 @@ def Unum_FunctionOp : Unum_Op<"function", [
     (`fanout` $fanout^)? (`retry` `(` $retry^ `)`)? (`debug` `(` $debug^ `)`)?
     (`handler` `(` $handler^ `)`)? (`builtin` `(` $builtin^ `)`)?
     (`save_input` $save_input^)? (`state_input` `(` $state_input^ `)`)?
+    (`loop` `(` $loop^ `)`)? (`timeout` `(` $timeout^ `)`)?
+    (`retriers` $retriers^)?
     (`dataflow` $dataflow^)? attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;
@@ -179,13 +191,22 @@ def Unum_MapOp : Unum_EdgeOp<"map"> {
 def Unum_ErrorOp : Unum_EdgeOp<"error"> {
   let summary = "Catch edge: invoke the target when this function failed";
   let description = !strconcat([{
-    Taken only after the function has failed and its `retry` budget is used
-    up; the target receives the error.
+    Taken only after the function has failed and its retries are used up;
+    the target receives the error, `{"Error": name, "Cause": text}`, or,
+    with `result_path`, the function's input with the error placed at that
+    path (a Step Functions Catch's `ResultPath`; a unit value is `null`:
+    the input unchanged).
 
     ```mlir
     unum.error @Handler
+    unum.error @Report if "$out.Error == 'Timeout'" result_path "$.error"
     ```
   }], edgeDoc);
+  let arguments = !con(edgeArgs, (ins OptionalAttr<AnyAttr>:$result_path));
+  let assemblyFormat = [{
+    $target `` custom<EdgeTail>($condition, $modifiers)
+    (`result_path` $result_path^)? attr-dict
+  }];
 }
 
 def Unum_FanInOp : Unum_EdgeOp<"fanin"> {
