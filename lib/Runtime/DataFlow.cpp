@@ -106,6 +106,11 @@ Result<Value> select(const Value &input, const std::string &text,
   return resolvePath(*parsed, input, scope);
 }
 
+/// `s` as the Step Functions error `name` (Retry and Catch match it).
+Status named(const char *name, const Status &s) {
+  return Status::named(name, s.message());
+}
+
 /// A path, a context path or an intrinsic function call, on `input`. A
 /// syntax error names the template `key` when there is one.
 Result<Value> pathOrCall(const std::string &text, const Value &input,
@@ -156,7 +161,10 @@ Result<Value> instantiate(const Value &tmpl, const Value &input,
                            "' must be a path or an intrinsic function call");
     auto r = pathOrCall(v.getString(), input, scope, &key);
     if (!r)
-      return r;
+      return named(intrinsics::isCall(v.getString())
+                       ? "States.IntrinsicFailure"
+                       : "States.ParameterPathFailure",
+                   r.getStatus());
     out.set(key.substr(0, key.size() - 2), std::move(*r));
   }
   return out;
@@ -188,7 +196,7 @@ Result<Value> DataFlow::input(const FunctionSpec &fn, const Value &effective,
     } else {
       auto r = select(v, path->text, scopeOf(fn, ctx));
       if (!r)
-        return context(r.getStatus(), fn, "InputPath");
+        return context(named("States.Runtime", r.getStatus()), fn, "InputPath");
       v = std::move(*r);
     }
   }
@@ -230,7 +238,8 @@ Result<Value> DataFlow::output(const FunctionSpec &fn, const Value &effective,
     } else {
       auto s = store(effective, path->text, std::move(r));
       if (!s)
-        return context(s.getStatus(), fn, "ResultPath");
+        return context(named("States.ResultPathMatchFailure", s.getStatus()),
+                       fn, "ResultPath");
       r = std::move(*s);
     }
   }
@@ -239,7 +248,7 @@ Result<Value> DataFlow::output(const FunctionSpec &fn, const Value &effective,
       return Value::object();
     auto s = select(r, path->text, scopeOf(fn, ctx));
     if (!s)
-      return context(s.getStatus(), fn, "OutputPath");
+      return context(named("States.Runtime", s.getStatus()), fn, "OutputPath");
     r = std::move(*s);
   }
   return r;
@@ -252,15 +261,16 @@ Result<Value::Array> DataFlow::items(const FunctionSpec &fn,
   if (const config::Node *path = field(fn, "ItemsPath")) {
     auto s = select(output, path->text, scopeOf(fn, ctx));
     if (!s)
-      return context(s.getStatus(), fn, "ItemsPath");
+      return context(named("States.Runtime", s.getStatus()), fn, "ItemsPath");
     list = std::move(*s);
   }
   if (!list.isArray())
-    return Status::error(
+    return Status::named(
+        "States.Runtime",
         "Map edge to '" + edge.target + "' needs '" + fn.config.name +
-        "' to return a list, not " +
-        std::string(list.isArray() || list.isObject() ? "an " : "a ") +
-        Value::kindName(list.kind()));
+            "' to return a list, not " +
+            std::string(list.isArray() || list.isObject() ? "an " : "a ") +
+            Value::kindName(list.kind()));
   const config::Node *selector = field(fn, "ItemSelector");
   if (!selector)
     return list.getArray();

@@ -18,8 +18,15 @@ const std::string &Status::message() const {
   return failure ? failure->message : none;
 }
 
+const std::string &Status::errorName() const {
+  static const std::string none;
+  return failure ? failure->name : none;
+}
+
 Status Status::withContext(const std::string &context) const {
   if (!failure)
     return Status();
-  return Status(make(failure->code, context + ": " + failure->message));
+  Status s(make(failure->code, context + ": " + failure->message));
+  s.failure->name = failure->name;
+  return s;
 }

@@ -3,6 +3,9 @@
 #include "Paths.h"
 #include "TestUtil.h"
 
+#include "unum/Runtime/App.h"
+#include "unum/Runtime/Runtime.h"
+
 #include "gtest/gtest.h"
 
 using namespace unum::runtime;
@@ -136,4 +139,36 @@ TEST(Paths, StoreIsResultPath) {
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.getStatus().message(),
             "ResultPath '$.a[3]' indexes past the end of an array");
+}
+
+TEST(Paths, DataFlowErrorsAreNamed) {
+  // The Step Functions error each data-flow failure raises, for Retry and
+  // Catch to match.
+  auto errorOf = [](const std::string &dataFlow, const char *input,
+                    bool output = false) {
+    auto app = App::fromJson(
+        {R"J({"Name": "Fn", "Start": true, "DataFlow": )J" + dataFlow + "}"});
+    EXPECT_TRUE(app.isOk()) << app.getStatus().message();
+    const FunctionSpec *fn = app->find("Fn");
+    Context ctx;
+    ctx.function = "Fn";
+    DataFlow flow;
+    Value in = json(input);
+    Status s = output ? flow.output(*fn, in, json("1"), ctx).getStatus()
+                      : flow.input(*fn, in, ctx).getStatus();
+    EXPECT_FALSE(s.isOk()) << dataFlow;
+    return s.errorName();
+  };
+  EXPECT_EQ(errorOf(R"J({"Parameters": {"a.$": "$.nope"}})J", "{}"),
+            "States.ParameterPathFailure");
+  EXPECT_EQ(
+      errorOf(R"J({"Parameters": {"n": {"a.$": "States.ArrayLength($.s)"}}})J",
+              R"J({"s": "x"})J"),
+      "States.IntrinsicFailure");
+  EXPECT_EQ(errorOf(R"J({"InputPath": "$.nope"})J", "{}"), "States.Runtime");
+  EXPECT_EQ(errorOf(R"J({"ResultPath": "$.r"})J", "[1]", /*output=*/true),
+            "States.ResultPathMatchFailure");
+  EXPECT_EQ(errorOf(R"J({"ResultSelector": {"a.$": "$.x"}})J", "{}",
+                    /*output=*/true),
+            "States.ParameterPathFailure");
 }

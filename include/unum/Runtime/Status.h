@@ -42,12 +42,22 @@ public:
   static Status crash(std::string message) {
     return Status(make(Code::Crash, std::move(message)));
   }
+  /// A Step Functions error of a step (States.ParameterPathFailure, ...):
+  /// an Error whose name Retry and Catch match like a handler's error; the
+  /// message is the cause.
+  static Status named(std::string name, std::string cause) {
+    Status s = error(std::move(cause));
+    s.failure->name = std::move(name);
+    return s;
+  }
 
   bool isOk() const { return !failure; }
   bool isCrash() const { return failure && failure->code == Code::Crash; }
   explicit operator bool() const { return isOk(); }
   Code getCode() const { return failure ? failure->code : Code::Ok; }
   const std::string &message() const;
+  /// The error's name if it was made by named(), else empty.
+  const std::string &errorName() const;
 
   /// Prefixes the message with context ("reading checkpoint X: ...").
   Status withContext(const std::string &context) const;
@@ -59,6 +69,7 @@ private:
   struct Failure {
     Code code;
     std::string message;
+    std::string name = {}; // named(): a Step Functions error name
   };
   explicit Status(Failure *f) : failure(f) {}
   [[gnu::cold, gnu::noinline]] static Failure *make(Code code,
