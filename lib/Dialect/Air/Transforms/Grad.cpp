@@ -208,8 +208,8 @@ private:
       // to the array it stands for) until a rule that needs the exact shape
       // reads one: elementwise rules broadcast like the kernels they are.
       auto kernel = dyn_cast<KernelOp>(op);
-      if (!(kernel && kernel.isElementwise()) &&
-          !isa<TupleType>(g.getType()) && g.getType() != op->getResult(0).getType())
+      if (!(kernel && kernel.isElementwise()) && !isa<TupleType>(g.getType()) &&
+          g.getType() != op->getResult(0).getType())
         g = adjointFor(b, op->getLoc(), g, op->getResult(0));
       if (!g)
         return failure();
