@@ -569,7 +569,7 @@ def main():
         dropped = drop_xfails(cases, set(xpassed))
         print("dropped the xfail mark of %d case(s): %s" % (len(dropped), " ".join(sorted(dropped))))
         failed = [n for n in failed if n not in dropped]
-    print("\n%d cases: %d agree, %d xfail (known, see asl-findings), %d disagree, "
+    print("\n%d cases: %d agree, %d xfail (known, see KNOWN.md), %d disagree, "
           "%d unexpectedly agree%s; %.1fs"
           % (len(cases), counts["PASS"], counts["XFAIL"], counts["FAIL"], counts["XPASS"],
              ", %d skipped (xfail or stateful handlers, under --crash-rate)" % counts["SKIP"]
