@@ -298,10 +298,11 @@ Result<Value> Evaluator::arrayRange(const Expr &call,
   uint64_t distance = step > 0 ? uint64_t(end) - uint64_t(start)
                                : uint64_t(start) - uint64_t(end);
   uint64_t stride = step > 0 ? uint64_t(step) : 0 - uint64_t(step);
-  uint64_t count = distance / stride + 1;
-  if (count > kMaxRange)
+  // distance / stride + 1 wraps to 0 over the whole int64 range.
+  if (distance / stride >= kMaxRange)
     return failure(call, "the range would have more than " +
                              std::to_string(kMaxRange) + " elements");
+  uint64_t count = distance / stride + 1;
   Value::Array out;
   out.reserve(size_t(count));
   for (uint64_t k = 0; k < count; ++k) // every element lies in [start, end]

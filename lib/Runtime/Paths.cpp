@@ -152,16 +152,23 @@ private:
         return std::clamp<int64_t>(i, 0, n);
       return std::clamp<int64_t>(i, -1, n - 1);
     };
+    // Each loop stops before i += step could overflow (a step near INT64_MAX).
     if (step > 0) {
       for (int64_t i = clamp(sel.start, 0), e = clamp(sel.end, n); i < e;
-           i += step)
+           i += step) {
         if (Status s = add(out, &a[size_t(i)]); !s)
           return s;
+        if (step >= e - i)
+          break;
+      }
     } else {
       for (int64_t i = clamp(sel.start, n - 1), e = clamp(sel.end, -1); i > e;
-           i += step)
+           i += step) {
         if (Status s = add(out, &a[size_t(i)]); !s)
           return s;
+        if (step <= e - i)
+          break;
+      }
     }
     return Status::ok();
   }

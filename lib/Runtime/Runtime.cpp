@@ -641,6 +641,8 @@ Status Runtime::retryOrFail(Invocation &inv, const Value &effective,
       delay = r->intervalSeconds * std::pow(r->backoffRate, double(count));
       if (r->maxDelaySeconds)
         delay = std::min(delay, *r->maxDelaySeconds);
+      // BackoffRate^count grows without bound (to inf).
+      delay = std::min(delay, Context::kMaxWaitSeconds);
       if (r->fullJitter)
         delay *= jitterFraction(inv.session(), inv.instance(), attempts);
       ++count;
@@ -692,9 +694,15 @@ Status Runtime::failure(Invocation &inv, const HandlerResult &hr,
 /// ResultPath, the failed function's input with the error placed there
 /// (null: the input unchanged), as DataFlow::output places a result.
 Result<Value> Runtime::caught(Invocation &inv, const Edge &e) {
+  // A Failed record adopted from the store is only known to be JSON.
+  const Value *name = inv.output.find("Error");
+  const Value *cause = inv.output.find("Cause");
+  if (!name || !cause)
+    return Status::error("the failed checkpoint of '" + inv.fn->config.name +
+                         "' has no Error and Cause");
   Value error = Value::object();
-  error.set("Error", *inv.output.find("Error"));
-  error.set("Cause", *inv.output.find("Cause"));
+  error.set("Error", *name);
+  error.set("Cause", *cause);
   const Value *input = inv.output.find("Input");
   if (!e.resultPath || !input)
     return error;

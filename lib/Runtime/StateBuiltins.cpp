@@ -39,7 +39,7 @@ public:
       if (key == "SecondsPath") {
         if (!v->isNumber() ||
             (v->isDouble() && v->getDouble() != std::floor(v->getDouble())) ||
-            v->getNumber() < 0 || v->getNumber() > 31536000.0)
+            v->getNumber() < 0 || v->getNumber() > Context::kMaxWaitSeconds)
           return HandlerResult::failure(
               "SecondsPath '" + value +
                   "' must select a whole number of seconds from 0 to "
@@ -64,13 +64,18 @@ public:
           key + ": '" + timestamp +
               "' is not an RFC 3339 timestamp such as 2016-03-14T01:59:00Z",
           kRuntimeError);
-    system_clock::time_point at =
-        system_clock::time_point(seconds(until->seconds)) +
-        duration_cast<system_clock::duration>(nanoseconds(until->nanos));
+    // In seconds first: a far timestamp would overflow the clock's
+    // nanoseconds (and then not wait at all).
+    double now =
+        duration<double>(system_clock::now().time_since_epoch()).count();
+    double left = double(until->seconds) - now + until->nanos * 1e-9;
+    if (left > Context::kMaxWaitSeconds)
+      return HandlerResult::failure(key + ": '" + timestamp +
+                                        "' is more than a year away",
+                                    kRuntimeError);
     // At once when it has passed; the time left is scaled like every wait.
-    auto left = at - system_clock::now();
-    if (left > system_clock::duration::zero())
-      std::this_thread::sleep_for(duration<double>(left) * ctx.timeScale);
+    if (left > 0)
+      std::this_thread::sleep_for(duration<double>(left * ctx.timeScale));
     return HandlerResult::success(input);
   }
 

@@ -222,7 +222,8 @@ private:
     using Clock = std::chrono::steady_clock;
     const auto deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double>(ctx.timeout));
+                           std::chrono::duration<double>(std::min(
+                               ctx.timeout, Context::kMaxWaitSeconds)));
     while (outR.fd >= 0 || errR.fd >= 0 || fxR.fd >= 0) {
       pollfd fds[4];
       Sink *of[4] = {};

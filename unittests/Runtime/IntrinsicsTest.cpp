@@ -317,6 +317,10 @@ TEST(Intrinsics, ArrayRange) {
   expectError("States.ArrayRange(0, 1000, 1)",
               "States.ArrayRange: the range would have more than 1000 "
               "elements");
+  // The whole int64 range with step 1: its count would wrap to 0.
+  expectError("States.ArrayRange(-9223372036854775808, 9223372036854775807, 1)",
+              "States.ArrayRange: the range would have more than 1000 "
+              "elements");
   expectError("States.ArrayRange(0, 10, 0)",
               "States.ArrayRange: argument 3 (step) must be a non-zero "
               "integer, not 0");

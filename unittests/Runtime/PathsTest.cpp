@@ -68,6 +68,9 @@ TEST(Paths, WildcardsSlicesUnions) {
   expectSelect("$['odd key'][::2]", "[1, 3, 5]");
   expectSelect("$['odd key'][::-1]", "[5, 4, 3, 2, 1]");
   expectSelect("$['odd key'][-2:]", "[4, 5]");
+  // A step near the int64 limits takes one element (i += step would overflow).
+  expectSelect("$['odd key'][1::9223372036854775807]", "[2]");
+  expectSelect("$['odd key'][3::-9223372036854775807]", "[4]");
   expectSelect("$['odd key'][10:]", "[]");
   expectSelect("$['odd key'][0,4]", "[1, 5]");
   expectSelect("$.nothing[*]", "[]");

@@ -37,6 +37,11 @@ struct Context {
   /// times timeScale); 0: none. A handler executable that runs longer is
   /// killed and the attempt fails with States.Timeout.
   double timeout = 0;
+  /// The longest real wait the runtime does, in seconds (a year, Step
+  /// Functions' longest execution): longer Wait states are refused, longer
+  /// retry delays and time limits are cut to it (a longer duration would
+  /// overflow the clocks).
+  static constexpr double kMaxWaitSeconds = 31536000.0;
 
   /// Stages a side effect. With checkpoints on, the effects of exactly one
   /// execution per instance name are committed, atomically with its
