@@ -42,7 +42,7 @@ bool Node::isInteger() const {
   return true;
 }
 
-std::string unum::config::writeJsonValue(const Node &node) {
+std::string unum::config::writeJsonValue(const Node &node, bool yamlFlow) {
   switch (node.kind) {
   case Node::Kind::Null:
     return "null";
@@ -55,14 +55,19 @@ std::string unum::config::writeJsonValue(const Node &node) {
   case Node::Kind::Array: {
     std::string out = "[";
     for (size_t i = 0; i < node.items.size(); ++i)
-      out += (i ? ", " : "") + writeJsonValue(node.items[i]);
+      out += (i ? ", " : "") + writeJsonValue(node.items[i], yamlFlow);
     return out + "]";
   }
   case Node::Kind::Object: {
     std::string out = "{";
-    for (size_t i = 0; i < node.members.size(); ++i)
-      out += (i ? ", " : "") + detail::quoteJson(node.members[i].key) + ": " +
-             writeJsonValue(node.members[i].value);
+    for (size_t i = 0; i < node.members.size(); ++i) {
+      std::string key = detail::quoteJson(node.members[i].key);
+      // yaml-cpp reads implicit keys of up to 1024 bytes, quotes included.
+      bool explicitKey = yamlFlow && key.size() > 1000;
+      out += (i ? ", " : "") + std::string(explicitKey ? "? " : "") + key +
+             (explicitKey ? " : " : ": ") +
+             writeJsonValue(node.members[i].value, yamlFlow);
+    }
     return out + "}";
   }
   }

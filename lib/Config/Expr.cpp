@@ -1,6 +1,7 @@
 //===- Expr.cpp - Conditionals, name patterns and payload modifiers -------===//
 
 #include "unum/Config/Expr.h"
+#include "unum/Config/Limits.h"
 
 #include "Text.h"
 
@@ -16,6 +17,20 @@ namespace {
 
 constexpr size_t kMaxLength = 4096;
 constexpr unsigned kMaxDepth = 64;
+
+/// The first node found below unum::limits::kMaxExprDepth levels (`level` is
+/// `e`'s), or null. Recursion is bounded by the tree's height, itself
+/// bounded by kMaxLength (each level takes a character).
+const Expr *tooDeep(const Expr &e, unsigned level) {
+  if (level > unum::limits::kMaxExprDepth)
+    return &e;
+  if (e.lhs)
+    if (const Expr *d = tooDeep(*e.lhs, level + 1))
+      return d;
+  if (e.rhs)
+    return tooDeep(*e.rhs, level + 1);
+  return nullptr;
+}
 constexpr std::string_view kInfix = "-unumIndex-";
 
 enum class Tok {
@@ -126,6 +141,10 @@ private:
   }
   void leave() { --depth; }
 
+  ExprPtr balanced(Expr::Op op, std::vector<ExprPtr> &operands, size_t begin,
+                   size_t end);
+  ExprPtr parseChain(Expr::Op op, Tok separator,
+                     ExprPtr (ExprParser::*operand)());
   ExprPtr parseOr();
   ExprPtr parseAnd();
   ExprPtr parseNot();
@@ -444,33 +463,52 @@ ExprPtr ExprParser::parse() {
       fail(tok.offset, "trailing characters after expression");
     return nullptr;
   }
+  // The evaluator recurses once per level: the same bound here, at compile
+  // time. (Parentheses and `not` are bounded while parsing; chains of
+  // arithmetic, fields and subscripts are built iteratively and measured
+  // here.)
+  if (const Expr *deep = tooDeep(*e, 1)) {
+    fail(deep->offset - origin,
+         "expression is nested too deeply (more than " +
+             std::to_string(unum::limits::kMaxExprDepth) + " levels)");
+    return nullptr;
+  }
   return e;
 }
 
+/// `a or b or c ...` (and `and`): `or` and `and` are associative and
+/// evaluated left to right with short circuit in any grouping, so a chain is
+/// grouped as a balanced tree: an ASL `Or` of 150 rules is 8 levels deep,
+/// not 150 (see kMaxExprDepth).
+ExprPtr ExprParser::balanced(Expr::Op op, std::vector<ExprPtr> &operands,
+                             size_t begin, size_t end) {
+  if (end - begin == 1)
+    return operands[begin];
+  size_t mid = begin + (end - begin + 1) / 2;
+  return binary(op, balanced(op, operands, begin, mid),
+                balanced(op, operands, mid, end));
+}
+
+ExprPtr ExprParser::parseChain(Expr::Op op, Tok separator,
+                               ExprPtr (ExprParser::*operand)()) {
+  std::vector<ExprPtr> operands;
+  do {
+    if (!operands.empty() && !advance())
+      return nullptr;
+    ExprPtr e = (this->*operand)();
+    if (!e)
+      return nullptr;
+    operands.push_back(std::move(e));
+  } while (tok.kind == separator);
+  return balanced(op, operands, 0, operands.size());
+}
+
 ExprPtr ExprParser::parseOr() {
-  ExprPtr lhs = parseAnd();
-  while (lhs && tok.kind == Tok::Or) {
-    if (!advance())
-      return nullptr;
-    ExprPtr rhs = parseAnd();
-    if (!rhs)
-      return nullptr;
-    lhs = binary(Expr::Op::Or, lhs, rhs);
-  }
-  return lhs;
+  return parseChain(Expr::Op::Or, Tok::Or, &ExprParser::parseAnd);
 }
 
 ExprPtr ExprParser::parseAnd() {
-  ExprPtr lhs = parseNot();
-  while (lhs && tok.kind == Tok::And) {
-    if (!advance())
-      return nullptr;
-    ExprPtr rhs = parseNot();
-    if (!rhs)
-      return nullptr;
-    lhs = binary(Expr::Op::And, lhs, rhs);
-  }
-  return lhs;
+  return parseChain(Expr::Op::And, Tok::And, &ExprParser::parseNot);
 }
 
 ExprPtr ExprParser::parseNot() {
@@ -1095,4 +1133,79 @@ bool unum::config::sameInstancesUpToShift(const std::vector<NamePattern> &a,
     }
   }
   return true;
+}
+
+/// `e`'s structure, as sameTree compares it.
+static void appendTree(std::string &out, const Expr &e) {
+  out += '(';
+  out += std::to_string(int(e.kind)) + ',' + std::to_string(int(e.op)) + ',' +
+         std::to_string(e.intValue) + ',' + std::to_string(e.boolValue) + ',' +
+         std::to_string(e.index) + ',';
+  char bits[sizeof(double)];
+  std::memcpy(bits, &e.floatValue, sizeof(double));
+  for (char c : bits)
+    out += std::to_string((unsigned char)c) + '.';
+  out += std::to_string(e.text.size()) + ':' + e.text;
+  if (e.lhs)
+    appendTree(out, *e.lhs);
+  out += '|';
+  if (e.rhs)
+    appendTree(out, *e.rhs);
+  out += ')';
+}
+
+std::string unum::config::instancesKey(const std::vector<NamePattern> &list) {
+  // A variable in arithmetic other than "var plus offset" has its shift
+  // pinned to 0; every other variable's offsets are written relative to its
+  // first one in the list, so a shifted list has the same key.
+  std::vector<bool> pinned(kMaxIndexVariables + 1);
+  for (const NamePattern &p : list)
+    for (const IndexPart &part : p.parts)
+      if (part.kind == IndexPart::Kind::Arithmetic && part.expr &&
+          !asVarOffset(part)) {
+        std::vector<unsigned> vars;
+        collectIndexVars(*part.expr, vars);
+        for (unsigned v : vars)
+          pinned[std::min(v, kMaxIndexVariables)] = true;
+      }
+  std::map<unsigned, int64_t> base;
+  std::string key;
+  for (const NamePattern &p : list) {
+    key += std::to_string(p.function.size()) + ':' + p.function;
+    for (const IndexPart &part : p.parts) {
+      key += '/';
+      if (std::optional<VarOffset> vo = asVarOffset(part)) {
+        // Relative offsets are exact in 128 bits.
+        __int128 offset = vo->offset;
+        if (!pinned[std::min(vo->var, kMaxIndexVariables)])
+          offset -= base.try_emplace(vo->var, vo->offset).first->second;
+        bool negative = offset < 0;
+        unsigned __int128 magnitude =
+            negative ? -(unsigned __int128)offset : (unsigned __int128)offset;
+        std::string digits;
+        do {
+          digits.insert(digits.begin(), char('0' + unsigned(magnitude % 10)));
+          magnitude /= 10;
+        } while (magnitude);
+        key += '$' + std::to_string(vo->var) + (negative ? '-' : '+') + digits;
+        continue;
+      }
+      switch (part.kind) {
+      case IndexPart::Kind::Constant:
+        key += std::to_string(part.value);
+        break;
+      case IndexPart::Kind::Wildcard:
+        key += '*';
+        break;
+      case IndexPart::Kind::Variable: // a VarOffset, above
+        break;
+      case IndexPart::Kind::Arithmetic:
+        if (part.expr)
+          appendTree(key, *part.expr);
+        break;
+      }
+    }
+    key += ';';
+  }
+  return key;
 }

@@ -1,6 +1,7 @@
 //===- FunctionConfig.cpp - One function's unum_config --------------------===//
 
 #include "unum/Config/FunctionConfig.h"
+#include "unum/Config/Limits.h"
 
 #include "Text.h"
 
@@ -76,7 +77,7 @@ private:
   void decodeValues(const Node &value, Edge &edge);
   void decodeModifiers(const Node &value, FunctionConfig &config);
   std::optional<int64_t> decodeCount(const Node &value, const char *key,
-                                     int64_t min);
+                                     int64_t min, int64_t max = INT64_MAX);
   void decodeRetriers(const Node &value, FunctionConfig &config);
 
   Format format;
@@ -268,6 +269,10 @@ std::optional<FunctionConfig> Decoder::decode(const Node &node) {
                              return field.key == f;
                            }) == std::end(kDataFlowFields))
             error(field.keyLoc, "unknown 'DataFlow' field '" + field.key + "'");
+        // A Wait's Seconds: what the ASL importer accepts, and no more than
+        // the runtime waits.
+        if (const Node *seconds = value.find("Seconds"))
+          decodeCount(*seconds, "Seconds", 0, unum::limits::kMaxWaitSeconds);
         config.dataFlow = value;
       }
     } else if (key == "SaveInput") {
@@ -504,9 +509,9 @@ void Decoder::decodeModifiers(const Node &value, FunctionConfig &config) {
   }
 }
 
-/// An integer of at least `min` (Retry, Loop).
+/// An integer from `min` to `max` (Retry, Loop).
 std::optional<int64_t> Decoder::decodeCount(const Node &value, const char *key,
-                                            int64_t min) {
+                                            int64_t min, int64_t max) {
   if (value.kind != Node::Kind::Number) {
     error(value.loc, std::string("'") + key + "' must be an integer, not " +
                          withArticle(value.kind));
@@ -516,8 +521,11 @@ std::optional<int64_t> Decoder::decodeCount(const Node &value, const char *key,
   if (value.isInteger() && value.text[0] != '-') {
     auto [end, ec] = std::from_chars(value.text.data(),
                                      value.text.data() + value.text.size(), n);
-    if (ec != std::errc()) {
-      error(value.loc, std::string("'") + key + "' is too large");
+    if (ec != std::errc() || n > max) {
+      error(value.loc,
+            std::string("'") + key + "' is too large" +
+                (max < INT64_MAX ? " (at most " + std::to_string(max) + ")"
+                                 : std::string()));
       return std::nullopt;
     }
   }
@@ -850,7 +858,7 @@ static std::vector<std::string> yamlEdge(const Edge &edge) {
     lines.push_back("Conditional: " +
                     quoteYaml(spell(*edge.conditional, Spelling::Yaml)));
   if (edge.resultPath)
-    lines.push_back("ResultPath: " + writeJsonValue(*edge.resultPath));
+    lines.push_back("ResultPath: " + writeJsonValue(*edge.resultPath, true));
   return lines;
 }
 
@@ -881,13 +889,13 @@ static std::string writeYaml(const FunctionConfig &config) {
   if (config.retry)
     out += "Retry: " + std::to_string(*config.retry) + "\n";
   if (config.retriersNode)
-    out += "Retriers: " + writeJsonValue(*config.retriersNode) + "\n";
+    out += "Retriers: " + writeJsonValue(*config.retriersNode, true) + "\n";
   if (config.handler)
     out += "Handler: " + yamlScalar(*config.handler) + "\n";
   if (config.builtin)
     out += "Builtin: " + yamlScalar(*config.builtin) + "\n";
   if (config.dataFlow)
-    out += "DataFlow: " + writeJsonValue(*config.dataFlow) + "\n";
+    out += "DataFlow: " + writeJsonValue(*config.dataFlow, true) + "\n";
   if (config.saveInput)
     out += "SaveInput: true\n";
   if (config.stateInput)

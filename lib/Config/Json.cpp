@@ -10,6 +10,7 @@
 
 #include "Text.h"
 #include "unum/Config/Document.h"
+#include "unum/Config/Limits.h"
 
 #include <string>
 #include <unordered_map>
@@ -19,7 +20,7 @@ using namespace unum::config::detail;
 
 namespace {
 
-constexpr unsigned kMaxDepth = 256;
+constexpr unsigned kMaxDepth = unum::limits::kMaxNesting;
 
 class JsonReader {
 public:
@@ -372,6 +373,12 @@ bool JsonReader::readNumber(Node &node) {
     return failHere("unexpected " + describeChar(text, pos) + " in number");
   node.kind = Node::Kind::Number;
   node.text = std::string(text.substr(start, pos - start));
+  if (!finiteNumber(node.text))
+    return fail({line, unsigned(start - lineStart + 1)},
+                "number '" +
+                    (node.text.size() > 40 ? node.text.substr(0, 40) + "..."
+                                           : node.text) +
+                    "' is out of range (beyond a double)");
   return true;
 }
 

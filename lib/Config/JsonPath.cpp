@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "unum/Config/JsonPath.h"
+#include "unum/Config/Limits.h"
 
 #include <cctype>
 #include <cerrno>
@@ -221,6 +222,15 @@ private:
       return std::nullopt;
     }
     while (i < s.size()) {
+      // A reference path places a value (ResultPath): each segment is a
+      // level of the JSON it builds, which must stay readable.
+      if (rules.reference &&
+          path.segments.size() >= unum::limits::kMaxNesting) {
+        fail(i, "a reference path has at most " +
+                    std::to_string(unum::limits::kMaxNesting) +
+                    " segments (the JSON nesting limit)");
+        return std::nullopt;
+      }
       if (at('.')) {
         if (!parseDotSegment(path, rules, depth))
           return std::nullopt;

@@ -9,7 +9,10 @@
 #include "unum/Config/Document.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -67,6 +70,36 @@ inline size_t decodeUtf8(std::string_view s, size_t pos, uint32_t &cp) {
 }
 
 inline char hexDigit(unsigned v) { return "0123456789abcdef"[v & 0xF]; }
+
+/// The line and column (1-based, in bytes) of the first byte of `s` that does
+/// not start a well-formed UTF-8 sequence, or nullopt.
+inline std::optional<SourceLoc> invalidUtf8(std::string_view s) {
+  unsigned line = 1;
+  size_t lineStart = 0;
+  for (size_t pos = 0; pos < s.size();) {
+    unsigned char c = s[pos];
+    if (c == '\n') {
+      ++line;
+      lineStart = ++pos;
+      continue;
+    }
+    uint32_t cp;
+    size_t len = c < 0x80 ? 1 : decodeUtf8(s, pos, cp);
+    if (len == 0)
+      return SourceLoc{line, unsigned(pos - lineStart + 1)};
+    pos += len;
+  }
+  return std::nullopt;
+}
+
+/// Whether the JSON number `text` is within a double's range (1e400 is not:
+/// it would be read as infinity, which JSON cannot write back). Only a
+/// number with an exponent or over 300 digits can be out of range.
+inline bool finiteNumber(const std::string &text) {
+  if (text.size() < 300 && text.find_first_of("eE") == std::string::npos)
+    return true;
+  return std::isfinite(std::strtod(text.c_str(), nullptr));
+}
 
 /// `s` as a JSON string literal, quotes included. UTF-8 is kept as is.
 inline std::string quoteJson(std::string_view s) {

@@ -9,6 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "unum/Config/Document.h"
+#include "unum/Config/Limits.h"
+
+#include "Text.h"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
@@ -24,7 +27,7 @@ using namespace unum::config;
 
 namespace {
 
-constexpr unsigned kMaxDepth = 256;
+constexpr unsigned kMaxDepth = unum::limits::kMaxNesting;
 constexpr const char *kTagPrefix = "tag:yaml.org,2002:";
 
 bool allDigits(std::string_view s, size_t from, int base) {
@@ -74,60 +77,88 @@ bool isCoreFloat(std::string_view s) {
   return i == n;
 }
 
-/// Resolves a plain scalar by the YAML 1.2 core schema. Numbers keep their
-/// literal, except that a leading '+' is dropped, 0o/0x integers become
-/// decimal and .inf/.nan become inf/nan, so that strtod/stoll read them.
-void resolvePlain(const std::string &value, Node &node) {
+/// `s`, a YAML core-schema decimal ([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)
+/// ([eE][-+]?[0-9]+)?), in JSON's number grammar: no '+', no leading zeros,
+/// a digit on each side of '.' (02 -> 2, .5 -> 0.5, 5. -> 5.0). Config
+/// numbers are written out as they were read, so they must be JSON.
+std::string jsonNumber(std::string_view s) {
+  std::string out;
+  size_t i = 0, n = s.size();
+  if (s[i] == '-' || s[i] == '+') {
+    if (s[i] == '-')
+      out += '-';
+    ++i;
+  }
+  auto digits = [&] {
+    size_t from = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+      ++i;
+    return s.substr(from, i - from);
+  };
+  std::string_view whole = digits();
+  while (whole.size() > 1 && whole[0] == '0')
+    whole.remove_prefix(1);
+  out += whole.empty() ? std::string_view("0") : whole;
+  if (i < n && s[i] == '.') {
+    ++i;
+    std::string_view fraction = digits();
+    out += '.';
+    out += fraction.empty() ? std::string_view("0") : fraction;
+  }
+  out += s.substr(i); // the exponent, which JSON takes as YAML writes it
+  return out;
+}
+
+/// Resolves a plain scalar by the YAML 1.2 core schema. Numbers are kept in
+/// JSON's spelling (0o/0x integers become decimal); returns an error for a
+/// number that JSON cannot hold (.inf, .nan, beyond a double's range).
+std::string resolvePlain(const std::string &value, Node &node) {
   if (value.empty() || value == "~" || value == "null" || value == "Null" ||
       value == "NULL") {
     node.kind = Node::Kind::Null;
-    return;
+    return "";
   }
   if (value == "true" || value == "True" || value == "TRUE" ||
       value == "false" || value == "False" || value == "FALSE") {
     node.kind = Node::Kind::Bool;
     node.boolValue = value[0] == 't' || value[0] == 'T';
-    return;
+    return "";
   }
   std::string_view s = value;
   if (s.size() > 2 && s[0] == '0' && (s[1] == 'o' || s[1] == 'x')) {
     int base = s[1] == 'o' ? 8 : 16;
     if (allDigits(s, 2, base)) {
       uint64_t v = 0;
-      bool overflow = false;
       for (size_t i = 2; i < s.size(); ++i) {
         unsigned d = std::isdigit((unsigned char)s[i])
                          ? s[i] - '0'
                          : std::tolower((unsigned char)s[i]) - 'a' + 10;
         if (v > (UINT64_MAX - d) / base)
-          overflow = true;
+          return "integer '" + value + "' is out of range (at most 64 bits)";
         v = v * base + d;
       }
       node.kind = Node::Kind::Number;
-      node.text = overflow ? value : std::to_string(v);
-      return;
+      node.text = std::to_string(v);
+      return "";
     }
   }
   size_t sign = (s[0] == '-' || s[0] == '+') ? 1 : 0;
-  std::string unsigned_ = value.substr(s[0] == '+' ? 1 : 0);
   if (allDigits(s, sign, 10) || isCoreFloat(s)) {
     node.kind = Node::Kind::Number;
-    node.text = unsigned_;
-    return;
+    node.text = jsonNumber(s);
+    if (!detail::finiteNumber(node.text))
+      return "number '" + value + "' is out of range (beyond a double)";
+    return "";
   }
   std::string_view rest = s.substr(sign);
-  if (rest == ".inf" || rest == ".Inf" || rest == ".INF") {
-    node.kind = Node::Kind::Number;
-    node.text = s[0] == '-' ? "-inf" : "inf";
-    return;
-  }
-  if (s == ".nan" || s == ".NaN" || s == ".NAN") {
-    node.kind = Node::Kind::Number;
-    node.text = "nan";
-    return;
-  }
+  if (rest == ".inf" || rest == ".Inf" || rest == ".INF" || s == ".nan" ||
+      s == ".NaN" || s == ".NAN")
+    return "'" + value +
+           "' has no JSON equivalent: a config holds JSON "
+           "values only (quote it for a string)";
   node.kind = Node::Kind::String;
   node.text = value;
+  return "";
 }
 
 class Builder : public YAML::EventHandler {
@@ -348,7 +379,8 @@ void Builder::OnScalar(const YAML::Mark &mark, const std::string &tag,
   node.loc = loc(mark);
   node.contentLoc = contentStart(mark);
   if (tag == "?") {
-    resolvePlain(value, node);
+    if (std::string err = resolvePlain(value, node); !err.empty())
+      abort(node.contentLoc, err);
   } else if (tag == "!" || tag.empty() ||
              tag == std::string(kTagPrefix) + "str") {
     // Quoted and block scalars are strings whatever they look like.
@@ -356,7 +388,8 @@ void Builder::OnScalar(const YAML::Mark &mark, const std::string &tag,
     node.text = value;
   } else if (tag.rfind(kTagPrefix, 0) == 0) {
     std::string type = tag.substr(std::string(kTagPrefix).size());
-    resolvePlain(value, node);
+    if (std::string err = resolvePlain(value, node); !err.empty())
+      abort(node.contentLoc, err);
     bool ok = (type == "null" && node.kind == Node::Kind::Null) ||
               (type == "bool" && node.kind == Node::Kind::Bool) ||
               (type == "int" && node.isInteger()) ||
@@ -376,6 +409,12 @@ bool unum::config::parseYaml(std::string_view text,
   // it here so that marks index `text` directly.
   if (text.substr(0, 3) == "\xEF\xBB\xBF")
     text.remove_prefix(3);
+  // yaml-cpp passes invalid UTF-8 through; the JSON reader refuses it, and
+  // so does this one (a config is text).
+  if (std::optional<SourceLoc> bad = detail::invalidUtf8(text)) {
+    diags.error(*bad, "invalid UTF-8");
+    return false;
+  }
   std::istringstream input{std::string(text)};
   Builder builder(text, documents, diags);
   try {

@@ -12,6 +12,7 @@
 #include "Intrinsics.h"
 #include "Paths.h"
 
+#include "unum/Config/Limits.h"
 #include "unum/Runtime/Runtime.h"
 
 using namespace unum::runtime;
@@ -111,6 +112,18 @@ Status named(const char *name, const Status &s) {
   return Status::named(name, s.message());
 }
 
+/// A value the data flow built (a template, a ResultPath) that nests past
+/// the JSON limit could be passed on and checkpointed but never read back:
+/// States.Runtime instead.
+Status checkNesting(const Value &v, const char *what) {
+  if (!nestsDeeperThan(v, unum::limits::kMaxNesting))
+    return Status::ok();
+  return Status::named("States.Runtime",
+                       std::string(what) + " nests deeper than " +
+                           std::to_string(unum::limits::kMaxNesting) +
+                           " levels (the JSON nesting limit)");
+}
+
 /// A path, a context path or an intrinsic function call, on `input`. A
 /// syntax error names the template `key` when there is one.
 Result<Value> pathOrCall(const std::string &text, const Value &input,
@@ -204,6 +217,8 @@ Result<Value> DataFlow::input(const FunctionSpec &fn, const Value &effective,
     auto r = instantiate(valueOf(*params), v, scopeOf(fn, ctx));
     if (!r)
       return context(r.getStatus(), fn, "Parameters");
+    if (Status s = checkNesting(*r, "the value it builds"); !s)
+      return context(s, fn, "Parameters");
     v = std::move(*r);
   }
   if (field(fn, "LambdaInvoke")) {
@@ -230,6 +245,8 @@ Result<Value> DataFlow::output(const FunctionSpec &fn, const Value &effective,
     auto s = instantiate(valueOf(*selector), r, scopeOf(fn, ctx));
     if (!s)
       return context(s.getStatus(), fn, "ResultSelector");
+    if (Status deep = checkNesting(*s, "the value it builds"); !deep)
+      return context(deep, fn, "ResultSelector");
     r = std::move(*s);
   }
   if (const config::Node *path = field(fn, "ResultPath")) {
@@ -240,6 +257,8 @@ Result<Value> DataFlow::output(const FunctionSpec &fn, const Value &effective,
       if (!s)
         return context(named("States.ResultPathMatchFailure", s.getStatus()),
                        fn, "ResultPath");
+      if (Status deep = checkNesting(*s, "the output it places"); !deep)
+        return context(deep, fn, "ResultPath");
       r = std::move(*s);
     }
   }
@@ -282,6 +301,8 @@ Result<Value::Array> DataFlow::items(const FunctionSpec &fn,
     auto s = instantiate(tmpl, output, {ctx, &item, index++, scope.stateName});
     if (!s)
       return context(s.getStatus(), fn, "ItemSelector");
+    if (Status deep = checkNesting(*s, "an item it builds"); !deep)
+      return context(deep, fn, "ItemSelector");
     items.push_back(std::move(*s));
   }
   return items;

@@ -65,8 +65,11 @@ class Evaluator {
 public:
   explicit Evaluator(const EvalEnv &env) : env(env) {}
 
+  // `depth` is the node's level in the tree (the root's is 0): the parser
+  // refuses trees deeper than kMaxEvalDepth, so these checks only guard
+  // trees built by hand.
   Result<Value> eval(const Expr &e, unsigned depth) {
-    if (depth > kMaxEvalDepth)
+    if (depth >= kMaxEvalDepth)
       return err(e, "expression nested too deeply");
     switch (e.kind) {
     case Expr::Kind::Int:
@@ -147,10 +150,10 @@ public:
 private:
   /// A part of $out, or nullopt where the path leads nowhere (is_present).
   Result<std::optional<Value>> access(const Expr &e, unsigned depth) {
-    if (depth > kMaxEvalDepth)
+    if (depth >= kMaxEvalDepth)
       return err(e, "expression nested too deeply");
     if (e.kind != Expr::Kind::Field && e.kind != Expr::Kind::Subscript) {
-      auto v = eval(e, depth + 1);
+      auto v = eval(e, depth);
       if (!v)
         return v.getStatus();
       return std::optional<Value>(v.take());

@@ -4,6 +4,10 @@
 #include "HotPath.h"
 #include "StateBuiltins.h"
 
+#include "unum/Config/Limits.h"
+
+#include <charconv>
+
 #include <algorithm>
 #include <chrono>
 #include <regex>
@@ -102,8 +106,18 @@ std::shared_ptr<Handler> builtinFor(const config::FunctionConfig &config) {
       only({"Result", "InputPath", "Parameters", "ResultPath", "OutputPath"}))
     return std::make_shared<Constant>(valueOf(*field("Result")));
   if (kind == "Wait" && only({"Seconds", "InputPath", "OutputPath"}) &&
-      field("Seconds") && field("Seconds")->isInteger())
-    return std::make_shared<Delay>(std::stoll(field("Seconds")->text));
+      field("Seconds") && field("Seconds")->isInteger()) {
+    // The config decoder bounds Seconds to 0..kMaxWaitSeconds; parsed
+    // without exceptions all the same.
+    const std::string &text = field("Seconds")->text;
+    int64_t seconds = -1;
+    auto [end, ec] =
+        std::from_chars(text.data(), text.data() + text.size(), seconds);
+    if (ec != std::errc() || end != text.data() + text.size() || seconds < 0 ||
+        seconds > unum::limits::kMaxWaitSeconds)
+      return nullptr;
+    return std::make_shared<Delay>(seconds);
+  }
   if (kind == "Fail" && only({"Error", "Cause"})) {
     const config::Node *error = field("Error");
     const config::Node *cause = field("Cause");

@@ -83,6 +83,30 @@ const char *Value::kindName(Kind kind) {
   return "value";
 }
 
+bool unum::runtime::nestsDeeperThan(const Value &value, unsigned limit) {
+  // Containers still to visit, with their level (the outermost is 1).
+  std::vector<std::pair<const Value *, unsigned>> todo;
+  if (value.isArray() || value.isObject())
+    todo.push_back({&value, 1});
+  while (!todo.empty()) {
+    auto [v, level] = todo.back();
+    todo.pop_back();
+    if (level > limit)
+      return true;
+    auto visit = [&](const Value &child) {
+      if (child.isArray() || child.isObject())
+        todo.push_back({&child, level + 1});
+    };
+    if (v->isArray())
+      for (const Value &child : v->getArray())
+        visit(child);
+    else
+      for (const Value::Member &m : v->getObject())
+        visit(m.second);
+  }
+  return false;
+}
+
 static Value fromNode(Node &node) {
   switch (node.kind) {
   case Node::Kind::Null:

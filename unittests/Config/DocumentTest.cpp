@@ -209,6 +209,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         JsonErrorCase{"", 1, 1,
                       "unexpected end of input; expected a JSON value"},
+        // Beyond a double: read as infinity, it could not be written back.
+        JsonErrorCase{"{\"a\": 1e400}", 1, 7, "'1e400' is out of range"},
+        JsonErrorCase{"[1, -2.5E+999]", 1, 5, "out of range"},
         JsonErrorCase{"  \n ", 2, 2, "expected a JSON value"},
         JsonErrorCase{"{\"a\": 1,}", 1, 8, "trailing comma in object"},
         JsonErrorCase{"[1,]", 1, 3, "trailing comma in array"},
@@ -327,11 +330,14 @@ TEST(YamlTest, CoreSchemaTypes) {
                           "m: 0x1F\n"
                           "n: 0o17\n"
                           "o: +5\n"
-                          "p: -.inf\n"
+                          "p: .5\n"
                           "q: 1e3\n"
                           "r: yes\n"
                           "s: \"\"\n"
-                          "t: 007\n");
+                          "t: 007\n"
+                          "u: -5.\n"
+                          "v: +00.25e+3\n"
+                          "w: -0\n");
   ASSERT_EQ(docs.size(), 1u);
   const Node &root = docs[0];
   auto kind = [&](const char *key) { return root.find(key)->kind; };
@@ -364,13 +370,22 @@ TEST(YamlTest, CoreSchemaTypes) {
   EXPECT_TRUE(root.find("m")->isInteger());
   EXPECT_EQ(text("n"), "15");
   EXPECT_EQ(text("o"), "5");
-  EXPECT_EQ(text("p"), "-inf");
+  // Numbers are kept in JSON's spelling: configs write them as read.
+  EXPECT_EQ(text("p"), "0.5");
   EXPECT_EQ(kind("q"), Node::Kind::Number);
+  EXPECT_EQ(text("q"), "1e3");
   // YAML 1.2: "yes" is not a boolean.
   EXPECT_EQ(kind("r"), Node::Kind::String);
   EXPECT_EQ(kind("s"), Node::Kind::String);
-  EXPECT_EQ(text("t"), "007");
+  EXPECT_EQ(text("t"), "7");
   EXPECT_TRUE(root.find("t")->isInteger());
+  EXPECT_EQ(text("u"), "-5.0");
+  EXPECT_EQ(text("v"), "0.25e+3");
+  EXPECT_EQ(text("w"), "-0");
+  // Every number the YAML reader gives is one the JSON reader reads.
+  for (const Node::Member &m : root.members)
+    if (m.value.kind == Node::Kind::Number)
+      EXPECT_EQ(parseJsonOk(m.value.text).at(0).text, m.value.text) << m.key;
 }
 
 TEST(YamlTest, Collections) {
@@ -483,7 +498,16 @@ INSTANTIATE_TEST_SUITE_P(
         YamlErrorCase{"a: !!int x\n", 1, 4, "not a valid !!int"},
         YamlErrorCase{"ok: 1\n---\nbad: [\n", 4, 1, "end of sequence"},
         // yaml-cpp 0.7 loops forever on this, emitting empty documents.
-        YamlErrorCase{"{a: 1}, b\n", 1, 7, "stopped making progress"}));
+        YamlErrorCase{"{a: 1}, b\n", 1, 7, "stopped making progress"},
+        // Numbers JSON cannot hold.
+        YamlErrorCase{"a: .inf\n", 1, 4, "has no JSON equivalent"},
+        YamlErrorCase{"a: [1, -.Inf]\n", 1, 8, "has no JSON equivalent"},
+        YamlErrorCase{"a: .nan\n", 1, 4, "has no JSON equivalent"},
+        YamlErrorCase{"a: 1e400\n", 1, 4, "out of range"},
+        YamlErrorCase{"a: 0x1FFFFFFFFFFFFFFFF\n", 1, 4, "out of range"},
+        // A config is text.
+        YamlErrorCase{"a: 1\nb: \"x\xff\"\n", 2, 6, "invalid UTF-8"},
+        YamlErrorCase{"a: \xc3\x28\n", 1, 4, "invalid UTF-8"}));
 
 TEST(YamlTest, DuplicateKeyNotesTheFirst) {
   DiagnosticSink diags;

@@ -1,6 +1,7 @@
 //===- ExprTest.cpp - Conditionals, name patterns, modifiers --------------===//
 
 #include "unum/Config/Expr.h"
+#include "unum/Config/Limits.h"
 
 #include <gtest/gtest.h>
 
@@ -364,15 +365,41 @@ TEST(ConditionalTest, DepthLimit) {
   expectError(parseConditional, {huge.c_str(), 64, tooDeep});
 }
 
-TEST(ConditionalTest, LongFlatChainsAreFine) {
-  // Binary chains are not nesting; the 4096-character limit bounds them.
-  std::string text = "1";
-  while (text.size() + 2 <= 4096)
-    text += "+1";
+/// The levels of `e`'s tree.
+unsigned height(const Expr &e) {
+  return 1 + std::max(e.lhs ? height(*e.lhs) : 0, e.rhs ? height(*e.rhs) : 0);
+}
+
+TEST(ConditionalTest, LogicalChainsAreBalanced) {
+  // `or` and `and` chains group as balanced trees: an ASL Or of hundreds of
+  // rules is a few levels deep, and the evaluator (limit kMaxExprDepth)
+  // runs what the parser accepts.
+  std::string text = "$out.a == 0";
+  for (int i = 1; i < 150; ++i)
+    text += " or $out.a == " + std::to_string(i);
   Expression e = parseOk(text);
   ASSERT_TRUE(e.root);
-  EXPECT_EQ(e.root->op, Expr::Op::Add);
-  EXPECT_FALSE(readsOutput(*e.root));
+  EXPECT_EQ(e.root->op, Expr::Op::Or);
+  EXPECT_LE(height(*e.root), 12u);
+  std::string conj = "true";
+  for (int i = 1; i < 400; ++i)
+    conj += " and true";
+  EXPECT_LE(height(*parseOk(conj).root), 12u);
+}
+
+TEST(ConditionalTest, ArithmeticChainsAreBoundedLikeTheEvaluator) {
+  // A left-deep chain of kMaxExprDepth operands is kMaxExprDepth levels;
+  // one more is refused here, at compile time, not by the evaluator later.
+  std::string text = "1";
+  for (unsigned i = 1; i < unum::limits::kMaxExprDepth; ++i)
+    text += "+1";
+  EXPECT_EQ(height(*parseOk(text).root), unum::limits::kMaxExprDepth);
+  text += "+1";
+  expectError(parseConditional, {text.c_str(), 0, "nested too deeply"});
+  std::string fields = "$out";
+  for (unsigned i = 0; i < 200; ++i)
+    fields += ".a";
+  expectError(parseConditional, {fields.c_str(), 0, "nested too deeply"});
 }
 
 //===----------------------------------------------------------------------===//
@@ -678,8 +705,8 @@ TEST(SameInstancesTest, OtherArithmeticIsStructural) {
 
 TEST(PredicateTest, ParsesCallsWithArguments) {
   ParseError error;
-  auto e = parseConditional("is_present($ret.a) and matches($out.b, 'x-*')",
-                            error);
+  auto e =
+      parseConditional("is_present($ret.a) and matches($out.b, 'x-*')", error);
   ASSERT_TRUE(e) << error.message;
   ASSERT_EQ(e->root->kind, Expr::Kind::Binary);
   const Expr &present = *e->root->lhs;

@@ -203,6 +203,41 @@ TEST(DecodeTest, NextShapes) {
   EXPECT_TRUE(yamlList.nextIsList);
 }
 
+TEST(DecodeTest, WhatIsWrittenReadsBack) {
+  // A DataFlow key longer than a YAML implicit key (1024 characters), and
+  // YAML numbers in spellings JSON lacks: each format reads back what
+  // either writes.
+  std::string key(1500, 'k');
+  FunctionConfig c = decodeOk("Name: P\nBuiltin: Pass\nDataFlow:\n  Result: "
+                              "{? \"" +
+                                  key + "\" : [02, .5, 5., +7, 0x10]}\n",
+                              Format::Yaml);
+  for (Format f : {Format::Json, Format::Yaml}) {
+    std::string text = writeConfig(c, f);
+    FunctionConfig back = decodeOk(text, f);
+    ASSERT_TRUE(back.dataFlow) << text;
+    EXPECT_EQ(writeJsonValue(*back.dataFlow),
+              "{\"Result\": {\"" + key + "\": [2, 0.5, 5.0, 7, 16]}}");
+  }
+}
+
+TEST(DecodeTest, WaitSecondsIsBoundedLikeTheCompiler) {
+  // Seconds past a year (the runtime's longest wait, which unumc checks
+  // too) is refused where it is written, not by an abort at run time.
+  for (const char *seconds : {"99999999999999999999", "31536001", "-1"}) {
+    DiagnosticSink diags("t");
+    std::string text = std::string(R"({"Name": "W", "Builtin": "Wait", )") +
+                       R"("DataFlow": {"Seconds": )" + seconds + "}}";
+    EXPECT_FALSE(decodeText(text, Format::Json, diags)) << seconds;
+    EXPECT_NE(allMessages(diags).find("'Seconds'"), std::string::npos)
+        << allMessages(diags);
+  }
+  EXPECT_TRUE(decodeOk(R"({"Name": "W", "Builtin": "Wait", )"
+                       R"("DataFlow": {"Seconds": 31536000}})",
+                       Format::Json)
+                  .dataFlow);
+}
+
 TEST(DecodeTest, DuplicateEdgesAreAllowed) {
   FunctionConfig c = decodeOk(R"({"Name": "A", "Next": [
       {"Name": "B", "InputType": "Scalar"},

@@ -53,8 +53,10 @@ struct Node::Member {
 void appendJsonString(std::string &out, std::string_view s);
 
 /// `node` as compact one-line JSON (numbers as written). JSON is also valid
-/// YAML flow syntax, so the YAML writer uses it for nested data.
-std::string writeJsonValue(const Node &node);
+/// YAML flow syntax, so the YAML writer uses it for nested data, with
+/// `yamlFlow`: a key too long for a YAML implicit key (1024 characters) is
+/// then written as an explicit one (`? "key" : value`), which reads back.
+std::string writeJsonValue(const Node &node, bool yamlFlow = false);
 
 /// Parses JSON text: one value, or several concatenated values (a stream).
 /// Rejects trailing garbage, duplicate keys, comments, and nesting deeper than

@@ -1,4 +1,5 @@
-//===- Expr.h - Conditionals, name patterns and payload modifiers -*- C++ -*-===//
+//===- Expr.h - Conditionals, name patterns and payload modifiers -*- C++
+//-*-===//
 //
 // The three small languages embedded in a Unum config, parsed once into an
 // immutable AST that the dialect (attributes), the verifier and the runtime's
@@ -57,8 +58,24 @@ struct Expr {
                // is_timestamp (one argument), matches (value, 'glob*'),
                // instant (an RFC 3339 timestamp, as the instant it denotes)
   };
-  enum class Op { None, Add, Sub, Mul, Div, Mod, Eq, Ne, Lt, Le, Gt, Ge, And,
-                  Or, Not, Neg };
+  enum class Op {
+    None,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    Not,
+    Neg
+  };
 
   Kind kind = Kind::Null;
   Op op = Op::None;
@@ -116,8 +133,7 @@ std::optional<Expression> parseConditional(std::string_view text,
                                            ParseError &error);
 std::optional<NamePattern> parseNamePattern(std::string_view text,
                                             ParseError &error);
-std::optional<Modifier> parseModifier(std::string_view text,
-                                      ParseError &error);
+std::optional<Modifier> parseModifier(std::string_view text, ParseError &error);
 
 /// The text in the given format's spelling.
 std::string spell(const Expression &expr, Spelling spelling);
@@ -146,6 +162,11 @@ bool readsOutput(const Expr &expr);
 /// two lists denote the same instances, in the same order, for some shift.
 bool sameInstancesUpToShift(const std::vector<NamePattern> &a,
                             const std::vector<NamePattern> &b);
+
+/// A key that is equal for two lists when sameInstancesUpToShift holds of
+/// them (so lists can be grouped by hashing; the groups are then confirmed
+/// with sameInstancesUpToShift, which also refuses shifts that overflow).
+std::string instancesKey(const std::vector<NamePattern> &patterns);
 
 } // namespace unum::config
 

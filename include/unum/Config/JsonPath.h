@@ -35,6 +35,7 @@
 #define UNUM_CONFIG_JSONPATH_H
 
 #include "unum/Config/Expr.h"
+#include "unum/Config/Limits.h"
 
 #include <cstdint>
 #include <memory>
@@ -45,16 +46,11 @@
 
 namespace unum::config {
 
-/// Limits: the same numbers at compile time and at run time.
-/// The longest path or intrinsic call text.
-constexpr size_t kMaxPathText = 4096;
-/// The deepest nesting of filters, parentheses and calls in one text.
-constexpr unsigned kMaxPathNesting = 32;
-/// Intrinsic function calls nested deeper than this are refused (Step
-/// Functions allows 10).
-constexpr unsigned kMaxIntrinsicNesting = 10;
-/// The most values one JSONPath may select (wildcards, `..`, filters).
-constexpr size_t kMaxPathMatches = 100000;
+/// Limits: the same numbers at compile time and at run time (Limits.h).
+using limits::kMaxIntrinsicNesting;
+using limits::kMaxPathMatches;
+using limits::kMaxPathNesting;
+using limits::kMaxPathText;
 
 /// A JSON scalar written in a filter or an intrinsic call.
 struct Literal {

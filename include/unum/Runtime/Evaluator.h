@@ -17,6 +17,7 @@
 #define UNUM_RUNTIME_EVALUATOR_H
 
 #include "unum/Config/Expr.h"
+#include "unum/Config/Limits.h"
 #include "unum/Runtime/Payload.h"
 #include "unum/Runtime/Value.h"
 
@@ -26,9 +27,10 @@
 namespace unum::runtime {
 
 /// Largest number of instances one fan-in may name.
-constexpr size_t kMaxFanInInstances = size_t(1) << 20;
-/// Deepest expression tree the evaluator walks.
-constexpr unsigned kMaxEvalDepth = 128;
+constexpr size_t kMaxFanInInstances = limits::kMaxFanInInstances;
+/// Deepest expression tree the evaluator walks: the parser's limit, so that
+/// what compiles evaluates.
+constexpr unsigned kMaxEvalDepth = limits::kMaxExprDepth;
 
 /// What `$out`, `$0`..`$31` and `$size` refer to.
 struct EvalEnv {

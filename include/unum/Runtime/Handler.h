@@ -11,6 +11,7 @@
 #define UNUM_RUNTIME_HANDLER_H
 
 #include "unum/Config/FunctionConfig.h"
+#include "unum/Config/Limits.h"
 #include "unum/Runtime/Payload.h"
 #include "unum/Runtime/Value.h"
 
@@ -41,7 +42,7 @@ struct Context {
   /// Functions' longest execution): longer Wait states are refused, longer
   /// retry delays and time limits are cut to it (a longer duration would
   /// overflow the clocks).
-  static constexpr double kMaxWaitSeconds = 31536000.0;
+  static constexpr double kMaxWaitSeconds = double(limits::kMaxWaitSeconds);
 
   /// Stages a side effect. With checkpoints on, the effects of exactly one
   /// execution per instance name are committed, atomically with its

@@ -86,6 +86,11 @@ private:
 
 bool operator==(const Value &a, const Value &b);
 
+/// True if `value` nests arrays and objects more than `limit` levels deep
+/// (the JSON readers' limit, limits::kMaxNesting: such a value could be
+/// written but not read back). Iterative; stops at the first level past it.
+bool nestsDeeperThan(const Value &value, unsigned limit);
+
 /// The value of a parsed JSON node (a config's DataFlow fields, say).
 Value valueOf(config::Node node);
 

@@ -7,6 +7,7 @@
 // verifier then checks the transitions of each scope.
 //
 //===----------------------------------------------------------------------===//
+#include "unum/Config/Limits.h"
 #include "unum/Target/ASL/ASL.h"
 
 #include "unum/Config/Document.h"
@@ -993,8 +994,14 @@ void Importer::buildState(const Node::Member &member,
         state.broken = true;
     } else if (key == "Seconds") {
       waitFields.push_back(&m);
-      if (auto seconds = readInteger(value, key, 0))
-        set("seconds", builder.getI64IntegerAttr(*seconds));
+      if (auto seconds = readInteger(value, key, 0)) {
+        if (*seconds > unum::limits::kMaxWaitSeconds)
+          error(value.loc, "'Seconds' is more than " +
+                               std::to_string(unum::limits::kMaxWaitSeconds) +
+                               " (a year), the longest wait unum-run does");
+        else
+          set("seconds", builder.getI64IntegerAttr(*seconds));
+      }
     } else if (key == "Timestamp") {
       waitFields.push_back(&m);
       if (StringAttr ts = readString(value, key)) {

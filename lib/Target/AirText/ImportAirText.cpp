@@ -13,9 +13,9 @@
 // kernel that causes it.
 //
 //===----------------------------------------------------------------------===//
-#include "unum/Target/AirText/AirText.h"
 #include "unum/Dialect/Air/IR/AirOps.h"
 #include "unum/Dialect/Air/IR/AirTypeText.h"
+#include "unum/Target/AirText/AirText.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -37,17 +37,17 @@ namespace {
 struct Arg {
   enum class Kind { Value, Number, Name, List, Named } kind;
   size_t pos = 0;
-  std::string text;               // value or attribute name, number text
-  std::vector<int64_t> list;      // List, or a Named list
-  std::unique_ptr<Arg> named;     // Named: the value after '='
-  bool isFloat = false;           // Number written with '.', 'e' or inf/nan
+  std::string text;           // value or attribute name, number text
+  std::vector<int64_t> list;  // List, or a Named list
+  std::unique_ptr<Arg> named; // Named: the value after '='
+  bool isFloat = false;       // Number written with '.', 'e' or inf/nan
 };
 
 struct Stmt {
   size_t pos = 0;
   std::vector<std::string> defs; // names defined (empty for ret)
   bool isRet = false, isCall = false;
-  std::string callee;            // kernel name or function name
+  std::string callee; // kernel name or function name
   size_t calleePos = 0;
   std::vector<Arg> args;
   // `grad(f, wrt=[..])(args)` / `value_and_grad(...)(args)`: isCall is set
@@ -258,7 +258,8 @@ private:
       return true;
     }
     return error(pos, "expected an operand (%name or a number), a list or "
-                      "name=value" + found());
+                      "name=value" +
+                          found());
   }
 
   bool parseArgs(std::vector<Arg> &args) {
@@ -284,8 +285,8 @@ private:
     size_t wordPos = pos;
     if (identifier(word)) {
       if (word != "ret" && word != "return")
-        return error(wordPos, "expected '%name = ...' or 'ret', found '" +
-                                  word + "'");
+        return error(wordPos,
+                     "expected '%name = ...' or 'ret', found '" + word + "'");
       s.isRet = true;
       while (true) {
         Arg a;
@@ -469,8 +470,8 @@ public:
   bool build(std::vector<Function> &functions) {
     for (Function &f : functions) {
       if (byName.count(f.name))
-        return parser.error(f.pos, "function '" + f.name +
-                                       "' is defined twice");
+        return parser.error(f.pos,
+                            "function '" + f.name + "' is defined twice");
       byName[f.name] = &f;
     }
     for (Function &f : functions)
@@ -514,8 +515,8 @@ private:
     values.clear();
     for (auto [p, arg] : llvm::zip(f.params, entry->getArguments())) {
       if (!values.try_emplace(p.name, arg).second)
-        return parser.error(p.pos, "parameter '%" + p.name +
-                                       "' is declared twice");
+        return parser.error(p.pos,
+                            "parameter '%" + p.name + "' is declared twice");
       arg.setLoc(parser.loc(p.pos));
       // Kept for the generated C header's parameter names.
       func.setArgAttr(arg.getArgNumber(), "air.name", b.getStringAttr(p.name));
@@ -549,20 +550,56 @@ private:
     double value;
     StringRef(a.text).getAsDouble(value);
     auto peerTensor = dyn_cast_if_present<RankedTensorType>(peer);
-    if (!peerTensor)
-      return LiteralOp::create(b, loc, GenericType::get(ctx), b.getF64FloatAttr(value));
+    if (!peerTensor) {
+      // A weak literal is a double until air-infer gives it a dtype: an
+      // integer that a double does not hold exactly would silently change.
+      int64_t exact;
+      StringRef digits(a.text);
+      digits.consume_front("+");
+      bool inexact = !a.isFloat && (digits.getAsInteger(10, exact) ||
+                                    double(exact) >= 0x1p63 ||
+                                    int64_t(double(exact)) != exact);
+      if (inexact) {
+        parser.error(a.pos,
+                     "integer " + a.text +
+                         " meets no operand of a "
+                         "known dtype and is not exact as a weak literal "
+                         "(beyond 2^53): give the kernel a typed operand");
+        return {};
+      }
+      return LiteralOp::create(b, loc, GenericType::get(ctx),
+                               b.getF64FloatAttr(value));
+    }
     Type dtype = peerTensor.getElementType();
     auto type = RankedTensorType::get({}, dtype);
     Attribute element;
     if (isa<FloatType>(dtype)) {
       element = b.getFloatAttr(dtype, value);
     } else {
-      if (a.isFloat || value != (double)(int64_t)value) {
-        parser.error(a.pos, "number " + a.text + " is not an integer, but "
-                            "it meets an " + formatAirType(peer) + " operand");
+      // Integers are read from their text, never through a double (which
+      // rounds past 2^53 and has no int64 for 1e30).
+      int64_t exact;
+      StringRef digits(a.text);
+      digits.consume_front("+");
+      if (a.isFloat) {
+        parser.error(a.pos, "number " + a.text +
+                                " is not an integer, but "
+                                "it meets an " +
+                                formatAirType(peer) + " operand");
         return {};
       }
-      element = b.getIntegerAttr(dtype, (int64_t)value);
+      unsigned width = dtype.getIntOrFloatBitWidth();
+      bool fits = !digits.getAsInteger(10, exact) &&
+                  (width == 1 ? (exact == 0 || exact == 1)
+                              : width >= 64 || llvm::isIntN(width, exact));
+      if (!fits) {
+        parser.error(a.pos, "integer " + a.text + " is out of range for " +
+                                "the " + formatAirType(peer) +
+                                " operand it "
+                                "meets");
+        return {};
+      }
+      element = b.getIntegerAttr(dtype, exact);
     }
     return ConstantOp::create(b, loc, type,
                               DenseElementsAttr::get(type, element));
@@ -592,9 +629,8 @@ private:
 
   bool define(const Stmt &s, ValueRange results) {
     if (s.defs.size() != results.size())
-      return parser.error(s.pos, "statement defines " +
-                                     Twine(s.defs.size()) + " values but '" +
-                                     s.callee + "' gives " +
+      return parser.error(s.pos, "statement defines " + Twine(s.defs.size()) +
+                                     " values but '" + s.callee + "' gives " +
                                      Twine(results.size()));
     for (auto [name, v] : llvm::zip(s.defs, results))
       if (!values.try_emplace(name, v).second)
@@ -663,10 +699,9 @@ private:
       return false;
     FunctionType type = callee.getFunctionType();
     if (ins.size() != type.getNumInputs())
-      return parser.error(s.pos, "'" + s.callee + "' takes " +
-                                     Twine(type.getNumInputs()) +
-                                     " arguments, " + Twine(ins.size()) +
-                                     " given");
+      return parser.error(
+          s.pos, "'" + s.callee + "' takes " + Twine(type.getNumInputs()) +
+                     " arguments, " + Twine(ins.size()) + " given");
     // A typed callee fixes the argument types; a generic one is specialised
     // later by air-monomorphize, so its results stay generic.
     bool generic = llvm::any_of(type.getInputs(), llvm::IsaPred<GenericType>);
@@ -698,8 +733,8 @@ private:
     if (!operands(args, results))
       return false;
     func::ReturnOp::create(b, parser.loc(s.pos), results);
-    func.setFunctionType(b.getFunctionType(
-        func.getArgumentTypes(), ValueRange(results).getTypes()));
+    func.setFunctionType(b.getFunctionType(func.getArgumentTypes(),
+                                           ValueRange(results).getTypes()));
     return true;
   }
 
@@ -715,10 +750,11 @@ private:
     }
     if (name == "axis")
       name = "axes";
-    ArrayRef<StringAttr> known = opName.getRegisteredInfo()->getAttributeNames();
+    ArrayRef<StringAttr> known =
+        opName.getRegisteredInfo()->getAttributeNames();
     if (!llvm::any_of(known, [&](StringAttr k) { return k == name; }))
-      return parser.error(a.pos, "kernel '" + s.callee + "' takes no '" +
-                                     name + "'");
+      return parser.error(a.pos,
+                          "kernel '" + s.callee + "' takes no '" + name + "'");
     if (name == "dtype") {
       Type dtype = value->kind == Arg::Kind::Name
                        ? parseAirDType(value->text, ctx)
@@ -791,6 +827,10 @@ private:
     state.addAttributes(attrs);
     state.addTypes(GenericType::get(ctx));
     Operation *op = b.create(state);
+    // The op's own invariants (its operand count) first: type inference
+    // assumes them (a kernel without operands has no dtype to infer).
+    if (failed(verify(op)))
+      return false;
     Type type = cast<KernelOp>(op).inferResultType(op->getOperandTypes(), loc);
     if (!type)
       return false;
@@ -818,7 +858,8 @@ OwningOpRef<ModuleOp> unum::importAirText(StringRef text, StringRef file,
   std::vector<Function> functions;
   if (!parser.parseFile(functions))
     return {};
-  OwningOpRef<ModuleOp> module = ModuleOp::create(FileLineColLoc::get(ctx, file, 1, 1));
+  OwningOpRef<ModuleOp> module =
+      ModuleOp::create(FileLineColLoc::get(ctx, file, 1, 1));
   IRGen builder(parser, ctx, *module);
   if (!builder.build(functions))
     return {};

@@ -17,6 +17,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <cmath>
+
 namespace unum::air {
 #define GEN_PASS_DEF_AIRINFER
 #define GEN_PASS_DEF_AIRMONOMORPHIZE
@@ -32,8 +34,10 @@ bool isGeneric(func::FuncOp func) {
 }
 
 /// Replaces weak literal operands of `op` by constants in the dtype of its
-/// first typed tensor operand (f32 when there is none).
-void typeLiterals(Operation *op) {
+/// first typed tensor operand (f32 when there is none). A literal that is
+/// not an integer of the integer dtype it meets is an error (a C cast would
+/// truncate 1.5 and is undefined for 1e30).
+LogicalResult typeLiterals(Operation *op) {
   Type dtype;
   for (Value v : op->getOperands())
     if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
@@ -45,7 +49,7 @@ void typeLiterals(Operation *op) {
   if (!dtype && llvm::any_of(op->getOperands(), [](Value v) {
         return isa<GenericType>(v.getType()) && !v.getDefiningOp<LiteralOp>();
       }))
-    return;
+    return success();
   OpBuilder b(op);
   if (!dtype)
     dtype = b.getF32Type();
@@ -55,15 +59,33 @@ void typeLiterals(Operation *op) {
       continue;
     auto type = RankedTensorType::get({}, dtype);
     double value = literal.getValue().convertToDouble();
-    Attribute element =
-        isa<FloatType>(dtype)
-            ? Attribute(b.getFloatAttr(dtype, value))
-            : Attribute(b.getIntegerAttr(dtype, (int64_t)value));
+    Attribute element;
+    if (isa<FloatType>(dtype)) {
+      element = b.getFloatAttr(dtype, value);
+    } else {
+      unsigned width = dtype.getIntOrFloatBitWidth();
+      // 2^63 is the first double past int64; the check is exact in double.
+      bool integral =
+          std::trunc(value) == value && value >= -0x1p63 && value < 0x1p63;
+      int64_t exact = integral ? int64_t(value) : 0;
+      if (!integral ||
+          (width == 1 ? (exact != 0 && exact != 1)
+                      : width < 64 && !llvm::isIntN(width, exact))) {
+        SmallString<16> text;
+        literal.getValue().toString(text);
+        return literal.emitError()
+               << "number " << text << " meets an "
+               << formatAirType(RankedTensorType::get({}, dtype))
+               << " operand but is not an integer of that dtype";
+      }
+      element = b.getIntegerAttr(dtype, exact);
+    }
     use.set(ConstantOp::create(b, literal.getLoc(), type,
                                DenseElementsAttr::get(type, element)));
     if (literal->use_empty())
       literal->erase();
   }
+  return success();
 }
 } // namespace
 
@@ -71,7 +93,8 @@ LogicalResult unum::air::inferFunction(func::FuncOp func, bool &changed) {
   SymbolTableCollection symbols;
   WalkResult result = func.walk([&](Operation *op) {
     if (auto kernel = dyn_cast<KernelOp>(op)) {
-      typeLiterals(op);
+      if (failed(typeLiterals(op)))
+        return WalkResult::interrupt();
       Type type = kernel.inferResultType(op->getOperandTypes(), op->getLoc());
       if (!type)
         return WalkResult::interrupt();
@@ -80,8 +103,8 @@ LogicalResult unum::air::inferFunction(func::FuncOp func, bool &changed) {
         changed = true;
       }
     } else if (auto call = dyn_cast<CallOp>(op)) {
-      auto callee =
-          symbols.lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+      auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
       if (!callee || isGeneric(callee) ||
           TypeRange(call.getOperandTypes()) != callee.getArgumentTypes())
         return WalkResult::advance();
@@ -189,13 +212,11 @@ struct AirMonomorphizePass
       return func.emitError("air-monomorphize: '")
              << entry << "' takes " << func.getNumArguments()
              << " parameters, the signature gives " << types.size();
-    for (auto [i, param, t] :
-         llvm::enumerate(func.getArgumentTypes(), types)) {
+    for (auto [i, param, t] : llvm::enumerate(func.getArgumentTypes(), types)) {
       if (!isa<GenericType>(param) && param != t)
         return func.emitError("air-monomorphize: parameter ")
-               << i + 1 << " of '" << entry << "' is "
-               << formatAirType(param) << ", the signature gives "
-               << formatAirType(t);
+               << i + 1 << " of '" << entry << "' is " << formatAirType(param)
+               << ", the signature gives " << formatAirType(t);
       func.getArgument(i).setType(t);
     }
     func.setFunctionType(
@@ -229,12 +250,11 @@ struct AirMonomorphizePass
             clone = callee.clone();
             clone.setName(name);
             clone.setPrivate();
-            for (auto [arg, t] : llvm::zip(clone.getArguments(),
-                                           call.getOperandTypes()))
+            for (auto [arg, t] :
+                 llvm::zip(clone.getArguments(), call.getOperandTypes()))
               arg.setType(t);
             clone.setFunctionType(FunctionType::get(
-                &getContext(), call.getOperandTypes(),
-                clone.getResultTypes()));
+                &getContext(), call.getOperandTypes(), clone.getResultTypes()));
             table.insert(clone, std::next(Block::iterator(callee)));
           }
           call.setCallee(clone.getName());

@@ -11,6 +11,8 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace unum;
 
@@ -91,24 +93,8 @@ static void printNamePatterns(OpAsmPrinter &printer, Operation *,
 //===----------------------------------------------------------------------===//
 
 void AppOp::build(OpBuilder &builder, OperationState &state, StringRef name) {
-  state.getOrAddProperties<Properties>().sym_name =
-      builder.getStringAttr(name);
+  state.getOrAddProperties<Properties>().sym_name = builder.getStringAttr(name);
   state.addRegion()->emplaceBlock();
-}
-
-/// The function names a fan-in's values refer to, in order, without repeats.
-static SmallVector<StringRef> namedFunctions(FanInOp edge) {
-  llvm::SetVector<StringRef> names;
-  for (auto pattern : edge.getValues().getAsRange<NamePatternAttr>())
-    names.insert(pattern.getValue().function);
-  return names.takeVector();
-}
-
-static std::vector<config::NamePattern> patternsOf(FanInOp edge) {
-  std::vector<config::NamePattern> result;
-  for (auto pattern : edge.getValues().getAsRange<NamePatternAttr>())
-    result.push_back(pattern.getValue());
-  return result;
 }
 
 static std::string describeValues(FanInOp edge) {
@@ -120,19 +106,44 @@ static std::string describeValues(FanInOp edge) {
   return text + "]";
 }
 
+namespace {
+/// What the fan-in checks need of one `values` list, computed once per
+/// distinct list (a Parallel of N branches gives its N tails the same list
+/// of N values: the IR holds it once, and so does this).
+struct ValuesInfo {
+  std::vector<config::NamePattern> patterns;
+  /// The functions named, in order, without repeats, and as a set.
+  SmallVector<StringRef> named;
+  llvm::DenseSet<StringRef> namedSet;
+  /// A pattern takes every index of the innermost level (`F-unumIndex-*`).
+  bool innermostWildcard = false;
+};
+
+/// The fan-ins into one target that name the same instances (up to a shift
+/// of the index variables, config::sameInstancesUpToShift: an equivalence,
+/// whose classes are keyed by the lists' canonical form and checked against
+/// a representative), and the functions with such an edge.
+struct FanInClass {
+  StringRef target;
+  const ValuesInfo *representative;
+  llvm::DenseSet<StringRef> reporters;
+  /// The first named function without such an edge (computed once).
+  std::optional<StringRef> missing;
+};
+} // namespace
+
 /// A fan-in whose values take every index of the innermost level
 /// (`F-unumIndex-*`) gathers that level's instances into one target, which
 /// lives a level up: the edge must `Pop`, or each tail would name its own
 /// target instance and none would ever see all the values.
-static LogicalResult
-verifyGlobPop(FanInOp edge, const std::vector<config::NamePattern> &values) {
-  bool pops = false;
+static LogicalResult verifyGlobPop(FanInOp edge, const ValuesInfo &info) {
+  if (!info.innermostWildcard)
+    return success();
   if (ArrayAttr modifiers = edge.getModifiersAttr())
     for (auto m : modifiers.getAsRange<ModifierAttr>())
-      pops |= m.getValue().kind == config::Modifier::Kind::Pop;
-  if (pops)
-    return success();
-  for (const config::NamePattern &p : values)
+      if (m.getValue().kind == config::Modifier::Kind::Pop)
+        return success();
+  for (const config::NamePattern &p : info.patterns)
     if (!p.parts.empty() &&
         p.parts.front().kind == config::IndexPart::Kind::Wildcard)
       return edge.emitOpError()
@@ -146,59 +157,99 @@ verifyGlobPop(FanInOp edge, const std::vector<config::NamePattern> &values) {
 
 /// A fan-in completes when every instance in `values` has reported to the
 /// target's completion set, so each instance must report (have a fan-in edge to
-/// the same target) and all of them must agree on the set.
-static LogicalResult verifyFanIns(AppOp app,
-                                  const llvm::StringMap<FunctionOp> &functions) {
+/// the same target) and all of them must agree on the set. Near-linear in the
+/// size of the app: each distinct values list is read once, each edge is
+/// checked against its class in constant time, each class once.
+static LogicalResult
+verifyFanIns(AppOp app, const llvm::StringMap<FunctionOp> &functions) {
+  // Distinct values lists (attributes are uniqued), then the classes.
+  llvm::DenseMap<Attribute, std::unique_ptr<ValuesInfo>> infos;
+  std::map<std::pair<StringRef, std::string>, SmallVector<unsigned, 1>> keyed;
+  std::vector<FanInClass> classes;
+  llvm::DenseMap<std::pair<Attribute, Attribute>, unsigned> classOf;
+  SmallVector<std::pair<FunctionOp, FanInOp>> edges;
   for (FunctionOp function : app.getBodyBlock().getOps<FunctionOp>()) {
     for (FanInOp edge : function.getBodyBlock().getOps<FanInOp>()) {
-      StringRef target = edge.getTarget();
-      if (!function.getCheckpoint())
-        return edge.emitOpError()
-               << "needs its function '@" << function.getSymName()
-               << "' to checkpoint: the fan-in target reads its tails' "
-                  "outputs from the checkpoint store";
-      SmallVector<StringRef> named = namedFunctions(edge);
-      if (!llvm::is_contained(named, function.getSymName()))
-        return edge.emitOpError()
-               << "values " << describeValues(edge)
-               << " do not include an instance of its own function '@"
-               << function.getSymName() << "'";
-      std::vector<config::NamePattern> values = patternsOf(edge);
-      if (failed(verifyGlobPop(edge, values)))
-        return failure();
-      for (StringRef other : named) {
-        if (other == function.getSymName())
-          continue;
-        auto it = functions.find(other);
-        if (it == functions.end())
-          continue; // reported by the symbol-use verifier
-        FunctionOp otherFn = it->second;
-        FanInOp mismatch;
-        bool found = false;
-        for (FanInOp otherEdge : otherFn.getBodyBlock().getOps<FanInOp>()) {
-          if (otherEdge.getTarget() != target)
-            continue;
-          if (config::sameInstancesUpToShift(values, patternsOf(otherEdge))) {
-            found = true;
-            break;
-          }
-          mismatch = otherEdge;
+      edges.push_back({function, edge});
+      std::unique_ptr<ValuesInfo> &info = infos[edge.getValues()];
+      if (!info) {
+        info = std::make_unique<ValuesInfo>();
+        for (auto p : edge.getValues().getAsRange<NamePatternAttr>()) {
+          const config::NamePattern &pattern = p.getValue();
+          info->patterns.push_back(pattern);
+          if (info->namedSet.insert(pattern.function).second)
+            info->named.push_back(pattern.function);
+          info->innermostWildcard |=
+              !pattern.parts.empty() &&
+              pattern.parts.front().kind == config::IndexPart::Kind::Wildcard;
         }
-        if (found)
-          continue;
-        if (!mismatch)
-          return edge.emitOpError()
-                 << "waits for '@" << other << "', which has no fan-in edge to '@"
-                 << target << "': the fan-in would never complete";
-        InFlightDiagnostic diag =
-            edge.emitOpError()
-            << "inconsistent fan-in into '@" << target << "': '@"
-            << function.getSymName() << "' waits for " << describeValues(edge)
-            << " but '@" << other << "' waits for " << describeValues(mismatch);
-        diag.attachNote(mismatch.getLoc()) << "the other tail's edge is here";
-        return diag;
       }
+      auto [it, inserted] = classOf.try_emplace(
+          {edge.getTargetAttr().getAttr(), edge.getValues()}, 0);
+      if (inserted) {
+        SmallVector<unsigned, 1> &candidates =
+            keyed[{edge.getTarget(), config::instancesKey(info->patterns)}];
+        auto same = llvm::find_if(candidates, [&](unsigned c) {
+          return config::sameInstancesUpToShift(
+              classes[c].representative->patterns, info->patterns);
+        });
+        if (same != candidates.end()) {
+          it->second = *same;
+        } else {
+          it->second = classes.size();
+          candidates.push_back(classes.size());
+          classes.push_back({edge.getTarget(), info.get(), {}, std::nullopt});
+        }
+      }
+      classes[it->second].reporters.insert(function.getSymName());
     }
+  }
+
+  for (auto [function, edge] : edges) {
+    StringRef target = edge.getTarget();
+    if (!function.getCheckpoint())
+      return edge.emitOpError()
+             << "needs its function '@" << function.getSymName()
+             << "' to checkpoint: the fan-in target reads its tails' "
+                "outputs from the checkpoint store";
+    const ValuesInfo &info = *infos.find(edge.getValues())->second;
+    if (!info.namedSet.contains(function.getSymName()))
+      return edge.emitOpError()
+             << "values " << describeValues(edge)
+             << " do not include an instance of its own function '@"
+             << function.getSymName() << "'";
+    if (failed(verifyGlobPop(edge, info)))
+      return failure();
+    FanInClass &cls = classes[classOf.lookup(
+        {edge.getTargetAttr().getAttr(), edge.getValues()})];
+    if (!cls.missing) {
+      cls.missing = StringRef();
+      for (StringRef other : info.named)
+        // An unknown function is reported by the symbol-use verifier.
+        if (!cls.reporters.contains(other) && functions.count(other)) {
+          cls.missing = other;
+          break;
+        }
+    }
+    if (cls.missing->empty())
+      continue;
+    StringRef other = *cls.missing;
+    FanInOp mismatch;
+    for (FanInOp otherEdge :
+         functions.lookup(other).getBodyBlock().getOps<FanInOp>())
+      if (otherEdge.getTarget() == target)
+        mismatch = otherEdge;
+    if (!mismatch)
+      return edge.emitOpError()
+             << "waits for '@" << other << "', which has no fan-in edge to '@"
+             << target << "': the fan-in would never complete";
+    InFlightDiagnostic diag =
+        edge.emitOpError() << "inconsistent fan-in into '@" << target << "': '@"
+                           << function.getSymName() << "' waits for "
+                           << describeValues(edge) << " but '@" << other
+                           << "' waits for " << describeValues(mismatch);
+    diag.attachNote(mismatch.getLoc()) << "the other tail's edge is here";
+    return diag;
   }
   return success();
 }
@@ -289,8 +340,7 @@ LogicalResult AppOp::verifyRegions() {
 
 void FunctionOp::build(OpBuilder &builder, OperationState &state,
                        StringRef name) {
-  state.getOrAddProperties<Properties>().sym_name =
-      builder.getStringAttr(name);
+  state.getOrAddProperties<Properties>().sym_name = builder.getStringAttr(name);
   state.addRegion()->emplaceBlock();
 }
 
