@@ -9,8 +9,8 @@
 //
 // Calls are inlined before differentiating rather than differentiated one
 // by one: every function is pure and, as checked first, non-recursive, so
-// inlining always terminates, the reverse sweep then reads the forward values it needs
-// directly (a separate callee gradient would have to recompute them or
+// inlining always terminates, the reverse sweep then reads the forward values
+// it needs directly (a separate callee gradient would have to recompute them or
 // return them as a tape), and air-fuse can fuse forward and backward code
 // across what were call boundaries.
 //
@@ -311,8 +311,8 @@ LogicalResult checkNoRecursion(ModuleOp module, ArrayRef<GradOp> grads) {
         }
         cycle += callee.getName().str();
         InFlightDiagnostic d = ref->emitError("air-grad: '")
-                               << callee.getName()
-                               << "' is recursive (" << cycle
+                               << callee.getName() << "' is recursive ("
+                               << cycle
                                << "); a recursive function cannot be "
                                   "differentiated";
         d.attachNote(grad.getLoc()) << "differentiated here";
