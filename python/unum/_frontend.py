@@ -303,8 +303,9 @@ class Tracer:
             return Const(obj.item())
         if isinstance(obj, tuple) and all(isinstance(x, (int, float)) for x in obj):
             return Tuple([Const(x) for x in obj])
-        if obj is np or isinstance(obj, self.jit_type) or obj in NUMPY_DTYPES \
-                or obj in (float, int, bool, abs, len) or _is_numpy_callable(obj):
+        if obj is np or isinstance(obj, self.jit_type) or _is_dtype(obj) \
+                or any(obj is b for b in (float, int, bool, abs, len)) \
+                or _is_numpy_callable(obj):
             return Opaque(obj)
         raise source.error(node, "cannot use the global '%s' in a jitted function "
                                  "(%s): only numbers, numpy, numpy dtypes and other "
@@ -373,7 +374,7 @@ class Tracer:
             if attr in NP_CONSTANTS:
                 return Const(NP_CONSTANTS[attr])
             obj = getattr(np, attr, None)
-            if obj is not None and (obj in NUMPY_DTYPES or _is_numpy_callable(obj)):
+            if obj is not None and (_is_dtype(obj) or _is_numpy_callable(obj)):
                 return Opaque(obj)
             raise source.error(node, "numpy.%s is not supported in a jitted function"
                                % attr)
@@ -869,7 +870,7 @@ class Tracer:
                 done()
                 arity(1, "abs")
                 return self.absolute(source, node, args[0])
-            if obj in (float, int, bool) or obj in NUMPY_DTYPES:
+            if any(obj is t for t in (float, int, bool)) or _is_dtype(obj):
                 done()
                 arity(1, getattr(obj, "__name__", "dtype"))
                 v = args[0]
@@ -942,6 +943,10 @@ class Tracer:
             raise source.error(node, e.message)
 
 
+def _is_dtype(obj):
+    return any(obj is d for d in NUMPY_DTYPES)
+
+
 def _is_numpy_callable(obj):
     name = getattr(obj, "__name__", None)
     if name is None or not callable(obj):
@@ -962,7 +967,7 @@ def _opname(op):
             ast.Invert: "~"}.get(type(op), type(op).__name__)
 
 
-_AIR_DIAG = re.compile(r"^(?P<file>[^:\n]*):(?P<line>\d+):(?P<col>\d+): "
+_AIR_DIAG = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): "
                        r"(?P<sev>error|warning|note): (?P<msg>.*)$")
 
 

@@ -8,6 +8,7 @@ the kernel runs). docs/Python.md describes the rules.
 import ast
 import ctypes
 import inspect
+import sys
 import textwrap
 import threading
 
@@ -140,7 +141,7 @@ class _Specialization:
             buf[slot + 1] = p
         base = buf.ctypes.data
         self.fn(*[base + o for o in self.offsets])
-        if copy_back:
+        if out is not None:
             for target, r in copy_back:
                 np.copyto(target, r)
             return out
@@ -190,6 +191,7 @@ class JitFunction:
         self.__name__ = getattr(fn, "__name__", "f")
         self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
         self.__doc__ = fn.__doc__
+        self.__module__ = getattr(fn, "__module__", None) or "__main__"
         self.opt_level = opt_level
         self._cache = {}
         self._lock = threading.Lock()
@@ -201,9 +203,17 @@ class JitFunction:
             self._parsed = _Info(self.__wrapped__)
         return self._parsed
 
-    # Pickled by its Python function (dask ships jitted functions to
-    # workers): the worker compiles its own kernels.
+    # Pickled by name when its module has it (pickle), else with its Python
+    # function (cloudpickle pickles a __main__ function by value: dask ships
+    # jitted functions to workers so). The receiver compiles its own kernels.
     def __reduce__(self):
+        module = sys.modules.get(self.__module__)
+        if self.__module__ != "__main__" and module is not None:
+            obj = module
+            for part in self.__qualname__.split("."):
+                obj = getattr(obj, part, None)
+            if obj is self:
+                return self.__qualname__
         return (JitFunction, (self.__wrapped__, self.opt_level))
 
     def __call__(self, *args, out=None):
