@@ -12,7 +12,7 @@ libUnum's C API (include/unum-c/Unum.h). docs/Python.md is the guide.
 """
 from ._capi import version
 from .errors import CompileError, UnumError
-from .jit import JitFunction, jit
+from ._jit import JitFunction, jit
 from . import nn, workflow
 
 # unum.grad / unum.value_and_grad (issue 13) will build on JitFunction: the

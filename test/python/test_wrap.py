@@ -159,3 +159,26 @@ def test_zero_size_and_zero_dim(mod):
     assert mod.axpy(2.0, e, e).shape == (0, 3)
     r = mod.axpy(2.0, np.float64(3), np.float64(1))
     assert isinstance(r, np.float64) and r == 7.0
+
+
+def test_fast_path_checks_every_argument(mod):
+    """The last signature is tried first, in C; any argument that differs
+    (dtype, shape, layout, byte order, scalar type) falls back to the
+    general path and never reaches the kernel compiled for another."""
+    from unum import _jit as jitmod
+    if jitmod._fastcall is None:
+        pytest.skip("unum._fastcall is not built (python3-dev missing)")
+    x = np.arange(6, dtype=np.float64)
+    calls = [(2.0, x, x), (2, x, x), (True, x, x), (2.0, x[::2], x[::2]),
+             (2.0, x.astype(np.float32), x.astype(np.float32)),
+             (2.0, x.astype(">f8"), x), (2.0, x.reshape(2, 3), x.reshape(2, 3)),
+             (np.float64(2.0), x, x), (2.0, x, x)]
+    for a, u, v in calls * 2:
+        got = mod.axpy(a, u, v)
+        want = a * u + v
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want)
+    spec = mod.axpy._last
+    assert jitmod._fastcall.call(spec.fast_spec, spec.fn_ptr, (2.0, x), []) is None
+    assert jitmod._fastcall.call(spec.fast_spec, spec.fn_ptr,
+                                 (2.0, x, np.ones(5)), [np.empty(6)]) is None

@@ -19,6 +19,11 @@ from ._frontend import (AIR_DTYPES, Array, Builder, Const, Located, Source, Trac
                         Tuple, Weak, locate_air_errors)
 from .errors import CompileError
 
+try:  # the C call path (python/unum/_fastcall.c); ctypes when not built
+    from . import _fastcall
+except ImportError:  # pragma: no cover - depends on the build
+    _fastcall = None
+
 _PY_SCALARS = {bool: np.dtype(np.bool_), int: np.dtype(np.int64),
                float: np.dtype(np.float64)}
 
@@ -98,8 +103,9 @@ def _flatten(a, out):
 class _Specialization:
     """One compiled signature: the kernel and how to call it."""
 
-    def __init__(self, kernels, fn_ptr, inputs, outputs, structure, air):
+    def __init__(self, kernels, fn_ptr, inputs, outputs, structure, air, key):
         self.kernels = kernels  # keeps the code alive
+        self.fn_ptr = fn_ptr
         self.inputs = inputs  # [(dtype, shape)]
         self.outputs = outputs  # [(dtype, shape)]
         self.structure = structure  # how to rebuild the Python result
@@ -119,6 +125,39 @@ class _Specialization:
             words += [0, 0, 0] + list(shape) + strides[::-1]
         self.template = np.array(words, dtype=np.int64)
         self.n_in = len(inputs)
+        self.fast_spec = self._fast_spec(key, words)
+        self.single = isinstance(structure, int)
+
+    def _fast_spec(self, key, template):
+        """What unum._fastcall checks each argument against (its header
+        comment), or None when this signature takes the general path
+        (tuple arguments)."""
+        if _fastcall is None:
+            return None
+        words = [len(self.inputs) + len(self.outputs), len(self.inputs)]
+        for k in key:
+            if k is float or k is int or k is bool:
+                words += [{float: ord("F"), int: ord("I"), bool: ord("B")}[k],
+                          8 if k is not bool else 1, 0]
+            elif isinstance(k, tuple) and k and k[0] == "tuple":
+                return None
+            else:
+                dtype, shape = k
+                words += [ord(dtype.kind), dtype.itemsize, len(shape)] + list(shape)
+        for dtype, shape in self.outputs:
+            words += [ord(dtype.kind), dtype.itemsize, len(shape)] + list(shape)
+        return np.array(words + list(template), dtype=np.int64).tobytes()
+
+    def fast(self, args):
+        """The kernel on `args` as they are, or None when one of them is not
+        exactly what it was compiled for (then run() copies)."""
+        results = [np.empty(shape, dtype) for dtype, shape in self.outputs]
+        if not _fastcall.call(self.fast_spec, self.fn_ptr, args, results):
+            return None
+        if self.single:
+            r = results[0]
+            return r[()] if r.ndim == 0 else r
+        return self._rebuild(self.structure, results)
 
     def run(self, flat, out):
         arrays = []
@@ -196,6 +235,7 @@ class JitFunction:
         self._cache = {}
         self._lock = threading.Lock()
         self._parsed = None
+        self._last = None  # the last signature called (the fast path's guess)
         self.compile_count = 0
 
     def _info(self):
@@ -217,6 +257,14 @@ class JitFunction:
         return (JitFunction, (self.__wrapped__, self.opt_level))
 
     def __call__(self, *args, out=None):
+        last = self._last
+        if last is not None and out is None:
+            # The common case: the same signature as the last call, arrays
+            # that the kernel reads in place. unum._fastcall checks every
+            # argument before anything runs.
+            r = last.fast(args)
+            if r is not None:
+                return r
         try:
             key = tuple([_arg_key(a) for a in args])
         except TypeError as e:
@@ -224,6 +272,12 @@ class JitFunction:
         spec = self._cache.get(key)
         if spec is None:
             spec = self._specialize(key, args)
+        if spec.fast_spec is not None:
+            self._last = spec
+            if out is None:
+                r = spec.fast(args)
+                if r is not None:
+                    return r
         flat = []
         for a in args:
             _flatten(a, flat)
@@ -312,7 +366,8 @@ class JitFunction:
                 raise locate_air_errors(builder, air_name, message)
             kernels = _Kernels(handle)
             fn_ptr = self._check_signature(kernels, builder.name, inputs, outputs)
-            spec = _Specialization(kernels, fn_ptr, inputs, outputs, structure, text)
+            spec = _Specialization(kernels, fn_ptr, inputs, outputs, structure, text,
+                                   key)
             self._cache[key] = spec
             self.compile_count += 1
             return spec
