@@ -122,10 +122,17 @@ UNUM_C_EXPORT int64_t unum_kernel_param_size(const unum_kernels *kernels,
 UNUM_C_EXPORT void *unum_kernels_lookup(const unum_kernels *kernels,
                                         const char *name);
 
-/* Calls kernel NAME with `count` descriptor pointers (inputs, then one per
+/* 1 when kernels return an int32_t status (0: success; else, e.g. 1 when
+   sizes disagree, nothing was written), 0 when they return nothing (the
+   kernel ABI before issue 14; docs/AirABI.md says which this build has).
+   unum_kernels_call reads the status either way. */
+UNUM_C_EXPORT int unum_kernels_return_status(void);
+
+/* Calls kernel NAME with `count` (1 to 16) descriptor pointers (inputs, then one per
    output), after checking the count and, for each descriptor, that its
    sizes agree with the kernel's static sizes and that arrays of one
-   dynamic size agree (the kernel itself trusts its descriptors). Strides
+   dynamic size agree (the kernel itself trusts its descriptors), and a
+   non-zero status of the kernel is an error too. Strides
    must be those of a row-major contiguous array; `descriptors[i]` points
    to {allocated, aligned, offset, sizes[rank], strides[rank]}. */
 UNUM_C_EXPORT unum_error *unum_kernels_call(const unum_kernels *kernels,

@@ -40,8 +40,20 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <type_traits>
+#include <utility>
 
 using namespace mlir;
+
+namespace {
+/// Kernels return an int32_t status (0: done, else nothing was written)
+/// once the kernel ABI of issue 14 lands; JitKernels::call then returns it
+/// instead of a bool. Until then they return nothing.
+constexpr bool kKernelsReturnStatus =
+    std::is_same_v<decltype(std::declval<const unum::air::JitKernels &>().call(
+                       std::string())),
+                   int32_t>;
+} // namespace
 
 struct unum_error {
   std::string message;
@@ -293,6 +305,8 @@ size_t unum_kernel_param_rank(const unum_kernels *kernels, size_t kernel,
   return p ? p->shape.size() : 0;
 }
 
+int unum_kernels_return_status(void) { return kKernelsReturnStatus ? 1 : 0; }
+
 int64_t unum_kernel_param_size(const unum_kernels *kernels, size_t kernel,
                                int output, size_t param, size_t dim) {
   const unum::air::ArrayParam *p =
@@ -369,6 +383,34 @@ std::string checkDescriptors(const unum::air::KernelSignature &s,
 }
 } // namespace
 
+namespace {
+template <size_t> using Ptr = void *;
+
+template <typename R, size_t... I>
+R invokeKernel(void *fn, void *const *d, std::index_sequence<I...>) {
+  return reinterpret_cast<R (*)(Ptr<I>...)>(fn)(d[I]...);
+}
+
+/// Calls `fn` with `count` (1 to 16) descriptor pointers, as a void
+/// function or, once kernels return one (kKernelsReturnStatus), reading its
+/// int32_t status.
+template <size_t N = 1>
+bool callKernel(void *fn, void *const *d, size_t count, int32_t &status) {
+  if constexpr (N > 16) {
+    return false;
+  } else {
+    if (count != N)
+      return callKernel<N + 1>(fn, d, count, status);
+    status = 0;
+    if constexpr (kKernelsReturnStatus)
+      status = invokeKernel<int32_t>(fn, d, std::make_index_sequence<N>());
+    else
+      invokeKernel<void>(fn, d, std::make_index_sequence<N>());
+    return true;
+  }
+}
+} // namespace
+
 unum_error *unum_kernels_call(const unum_kernels *kernels, const char *name,
                               void *const *descriptors, size_t count) {
   if (!kernels || !name || (!descriptors && count))
@@ -388,35 +430,17 @@ unum_error *unum_kernels_call(const unum_kernels *kernels, const char *name,
     return makeError(std::string("error: kernel '") + name + "' has no code");
   // The ABI takes one pointer per descriptor; kernels have at most a few
   // dozen parameters, so dispatch on the count.
-  using P = void *;
-  auto d = descriptors;
-  switch (count) {
-#define UNUM_CALL_CASE(N, ...)                                                 \
-  case N:                                                                      \
-    reinterpret_cast<void (*)(UNUM_REPEAT_##N(P))>(fn)(__VA_ARGS__);           \
-    return nullptr;
-#define UNUM_REPEAT_1(T) T
-#define UNUM_REPEAT_2(T) T, T
-#define UNUM_REPEAT_3(T) T, T, T
-#define UNUM_REPEAT_4(T) T, T, T, T
-#define UNUM_REPEAT_5(T) T, T, T, T, T
-#define UNUM_REPEAT_6(T) T, T, T, T, T, T
-#define UNUM_REPEAT_7(T) T, T, T, T, T, T, T
-#define UNUM_REPEAT_8(T) T, T, T, T, T, T, T, T
-    UNUM_CALL_CASE(1, d[0])
-    UNUM_CALL_CASE(2, d[0], d[1])
-    UNUM_CALL_CASE(3, d[0], d[1], d[2])
-    UNUM_CALL_CASE(4, d[0], d[1], d[2], d[3])
-    UNUM_CALL_CASE(5, d[0], d[1], d[2], d[3], d[4])
-    UNUM_CALL_CASE(6, d[0], d[1], d[2], d[3], d[4], d[5])
-    UNUM_CALL_CASE(7, d[0], d[1], d[2], d[3], d[4], d[5], d[6])
-    UNUM_CALL_CASE(8, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7])
-#undef UNUM_CALL_CASE
-  default:
-    return makeError("error: unum_kernels_call takes 1 to 8 descriptors; call "
+  int32_t status = 0;
+  if (!callKernel(fn, descriptors, count, status))
+    return makeError("error: unum_kernels_call takes 1 to 16 descriptors; call "
                      "the pointer from unum_kernels_lookup for kernels with "
                      "more parameters");
-  }
+  if (status != 0)
+    return makeError(
+        "error: kernel '" + std::string(name) +
+        "' refused the call with status " + std::to_string(status) +
+        (status == 1 ? " (sizes disagree; nothing was written)" : ""));
+  return nullptr;
 }
 
 namespace {

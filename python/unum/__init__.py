@@ -13,11 +13,8 @@ libUnum's C API (include/unum-c/Unum.h). docs/Python.md is the guide.
 from ._capi import version
 from .errors import CompileError, UnumError
 from ._jit import JitFunction, jit
+from ._grad import GradFunction, grad, value_and_grad
 from . import nn, workflow
 
-# unum.grad / unum.value_and_grad (issue 13) will build on JitFunction: the
-# AIR function traced for a signature, wrapped in AIR's
-# `grad(f, wrt=[...])(...)` statement, compiled like any other.
-
-__all__ = ["jit", "JitFunction", "CompileError", "UnumError", "version", "nn",
-           "workflow"]
+__all__ = ["jit", "JitFunction", "grad", "value_and_grad", "GradFunction",
+           "CompileError", "UnumError", "version", "nn", "workflow"]

@@ -98,6 +98,7 @@ _proto("unum_kernel_param_rank", ctypes.c_size_t, c_p, ctypes.c_size_t, ctypes.c
 _proto("unum_kernel_param_size", ctypes.c_int64, c_p, ctypes.c_size_t, ctypes.c_int,
        ctypes.c_size_t, ctypes.c_size_t)
 _proto("unum_kernels_lookup", c_p, c_p, c_s)
+_proto("unum_kernels_return_status", ctypes.c_int)
 _proto("unum_kernels_call", c_p, c_p, c_s, ctypes.POINTER(c_p), ctypes.c_size_t)
 _proto("unum_air_emit_object", c_p, c_p, c_s, c_s, ctypes.POINTER(AirOptions), c_s, c_s)
 _proto("unum_air_print", c_p, c_p, c_s, c_s, ctypes.POINTER(AirOptions), c_s,
@@ -114,6 +115,10 @@ if lib.unum_api_version() >> 16 != API_MAJOR:
     raise ImportError("unum: libUnum speaks C API %d.%d, this package speaks %d.x"
                       % (lib.unum_api_version() >> 16,
                          lib.unum_api_version() & 0xFFFF, API_MAJOR))
+
+
+# 1 when kernels return an int32_t status (the kernel ABI of issue 14).
+KERNELS_RETURN_STATUS = lib.unum_kernels_return_status()
 
 
 def check(error, exc=UnumError):

@@ -2,9 +2,11 @@
  *
  *   call(spec, fn, args, outs) -> True, or None when an argument does not
  *                                  match exactly (the caller then takes the
- *                                  general path, which copies)
+ *                                  general path, which copies), or the
+ *                                  kernel's non-zero status (an int)
  *
- * `spec` is a bytes object made by jit.py: a header {count, n_in} and per
+ * `spec` is a bytes object made by _jit.py: a header {count, n_in, status}
+ * (status: 1 when kernels return an int32_t status) and per
  * parameter {kind, itemsize, ndim, sizes[ndim]} (int64 words), then the
  * descriptor template (docs/AirABI.md: {allocated, aligned, offset,
  * sizes[r], strides[r]} per parameter, pointers zero). `fn` is the kernel's
@@ -25,8 +27,6 @@
 
 #define MAX_PARAMS 16
 #define MAX_WORDS 1024
-
-typedef void (*Kernel)(void *, ...);
 
 static int kind_of(const char *format) {
   if (!format)
@@ -62,7 +62,7 @@ static PyObject *call(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
   if (!fn && PyErr_Occurred())
     return NULL;
   PyObject *args = argv[2], *outs = argv[3];
-  int64_t count = spec[0], n_in = spec[1];
+  int64_t count = spec[0], n_in = spec[1], has_status = spec[2];
   if (count > MAX_PARAMS || count < 1 || PyTuple_GET_SIZE(args) != n_in ||
       PyList_GET_SIZE(outs) != count - n_in)
     Py_RETURN_NONE;
@@ -75,7 +75,8 @@ static PyObject *call(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
     char b;
   } scalars[MAX_PARAMS];
   void *data[MAX_PARAMS];
-  const int64_t *p = spec + 2;
+  int32_t status = 0;
+  const int64_t *p = spec + 3;
   int ok = 1;
   for (int64_t k = 0; k < count && ok; ++k) {
     int64_t kind = p[0], itemsize = p[1], ndim = p[2];
@@ -135,7 +136,7 @@ static PyObject *call(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
       memcpy(words, p, (size_t)n_words * 8);
       void *d[MAX_PARAMS];
       int64_t at = 0;
-      const int64_t *q = spec + 2;
+      const int64_t *q = spec + 3;
       for (int64_t k = 0; k < count; ++k) {
         int64_t ndim = q[2];
         q += 3 + ndim;
@@ -145,29 +146,23 @@ static PyObject *call(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
         at += 3 + 2 * ndim;
       }
       Py_BEGIN_ALLOW_THREADS
-      switch (count) {
-      case 1: ((void (*)(void *))fn)(d[0]); break;
-      case 2: ((void (*)(void *, void *))fn)(d[0], d[1]); break;
-      case 3: ((void (*)(void *, void *, void *))fn)(d[0], d[1], d[2]); break;
-      case 4: ((void (*)(void *, void *, void *, void *))fn)(d[0], d[1], d[2], d[3]); break;
-      case 5: ((void (*)(void *, void *, void *, void *, void *))fn)(d[0], d[1], d[2], d[3], d[4]); break;
-      case 6: ((void (*)(void *, void *, void *, void *, void *, void *))fn)(d[0], d[1], d[2], d[3], d[4], d[5]); break;
-      case 7: ((void (*)(void *, void *, void *, void *, void *, void *, void *))fn)(d[0], d[1], d[2], d[3], d[4], d[5], d[6]); break;
-      case 8: ((void (*)(void *, void *, void *, void *, void *, void *, void *, void *))fn)(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]); break;
-      default: {
-        /* Up to 16 pointers: the extra ones are ignored by the callee's
-           ABI only if passed on the stack after its own; call exactly. */
-        void (*f16)(void *, void *, void *, void *, void *, void *, void *, void *,
-                    void *, void *, void *, void *, void *, void *, void *, void *) =
-            (void (*)(void *, void *, void *, void *, void *, void *, void *, void *,
-                      void *, void *, void *, void *, void *, void *, void *, void *))fn;
-        void *e[16] = {0};
-        for (int64_t k = 0; k < count; ++k)
-          e[k] = d[k];
-        f16(e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7], e[8], e[9], e[10],
-            e[11], e[12], e[13], e[14], e[15]);
-      }
-      }
+      /* Up to 16 pointers: a kernel taking fewer ignores the rest (the
+         System V x86-64 and AAPCS64 conventions: the caller owns the
+         argument area). */
+      void *e[MAX_PARAMS] = {0};
+      for (int64_t k = 0; k < count; ++k)
+        e[k] = d[k];
+      if (has_status)
+        status = ((int32_t (*)(void *, void *, void *, void *, void *, void *, void *,
+                               void *, void *, void *, void *, void *, void *, void *,
+                               void *, void *))fn)(
+            e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7], e[8], e[9], e[10], e[11],
+            e[12], e[13], e[14], e[15]);
+      else
+        ((void (*)(void *, void *, void *, void *, void *, void *, void *, void *,
+                   void *, void *, void *, void *, void *, void *, void *, void *))fn)(
+            e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7], e[8], e[9], e[10], e[11],
+            e[12], e[13], e[14], e[15]);
       Py_END_ALLOW_THREADS
     }
   }
@@ -176,6 +171,8 @@ static PyObject *call(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
       PyBuffer_Release(&views[k]);
   if (!ok)
     Py_RETURN_NONE;
+  if (status != 0)
+    return PyLong_FromLong(status);
   Py_RETURN_TRUE;
 }
 

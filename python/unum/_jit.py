@@ -17,7 +17,7 @@ import numpy as np
 from . import _capi
 from ._frontend import (AIR_DTYPES, Array, Builder, Const, Located, Source, Tracer,
                         Tuple, Weak, locate_air_errors)
-from .errors import CompileError
+from .errors import CompileError, UnumError
 
 try:  # the C call path (python/unum/_fastcall.c); ctypes when not built
     from . import _fastcall
@@ -100,6 +100,11 @@ def _flatten(a, out):
         out.append(a)
 
 
+def _refused(status):
+    raise UnumError("the kernel refused the call with status %d%s" % (
+        status, " (sizes disagree; nothing was written)" if status == 1 else ""))
+
+
 class _Specialization:
     """One compiled signature: the kernel and how to call it."""
 
@@ -110,7 +115,9 @@ class _Specialization:
         self.outputs = outputs  # [(dtype, shape)]
         self.structure = structure  # how to rebuild the Python result
         self.air = air
-        self.fn = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] *
+        self.fn = ctypes.CFUNCTYPE(
+            ctypes.c_int32 if _capi.KERNELS_RETURN_STATUS else None,
+            *[ctypes.c_void_p] *
                                    (len(inputs) + len(outputs)))(fn_ptr)
         # One int64 block holds every descriptor: {allocated, aligned, offset,
         # sizes[r], strides[r]} (docs/AirABI.md); only the pointers change.
@@ -134,7 +141,8 @@ class _Specialization:
         (tuple arguments)."""
         if _fastcall is None:
             return None
-        words = [len(self.inputs) + len(self.outputs), len(self.inputs)]
+        words = [len(self.inputs) + len(self.outputs), len(self.inputs),
+                 _capi.KERNELS_RETURN_STATUS]
         for k in key:
             if k is float or k is int or k is bool:
                 words += [{float: ord("F"), int: ord("I"), bool: ord("B")}[k],
@@ -152,8 +160,11 @@ class _Specialization:
         """The kernel on `args` as they are, or None when one of them is not
         exactly what it was compiled for (then run() copies)."""
         results = [np.empty(shape, dtype) for dtype, shape in self.outputs]
-        if not _fastcall.call(self.fast_spec, self.fn_ptr, args, results):
-            return None
+        done = _fastcall.call(self.fast_spec, self.fn_ptr, args, results)
+        if done is not True:
+            if done is None:
+                return None
+            _refused(done)
         if self.single:
             r = results[0]
             return r[()] if r.ndim == 0 else r
@@ -179,7 +190,9 @@ class _Specialization:
             buf[slot] = p
             buf[slot + 1] = p
         base = buf.ctypes.data
-        self.fn(*[base + o for o in self.offsets])
+        status = self.fn(*[base + o for o in self.offsets])
+        if status:
+            _refused(status)
         if out is not None:
             for target, r in copy_back:
                 np.copyto(target, r)
