@@ -149,9 +149,14 @@ class Builder:
         self.origins[len(self.lines) + 1] = (source, node)  # +1: the header line
         return Array(name, dtype, shape)
 
-    def text(self, results):
-        head = "function %s(%s) {" % (self.name, ", ".join(
-            "%s: %s" % (p.name, air_type(p.dtype, p.shape)) for p in self.params))
+    def param_list(self, dynamic=False):
+        """`%a0: f32[4,3], ...`; `dynamic` declares every parameter size but
+        1 as `?` (sizes of 1 stay: they broadcast)."""
+        return ", ".join("%s: %s" % (p.name, air_type(p.dtype, [
+            "?" if dynamic and d != 1 else d for d in p.shape])) for p in self.params)
+
+    def text(self, results, dynamic=False):
+        head = "function %s(%s) {" % (self.name, self.param_list(dynamic))
         body = self.lines + ["  ret " + ", ".join(r.name for r in results)]
         return "\n".join([head] + body + ["}"]) + "\n"
 

@@ -15,7 +15,7 @@ code (docs/Air.md#gradients). The call path and the cache are unum.jit's.
 """
 import numpy as np
 
-from ._frontend import AIR_DTYPES, air_type
+from ._frontend import AIR_DTYPES
 from ._jit import JitFunction
 from .errors import CompileError
 
@@ -23,14 +23,14 @@ from .errors import CompileError
 class GradFunction(JitFunction):
     """The gradient (or value and gradient) of a function, per signature."""
 
-    def __init__(self, fn, argnums=0, with_value=False, opt_level=3):
+    def __init__(self, fn, argnums=0, with_value=False, opt_level=3, dynamic=False):
         if isinstance(fn, GradFunction):
             raise TypeError("unum.grad of a gradient (a higher derivative) is not "
                             "supported from Python yet")
         if isinstance(fn, JitFunction):
-            opt_level = fn.opt_level
+            opt_level, dynamic = fn.opt_level, fn.dynamic
             fn = fn.__wrapped__
-        super().__init__(fn, opt_level)
+        super().__init__(fn, opt_level, dynamic)
         if isinstance(argnums, int) and not isinstance(argnums, bool):
             self.argnums, self.single = (argnums,), True
         elif isinstance(argnums, (tuple, list)) and argnums and all(
@@ -42,10 +42,11 @@ class GradFunction(JitFunction):
 
     def __reduce__(self):
         return (GradFunction, (self.__wrapped__, self.argnums[0] if self.single
-                               else self.argnums, self.with_value, self.opt_level))
+                               else self.argnums, self.with_value, self.opt_level,
+                               self.dynamic))
 
-    def _trace(self, key):
-        text, builder, inputs, outputs, structure = super()._trace(key)
+    def _trace(self, key, dynamic=False):
+        text, builder, inputs, outputs, structure = super()._trace(key, dynamic)
         source, fdef = self._info().source, self._info().fdef
         what = "value_and_grad" if self.with_value else "grad"
         if any(isinstance(k, tuple) and k and k[0] == "tuple" for k in key):
@@ -73,8 +74,7 @@ class GradFunction(JitFunction):
                                    % (what, fdef.args.args[a].arg, dtype))
             wrt.append(a)
         results = ["%%g%d" % i for i in range(len(wrt) + (1 if self.with_value else 0))]
-        params = ", ".join("%s: %s" % (p.name, air_type(p.dtype, p.shape))
-                           for p in builder.params)
+        params = builder.param_list(dynamic)
         lines = text.rstrip("\n").split("\n")
         base = len(lines)
         lines += [

@@ -238,14 +238,16 @@ class _Specialization:
 class JitFunction:
     """A function compiled by unum.jit; call it like the original."""
 
-    def __init__(self, fn, opt_level=3):
+    def __init__(self, fn, opt_level=3, dynamic=False):
         self.__wrapped__ = fn
         self.__name__ = getattr(fn, "__name__", "f")
         self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
         self.__doc__ = fn.__doc__
         self.__module__ = getattr(fn, "__module__", None) or "__main__"
         self.opt_level = opt_level
-        self._cache = {}
+        self.dynamic = dynamic
+        self._cache = {}  # signature -> _Specialization
+        self._by_text = {}  # AIR text -> (kernels, entry point): dynamic reuse
         self._lock = threading.Lock()
         self._parsed = None
         self._last = None  # the last signature called (the fast path's guess)
@@ -267,7 +269,7 @@ class JitFunction:
                 obj = getattr(obj, part, None)
             if obj is self:
                 return self.__qualname__
-        return (JitFunction, (self.__wrapped__, self.opt_level))
+        return (JitFunction, (self.__wrapped__, self.opt_level, self.dynamic))
 
     def __call__(self, *args, out=None):
         last = self._last
@@ -298,14 +300,14 @@ class JitFunction:
 
     def air(self, *args):
         """The AIR text compiled for these arguments' signature."""
-        return self._trace(tuple(_arg_key(a) for a in args))[0]
+        return self._trace(tuple(_arg_key(a) for a in args), self.dynamic)[0]
 
     @property
     def signatures(self):
         """The signatures compiled so far."""
         return list(self._cache)
 
-    def _trace(self, key):
+    def _trace(self, key, dynamic=False):
         info = self._info()
         builder = Builder("jit_" + self.__name__)
         inputs = []
@@ -358,7 +360,7 @@ class JitFunction:
                                  % (v.name, AIR_DTYPES[v.dtype]), v.dtype, v.shape)
                 outputs[i] = v
             seen.add(v.name)
-        text = builder.text(outputs)
+        text = builder.text(outputs, dynamic=dynamic)
         return text, builder, inputs, [(v.dtype, v.shape) for v in outputs], structure
 
     def _specialize(self, key, args):
@@ -366,24 +368,42 @@ class JitFunction:
             spec = self._cache.get(key)
             if spec is not None:
                 return spec
-            text, builder, inputs, outputs, structure = self._trace(key)
-            air_name = "<unum:%s>" % self.__qualname__
-            handle = ctypes.c_void_p()
-            options = _capi.AirOptions(None, None, None, self.opt_level)
-            err = _capi.lib.unum_air_jit(_capi.context().handle, text.encode(),
-                                         air_name.encode(), ctypes.byref(options),
-                                         ctypes.byref(handle))
-            if err:
-                message = _capi.lib.unum_error_message(err).decode()
-                _capi.lib.unum_error_destroy(err)
-                raise locate_air_errors(builder, air_name, message)
-            kernels = _Kernels(handle)
-            fn_ptr = self._check_signature(kernels, builder.name, inputs, outputs)
+            text, builder, inputs, outputs, structure = self._trace(key, self.dynamic)
+            compiled = self._by_text.get(text)
+            if compiled is None:
+                try:
+                    compiled = self._compile(text, builder, inputs, outputs)
+                except CompileError:
+                    if not self.dynamic:
+                        raise
+                    # Dynamic sizes the AIR pipeline cannot lower yet (a
+                    # reshape of a dynamic array, ...): this signature is
+                    # compiled with static sizes instead.
+                    text, builder, inputs, outputs, structure = self._trace(key)
+                    compiled = self._by_text.get(text) or self._compile(
+                        text, builder, inputs, outputs)
+                self._by_text[text] = compiled
+            kernels, fn_ptr = compiled
             spec = _Specialization(kernels, fn_ptr, inputs, outputs, structure, text,
                                    key)
             self._cache[key] = spec
-            self.compile_count += 1
             return spec
+
+    def _compile(self, text, builder, inputs, outputs):
+        air_name = "<unum:%s>" % self.__qualname__
+        handle = ctypes.c_void_p()
+        options = _capi.AirOptions(None, None, None, self.opt_level)
+        err = _capi.lib.unum_air_jit(_capi.context().handle, text.encode(),
+                                     air_name.encode(), ctypes.byref(options),
+                                     ctypes.byref(handle))
+        if err:
+            message = _capi.lib.unum_error_message(err).decode()
+            _capi.lib.unum_error_destroy(err)
+            raise locate_air_errors(builder, air_name, message)
+        kernels = _Kernels(handle)
+        fn_ptr = self._check_signature(kernels, builder.name, inputs, outputs)
+        self.compile_count += 1
+        return kernels, fn_ptr
 
     def _check_signature(self, kernels, name, inputs, outputs):
         """The compiled kernel's signature must be the one inferred here:
@@ -401,7 +421,11 @@ class JitFunction:
                                   for d in range(rank))
                     got.append((dtype, shape))
                 want = [(AIR_DTYPES[d], tuple(s)) for d, s in expected]
-                if got != want:
+                # A dynamic size (-1) stands for the traced one.
+                if len(got) != len(want) or any(
+                        gd != wd or len(gs) != len(ws)
+                        or any(g != -1 and g != w for g, w in zip(gs, ws))
+                        for (gd, gs), (wd, ws) in zip(got, want)):
                     raise CompileError("internal error: kernel '%s' has %s %s, "
                                        "inferred %s" % (name, "outputs" if is_out
                                                         else "inputs", got, want))
@@ -421,10 +445,13 @@ class _Kernels:
             self.handle = None
 
 
-def jit(fn=None, *, opt_level=3):
+def jit(fn=None, *, opt_level=3, dynamic=False):
     """Compiles `fn` per signature (dtypes and shapes of its arguments):
-    `@unum.jit` or `@unum.jit(opt_level=2)`."""
+    `@unum.jit` or `@unum.jit(opt_level=2, dynamic=True)`. With `dynamic`,
+    parameter sizes other than 1 are compiled as run-time sizes, so
+    signatures that trace to the same AIR (other sizes, same program) share
+    one kernel."""
     if fn is None:
-        return lambda f: JitFunction(f, opt_level)
-    return JitFunction(fn, opt_level)
+        return lambda f: JitFunction(f, opt_level, dynamic)
+    return JitFunction(fn, opt_level, dynamic)
 

@@ -261,6 +261,15 @@ def test_random_function(seed, module_from_source):
         except AssertionError as e:
             raise AssertionError("%s layout: %s\n%s" % (layout, e, source))
     assert f.compile_count == 1, "the four layouts share one signature"
+    if seed % 3 == 0:  # the same function with run-time sizes
+        fd = unum.JitFunction(f.__wrapped__, dynamic=True)
+        args = make_args(seed, specs, "contiguous")
+        with np.errstate(all="ignore"):
+            want = f.__wrapped__(*args)
+        try:
+            check(fd(*args), want, specs[0][1])
+        except AssertionError as e:
+            raise AssertionError("dynamic: %s\n%s" % (e, source))
 
 
 def test_kinds_and_dtypes_are_all_covered():

@@ -182,3 +182,24 @@ def test_fast_path_checks_every_argument(mod):
     assert jitmod._fastcall.call(spec.fast_spec, spec.fn_ptr, (2.0, x), []) is None
     assert jitmod._fastcall.call(spec.fast_spec, spec.fn_ptr,
                                  (2.0, x, np.ones(5)), [np.empty(6)]) is None
+
+
+def test_dynamic_sizes_share_kernels(module_from_source):
+    module, _ = module_from_source("dyn", (
+        "import numpy as np\nimport unum\n\n\n@unum.jit(dynamic=True)\n"
+        "def f(a, b):\n    c = a * b + 1.0\n    return np.sum(c, axis=-1), c.T\n"))
+    rng = np.random.default_rng(3)
+    for m, n in [(3, 4), (5, 4), (7, 9), (2, 300)]:
+        a, b = rng.normal(size=(m, n)), rng.normal(size=n)
+        s, t = module.f(a, b)
+        np.testing.assert_allclose(s, np.sum(a * b + 1.0, axis=-1))
+        np.testing.assert_array_equal(t, (a * b + 1.0).T)
+    assert module.f.compile_count == 1 and len(module.f.signatures) == 4
+    assert "f64[?,?]" in module.f.air(a, b)
+    # A size of 1 broadcasts, so it is compiled as such: a second kernel.
+    s, _ = module.f(np.ones((1, 4)), np.ones(4))
+    np.testing.assert_allclose(s, [8.0])
+    assert module.f.compile_count == 2
+    # Shapes are still checked before the kernel runs.
+    with pytest.raises(unum.CompileError, match="do not broadcast"):
+        module.f(np.ones((3, 4)), np.ones(5))
