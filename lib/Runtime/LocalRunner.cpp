@@ -222,8 +222,11 @@ Result<std::string> LocalRunner::start(const Value &input,
     Value run = Value::object();
     run.set("input", input);
     run.set("pid", int64_t(getpid()));
+    // The start is on its way: a failure here is the session's, reported
+    // once its work has ended.
     if (Status s = store.put(id, "run", toJson(run)); !s)
-      return s.withContext("recording the session");
+      collector->failed(id, "", "",
+                        s.withContext("recording the session").message());
   }
   return id;
 }
@@ -303,6 +306,15 @@ RunResult LocalRunner::resume(const std::string &session, bool keepSession) {
   return finish(session, keepSession);
 }
 
+/// Adds `message` unless an error already says it (a store that is down
+/// fails every read alike).
+static void addError(RunResult &r, const std::string &message) {
+  for (const std::string &e : r.errors)
+    if (e.find(message) != std::string::npos)
+      return;
+  r.errors.push_back(message);
+}
+
 RunResult LocalRunner::finish(const std::string &session, bool keepSession) {
   RunResult r = result(session);
   if (journaling) {
@@ -310,8 +322,7 @@ RunResult LocalRunner::finish(const std::string &session, bool keepSession) {
     auto outs = store.scan(session, kOutputKey);
     auto errs = store.scan(session, kErrorKey);
     if (!outs || !errs) {
-      r.errors.push_back(
-          (outs ? errs.getStatus() : outs.getStatus()).message());
+      addError(r, (outs ? errs.getStatus() : outs.getStatus()).message());
     } else {
       for (auto &[key, json] : *outs) {
         std::string instance = key.substr(sizeof(kOutputKey) - 1);
@@ -319,31 +330,30 @@ RunResult LocalRunner::finish(const std::string &session, bool keepSession) {
         if (v)
           r.outputs[instance] = v.take();
         else
-          r.errors.push_back(v.getStatus().message());
+          addError(r, v.getStatus().message());
       }
       for (auto &[key, message] : *errs)
         if (std::find(r.errors.begin(), r.errors.end(), message) ==
             r.errors.end())
-          r.errors.push_back(message);
+          addError(r, message);
     }
     auto pending = store.outbox(session);
     if (!pending) {
-      r.errors.push_back(pending.getStatus().message());
+      addError(r, pending.getStatus().message());
     } else {
       size_t left = std::count_if(
           pending->begin(), pending->end(), [](const DataStore::Pending &p) {
             return !(p.id == kReportId && p.function.empty());
           });
       if (left && r.ok())
-        r.errors.push_back("session " + session +
-                           " did not finish: " + std::to_string(left) +
-                           " invocation(s) still pending");
+        addError(r, "session " + session + " did not finish: " +
+                        std::to_string(left) + " invocation(s) still pending");
       // Reported as failed, or done and kept (gc off): nothing to resume.
       // (Done with gc on: deleting the session finishes it.)
       if (!left && (!r.ok() || !opts.runtime.gc)) {
         store.stageFinished(session, kReportId, "");
         if (Status s = store.flushOutbox(); !s)
-          r.errors.push_back(s.message());
+          addError(r, s.message());
       }
     }
   }
@@ -352,22 +362,22 @@ RunResult LocalRunner::finish(const std::string &session, bool keepSession) {
     // target never finished (gc on) a complete one that is not consumed.
     auto st = store.stats(session);
     if (!st) {
-      r.errors.push_back(st.getStatus().message());
+      addError(r, st.getStatus().message());
     } else {
       for (const DataStore::PendingSet &p : st->pendingSets) {
         std::string target = p.set.substr(0, p.set.find('|'));
         if (p.count < p.expected)
-          r.errors.push_back("fan-in to '" + target + "' never completed: " +
-                             std::to_string(p.count) + " of " +
-                             std::to_string(p.expected) + " inputs arrived");
+          addError(r, "fan-in to '" + target + "' never completed: " +
+                          std::to_string(p.count) + " of " +
+                          std::to_string(p.expected) + " inputs arrived");
         else if (opts.runtime.gc)
-          r.errors.push_back("fan-in to '" + target +
-                             "' completed, but its target never finished");
+          addError(r, "fan-in to '" + target +
+                          "' completed, but its target never finished");
       }
     }
   }
   if (r.ok() && opts.runtime.gc && !keepSession)
     if (Status s = store.deleteSession(session); !s)
-      r.errors.push_back(s.message());
+      addError(r, s.message());
   return r;
 }

@@ -381,10 +381,17 @@ static Result<std::string> findUnfinished(DataStore &store, const Value &input,
 /// After a failed run on a persistent store: what is left and what to do.
 static void tellHowToResume(DataStore &store, const std::string &session) {
   auto pending = store.outbox(session);
+  if (!pending) {
+    std::cerr << "unum-run: session " << session << " is kept in "
+              << store.describe()
+              << ", which cannot be read now: once it answers, finish the "
+                 "session with --resume "
+              << session << "\n";
+    return;
+  }
   size_t left = 0;
-  if (pending)
-    for (const DataStore::Pending &p : *pending)
-      left += !p.function.empty(); // (not the report's own entry)
+  for (const DataStore::Pending &p : *pending)
+    left += !p.function.empty(); // (not the report's own entry)
   if (left)
     std::cerr << "unum-run: session " << session << " is kept in "
               << store.describe() << " with " << left
