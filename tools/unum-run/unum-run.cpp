@@ -3,8 +3,9 @@
 //   unum-run APPDIR --input FILE|- [--store memory|sqlite:PATH|redis://H:P]
 //            [--workers N] [--trace] [--no-gc] [--crash-rate P [--seed N]]
 //            [--effects FILE] [--session NAME | --new]
+//            [--invoker inproc|http [--listen HOST:PORT] [--url-map FILE]
+//                                   [--secret-file FILE] [--max-body BYTES]]
 //   unum-run APPDIR --resume SESSION --store sqlite:PATH|redis://H:P ...
-//            [--invoker inproc|http [--listen HOST:PORT] [--url-map FILE]]
 //
 // Loads APPDIR/<Function>/{unum_config.json, handler}, starts the workflow at
 // the start function with the input (a payload {"Data": ...} or a bare JSON
@@ -24,6 +25,7 @@
 
 #include "unum/Runtime/App.h"
 #include "unum/Runtime/DataStore.h"
+#include "unum/Runtime/HttpAuth.h"
 #include "unum/Runtime/HttpServer.h"
 #include "unum/Runtime/Runtime.h"
 #include "unum/Version.h"
@@ -59,7 +61,9 @@ static const char *const kUsage =
     "                [--time-scale X] [--effects FILE] [--invoker inproc|http "
     "[--listen "
     "HOST:PORT]\n"
-    "                [--url-map FILE]] [--session NAME | --new]\n"
+    "                [--url-map FILE] [--secret-file FILE] [--max-body "
+    "BYTES]]\n"
+    "                [--session NAME | --new]\n"
     "       unum-run APPDIR --resume SESSION --store sqlite:PATH|"
     "redis://HOST:PORT [...]\n"
     "\n"
@@ -107,6 +111,12 @@ static const char *const kUsage =
     "                   is a template for the others, {function} standing\n"
     "                   for the name; unlisted functions go to unum-run's\n"
     "                   own http://H:P/fn/<Function>\n"
+    "  --secret-file F  (http) sign every request with the shared secret in\n"
+    "                   F (at least 16 bytes; default: $UNUM_HTTP_SECRET)\n"
+    "                   and refuse unsigned ones; required to --listen\n"
+    "                   beyond loopback\n"
+    "  --max-body N     (http) the largest request body served, in bytes\n"
+    "                   (default 6291456)\n"
     "  --version        print Unum's version and the MLIR it was built with\n"
     "\n"
     "On a terminal, a run longer than a second shows its progress on stderr\n"
@@ -199,8 +209,8 @@ private:
 class Routes final : public Invoker {
 public:
   Routes(std::function<std::string(const std::string &)> urlFor,
-         std::string ownPrefix)
-      : http(urlFor), urlFor(std::move(urlFor)),
+         std::string ownPrefix, std::string secret)
+      : http(urlFor, 30000, std::move(secret)), urlFor(std::move(urlFor)),
         ownPrefix(std::move(ownPrefix)) {}
 
   Status invoke(const std::string &function, Payload &&payload) override {
@@ -402,7 +412,8 @@ static void tellHowToResume(DataStore &store, const std::string &session) {
 int main(int argc, char **argv) {
   std::string appDir, inputPath, storeUri = "memory";
   std::string invokerKind = "inproc", listenAt = "127.0.0.1:0", urlMapPath;
-  std::string effectsPath, resumeSession, newSession;
+  std::string effectsPath, resumeSession, newSession, secretFile;
+  size_t maxBody = HttpServerOptions().maxBody;
   unsigned workers = 4;
   bool trace = false, gc = true, forceNew = false;
   double crashRate = 0;
@@ -445,6 +456,16 @@ int main(int argc, char **argv) {
       listenAt = value("--listen");
     } else if (arg == "--url-map") {
       urlMapPath = value("--url-map");
+    } else if (arg == "--secret-file") {
+      secretFile = value("--secret-file");
+    } else if (arg == "--max-body") {
+      const char *v = value("--max-body");
+      char *end = nullptr;
+      unsigned long long n = std::strtoull(v, &end, 10);
+      if (*end || !*v || n < 1 || n > (1ull << 32))
+        return fail(std::string("--max-body: expected 1..4294967296, got '") +
+                    v + "'");
+      maxBody = size_t(n);
     } else if (arg == "--effects") {
       effectsPath = value("--effects");
     } else if (arg == "--resume") {
@@ -509,8 +530,10 @@ int main(int argc, char **argv) {
     return fail("--session names a new session already: --new is not needed");
 
   const bool http = invokerKind == "http";
-  if (!http && (!urlMapPath.empty() || listenAt != "127.0.0.1:0"))
-    return fail("--listen and --url-map need --invoker http");
+  if (!http && (!urlMapPath.empty() || listenAt != "127.0.0.1:0" ||
+                !secretFile.empty() || maxBody != HttpServerOptions().maxBody))
+    return fail("--listen, --url-map, --secret-file and --max-body need "
+                "--invoker http");
   size_t colon = listenAt.rfind(':');
   char *portEnd = nullptr;
   long listenPort =
@@ -572,6 +595,12 @@ int main(int argc, char **argv) {
   std::unique_ptr<Routes> routes;
   std::atomic<Routes *> arrivals{nullptr};
   if (http) {
+    auto secret = httpauth::loadSecret(secretFile);
+    if (!secret)
+      return fail(secret.getStatus().message());
+    HttpServerOptions serverOptions;
+    serverOptions.secret = *secret;
+    serverOptions.maxBody = maxBody;
     const App &a = *app;
     auto server = HttpServer::listen(
         listenAt.substr(0, colon), int(listenPort),
@@ -594,14 +623,20 @@ int main(int argc, char **argv) {
           if (Status s = r->invoker().invoke(fn, p.take()); !s)
             return HttpResponse{503, s.message()};
           return HttpResponse{202, ""};
-        });
-    if (!server)
-      return fail(server.getStatus().message());
+        },
+        serverOptions);
+    if (!server) {
+      std::string msg = server.getStatus().message();
+      if (msg.find("without a shared secret") != std::string::npos)
+        msg += " (give one with --secret-file or $" +
+               std::string(httpauth::kSecretEnv) + ")";
+      return fail(msg);
+    }
     gateway = server.take();
     std::string base = gateway->url();
     routes = std::make_unique<Routes>(
         [base, map = *urlMap](const std::string &fn) { return map(base, fn); },
-        base + "/fn/");
+        base + "/fn/", *secret);
     arrivals = routes.get();
   }
 
