@@ -59,6 +59,8 @@ thread_local ThreadPoolInvoker::Worker *ThreadPoolInvoker::self = nullptr;
 
 UNUM_HOT Status ThreadPoolInvoker::invoke(const std::string &function,
                                           Payload &&payload) {
+  if (UNUM_UNLIKELY(onAccept))
+    onAccept(function, payload);
   if (Worker *w = self; w && w->pool == this && !w->nextFull) {
     // Issued by a task of ours: it runs next here (the worker is busy
     // until then, so wait() and shutdown both see it).
@@ -93,12 +95,15 @@ UNUM_HOT Payload *ThreadPoolInvoker::stage() {
     p.fanInSet.clear();
   p.fresh = false;
   p.spec = nullptr;
+  p.outboxId = 0;
   return &p;
 }
 
 UNUM_HOT Status ThreadPoolInvoker::invokeStaged(const std::string &function) {
   Worker *w = self;
   Task &t = w->next();
+  if (UNUM_UNLIKELY(onAccept))
+    onAccept(function, t.payload);
   t.setName(function);
   t.delivery = 0;
   w->nextFull = true;

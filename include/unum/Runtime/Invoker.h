@@ -65,6 +65,11 @@ public:
   void setDispatch(Dispatch d) { dispatch = std::move(d); }
   const Dispatch &getDispatch() const { return dispatch; }
   void setOnFailure(OnFailure f) { onFailure = std::move(f); }
+  /// Called with each invocation the pool accepts (invoke, invokeStaged;
+  /// not its own redeliveries), before it can run: a durable runner
+  /// journals it (LocalRunner).
+  using OnAccept = std::function<void(const std::string &function, Payload &)>;
+  void setOnAccept(OnAccept f) { onAccept = std::move(f); }
 
   Status invoke(const std::string &function, Payload &&payload) override;
   Payload *stage() override;
@@ -117,6 +122,7 @@ private:
 
   Dispatch dispatch;
   OnFailure onFailure;
+  OnAccept onAccept;
   unsigned maxDeliveries;
   std::mutex mu;
   std::condition_variable ready, idle;
