@@ -25,6 +25,20 @@ if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char *, long) { return 0;
   exit 0
 fi
 ./utils/fuzz/build.sh
+# The reason from known-findings.txt when the log of target $1 ($2) shows
+# one of its known findings (its text appears in the report); fails
+# otherwise.
+known_finding() {
+  local target text why
+  while IFS=$'\t' read -r target text why; do
+    case "$target" in ''|'#'*) continue ;; esac
+    if [ "$target" = "$1" ] && grep -qF -- "$text" "$2"; then
+      echo "$why"
+      return 0
+    fi
+  done < utils/fuzz/known-findings.txt
+  return 1
+}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 failed=()
@@ -39,6 +53,8 @@ for corpus in utils/fuzz/corpus/*/; do
       "$scratch/$name" "$corpus" > "$scratch/$name.log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$scratch/$name.log")
     echo "fuzz smoke: $name: ok, $runs executions in ${SECONDS_EACH}s"
+  elif known=$(known_finding "$name" "$scratch/$name.log"); then
+    echo "fuzz smoke: $name: known finding, not counted (utils/fuzz/known-findings.txt): $known"
   else
     echo "fuzz smoke: $name: FAILED"
     grep -v '^#\|^INFO' "$scratch/$name.log" | head -40
@@ -49,6 +65,15 @@ for corpus in utils/fuzz/corpus/*/; do
     failed+=("$name")
   fi
 done
+# A known finding that did not show: its fix may have landed.
+# (A smoke run is short: a known finding that needs many mutations may not
+# show in one.)
+while IFS=$'\t' read -r target text _; do
+  case "$target" in ''|'#'*) continue ;; esac
+  if ! grep -qF -- "$text" "$scratch/$target.log" 2>/dev/null; then
+    echo "fuzz smoke: note: the known finding of $target ('$text') did not show; once it is fixed, remove it from utils/fuzz/known-findings.txt"
+  fi
+done < utils/fuzz/known-findings.txt
 if [ "${#failed[@]}" -ne 0 ]; then
   echo "fuzz smoke: findings in: ${failed[*]}"
   exit 1
