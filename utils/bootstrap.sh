@@ -18,6 +18,11 @@ PACKAGES=(
   python3-numpy libdnnl-dev
   # Gradient checks against PyTorch autograd (test/Dialect/Air/grad-torch.test)
   python3-torch
+  # The Python package (python/unum, test/python): pytest runs its suite;
+  # dask and distributed run a jitted function on a local cluster
+  python3-pytest python3-dask python3-distributed
+  # The package's C call path (python/unum/_fastcall.c) includes Python.h
+  python3-dev
   # Graphviz renders unum-translate --to-dot (the README pipes into dot);
   # python3 runs lit; lld links the embedding test's my-opt (test/examples)
   # several times faster than ld.bfd.

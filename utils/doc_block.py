@@ -15,9 +15,11 @@ def main():
         sys.exit(__doc__)
     doc, heading, lang, out = sys.argv[1:]
     lines = open(doc, encoding="utf-8").read().split("\n")
-    inside, block = False, None
+    inside, block, fenced = False, None, False
     for line in lines:
-        if re.match(r"#+ ", line):
+        if line.strip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and re.match(r"#+ ", line):
             if inside:
                 break
             inside = line.lstrip("#").strip() == heading

@@ -1,9 +1,10 @@
 //===- Digest.cpp - MD5, SHA-1 and SHA-2 for States.Hash ------------------===//
 //
 // Straight implementations of RFC 1321 (MD5) and FIPS 180-4 (SHA-1, SHA-256,
-// SHA-384, SHA-512). The runtime links no crypto library and these digests
-// are only used to compute values users asked for, so a small self-contained
-// file is enough. The round constants were derived from their definitions
+// SHA-384, SHA-512). The runtime links no crypto library: these digests
+// compute the values users ask for, and SHA-256 is the hash of the HTTP
+// gateway's HMAC signatures (HttpAuth.cpp), so a small self-contained file
+// is enough. The round constants were derived from their definitions
 // (sines, square and cube roots of primes) and the tests check the digests
 // against published vectors.
 //

@@ -1,8 +1,16 @@
-//===- HttpServer.cpp - A minimal HTTP/1.1 endpoint for POSTs -------------===//
+//===- HttpServer.cpp - A small HTTP/1.1 endpoint for POSTs ---------------===//
 
 #include "unum/Runtime/HttpServer.h"
 
+#include "unum/Runtime/HttpAuth.h"
+
+#include "Sockets.h"
+
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -14,64 +22,194 @@
 using namespace unum::runtime;
 
 namespace {
-constexpr int kReadTimeoutMs = 10000;
-constexpr size_t kMaxHeader = 64 * 1024;
-constexpr size_t kMaxBody = 64 * 1024 * 1024;
+using sockets::Clock;
+using sockets::sendAll;
+using sockets::waitUntil;
 
 const char *reason(int status) {
   switch (status) {
+  case 100:
+    return "Continue";
   case 200:
     return "OK";
   case 202:
     return "Accepted";
   case 400:
     return "Bad Request";
+  case 401:
+    return "Unauthorized";
   case 404:
     return "Not Found";
   case 405:
     return "Method Not Allowed";
+  case 408:
+    return "Request Timeout";
+  case 411:
+    return "Length Required";
   case 413:
-    return "Payload Too Large";
+    return "Content Too Large";
+  case 431:
+    return "Request Header Fields Too Large";
+  case 503:
+    return "Service Unavailable";
   default:
     return status < 400 ? "OK" : status < 500 ? "Client Error" : "Server Error";
   }
 }
 
-void answer(int fd, int status, const std::string &body) {
-  std::string resp =
-      "HTTP/1.1 " + std::to_string(status) + " " + reason(status) +
-      "\r\nContent-Type: text/plain\r\nContent-Length: " +
-      std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
-  size_t sent = 0;
-  while (sent < resp.size()) {
-    ssize_t n = send(fd, resp.data() + sent, resp.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR)
+/// Writes a whole response (Connection: close) within `deadline`.
+void respond(int fd, int status, const std::string &extraHeaders,
+             const std::string &body, Clock::time_point deadline) {
+  sendAll(fd,
+          "HTTP/1.1 " + std::to_string(status) + " " + reason(status) + "\r\n" +
+              extraHeaders + "Content-Type: text/plain\r\nContent-Length: " +
+              std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" +
+              body,
+          deadline);
+}
+
+constexpr size_t kReadChunk = 16384;
+
+enum class Read { Data, TimedOut, Closed };
+
+/// Appends what `fd` has, at most `max` bytes, to `into`, waiting for it
+/// until `deadline`. Closed: the client went away (or the server shut the
+/// connection down).
+Read readSome(int fd, std::string &into, size_t max,
+              Clock::time_point deadline) {
+  char buf[kReadChunk];
+  for (;;) {
+    if (!waitUntil(fd, POLLIN, deadline))
+      return Clock::now() < deadline ? Read::Closed : Read::TimedOut;
+    ssize_t n = recv(fd, buf, std::min(sizeof(buf), max), MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
       continue;
     if (n <= 0)
-      return;
-    sent += size_t(n);
+      return Read::Closed;
+    into.append(buf, size_t(n));
+    return Read::Data;
   }
 }
 
-/// The value of header `name` (case-insensitive) in `head`, or "".
-std::string header(const std::string &head, const char *name) {
-  size_t len = std::strlen(name);
-  for (size_t at = head.find("\r\n"); at != std::string::npos;
-       at = head.find("\r\n", at + 2)) {
-    size_t line = at + 2;
-    if (head.size() > line + len && head[line + len] == ':' &&
-        strncasecmp(head.c_str() + line, name, len) == 0) {
-      size_t v = head.find_first_not_of(' ', line + len + 1);
-      size_t end = head.find("\r\n", line);
-      return v < end ? head.substr(v, end - v) : "";
-    }
+/// After an answer to a request that was not read to its end: stops
+/// sending, then reads and drops what the client still sends (for at most
+/// a second), so that closing with unread data does not reset the
+/// connection before the client has read the answer.
+void lingeringClose(int fd) {
+  ::shutdown(fd, SHUT_WR);
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::milliseconds(1000);
+  std::string scratch;
+  while (readSome(fd, scratch, kReadChunk, deadline) == Read::Data)
+    scratch.clear();
+}
+
+bool isToken(const std::string &s) {
+  if (s.empty())
+    return false;
+  for (unsigned char c : s)
+    if (c <= ' ' || c >= 127 || std::strchr("()<>@,;:\\\"/[]?={}", c))
+      return false;
+  return true;
+}
+
+bool allDigits(const std::string &s, size_t maxDigits) {
+  return !s.empty() && s.size() <= maxDigits &&
+         std::all_of(s.begin(), s.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool isLoopback(const sockaddr *addr) {
+  if (addr->sa_family == AF_INET) {
+    uint32_t a =
+        ntohl(reinterpret_cast<const sockaddr_in *>(addr)->sin_addr.s_addr);
+    return (a >> 24) == 127;
+  }
+  if (addr->sa_family == AF_INET6) {
+    const in6_addr &a = reinterpret_cast<const sockaddr_in6 *>(addr)->sin6_addr;
+    if (IN6_IS_ADDR_LOOPBACK(&a))
+      return true;
+    return IN6_IS_ADDR_V4MAPPED(&a) && a.s6_addr[12] == 127;
+  }
+  return false;
+}
+
+/// A parsed request head.
+struct Head {
+  std::string method, path, version;
+  std::vector<std::pair<std::string, std::string>> fields; // lower-case names
+  /// The values of field `name` (lower case).
+  std::vector<std::string> all(const char *name) const {
+    std::vector<std::string> out;
+    for (const auto &[n, v] : fields)
+      if (n == name)
+        out.push_back(v);
+    return out;
+  }
+  std::string get(const char *name) const {
+    for (const auto &[n, v] : fields)
+      if (n == name)
+        return v;
+    return "";
+  }
+  bool has(const char *name) const {
+    return std::any_of(fields.begin(), fields.end(),
+                       [&](const auto &f) { return f.first == name; });
+  }
+};
+
+/// Parses "METHOD SP /path SP HTTP/1.x" and the header fields of `text`
+/// (the head without its final blank line). Returns "" or what is wrong.
+std::string parseHead(const std::string &text, Head &head) {
+  size_t lineEnd = text.find("\r\n");
+  std::string line = text.substr(0, lineEnd);
+  size_t sp1 = line.find(' ');
+  size_t sp2 = sp1 == std::string::npos ? sp1 : line.find(' ', sp1 + 1);
+  if (sp2 == std::string::npos || line.find(' ', sp2 + 1) != std::string::npos)
+    return "malformed request line";
+  head.method = line.substr(0, sp1);
+  head.path = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  head.version = line.substr(sp2 + 1);
+  if (!isToken(head.method))
+    return "malformed request method";
+  if (head.path.empty() || head.path[0] != '/' ||
+      std::any_of(head.path.begin(), head.path.end(),
+                  [](unsigned char c) { return c <= ' ' || c >= 127; }))
+    return "malformed request target";
+  if (head.version != "HTTP/1.1" && head.version != "HTTP/1.0")
+    return "unsupported HTTP version";
+  size_t at = lineEnd;
+  while (at != std::string::npos && at < text.size()) {
+    at += 2;
+    size_t end = text.find("\r\n", at);
+    std::string field = text.substr(
+        at, end == std::string::npos ? std::string::npos : end - at);
+    at = end;
+    if (field.empty())
+      continue;
+    size_t colon = field.find(':');
+    if (colon == std::string::npos || !isToken(field.substr(0, colon)))
+      return "malformed header field";
+    std::string name = field.substr(0, colon);
+    for (char &c : name)
+      c = char(std::tolower(static_cast<unsigned char>(c)));
+    size_t v = field.find_first_not_of(" \t", colon + 1);
+    size_t e = field.find_last_not_of(" \t");
+    std::string value =
+        v == std::string::npos ? "" : field.substr(v, e + 1 - v);
+    if (std::any_of(value.begin(), value.end(), [](unsigned char c) {
+          return (c < ' ' && c != '\t') || c == 127;
+        }))
+      return "malformed header field";
+    head.fields.emplace_back(std::move(name), std::move(value));
   }
   return "";
 }
 } // namespace
 
 Result<std::unique_ptr<HttpServer>>
-HttpServer::listen(const std::string &host, int port, Handler handler) {
+HttpServer::listen(const std::string &host, int port, Handler handler,
+                   HttpServerOptions options) {
   addrinfo hints{}, *addrs = nullptr;
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -80,6 +218,16 @@ HttpServer::listen(const std::string &host, int port, Handler handler) {
   if (int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &addrs))
     return Status::error("cannot listen on " + host + ":" + service + ": " +
                          gai_strerror(rc));
+  // Checked before binding anything: such an address is never open.
+  for (addrinfo *a = addrs; a && options.secret.empty(); a = a->ai_next)
+    if (!isLoopback(a->ai_addr)) {
+      freeaddrinfo(addrs);
+      return Status::error(
+          "refusing to listen on " + host + ":" + service +
+          " without a shared secret: it is not a loopback address, so "
+          "anyone who can reach it could invoke the functions and read "
+          "their sessions' data");
+    }
   std::unique_ptr<HttpServer> server(new HttpServer());
   std::string lastError = "no address";
   for (addrinfo *a = addrs; a && server->listenFd < 0; a = a->ai_next) {
@@ -103,22 +251,39 @@ HttpServer::listen(const std::string &host, int port, Handler handler) {
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
   getsockname(server->listenFd, reinterpret_cast<sockaddr *>(&addr), &len);
+  if (options.maxConnections == 0)
+    options.maxConnections = 1;
+  if (options.maxHandlers == 0)
+    options.maxHandlers = 1;
   server->portNumber =
       ntohs(addr.ss_family == AF_INET6
                 ? reinterpret_cast<sockaddr_in6 *>(&addr)->sin6_port
                 : reinterpret_cast<sockaddr_in *>(&addr)->sin_port);
   server->host = host;
   server->handler = std::move(handler);
+  server->options = std::move(options);
   HttpServer *s = server.get();
   server->acceptor = std::thread([s] { s->acceptLoop(); });
   return server;
 }
 
 HttpServer::~HttpServer() {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    stopping = true;
+    // Wakes the connections still reading; a handler that runs finishes.
+    for (int fd : connections)
+      ::shutdown(fd, SHUT_RD);
+  }
+  changed.notify_all();
   // Wakes the blocked accept() with an error.
   ::shutdown(listenFd, SHUT_RDWR);
   if (acceptor.joinable())
     acceptor.join();
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    changed.wait(lock, [&] { return connections.empty(); });
+  }
   ::close(listenFd);
 }
 
@@ -128,63 +293,273 @@ std::string HttpServer::url() const {
          std::to_string(portNumber);
 }
 
+HttpServer::Counters HttpServer::counters() const {
+  std::lock_guard<std::mutex> lock(mu);
+  return stats;
+}
+
 void HttpServer::acceptLoop() {
   for (;;) {
+    {
+      // At the bound, new connections wait in the listen backlog.
+      std::unique_lock<std::mutex> lock(mu);
+      changed.wait(lock, [&] {
+        return stopping || connections.size() < options.maxConnections;
+      });
+      if (stopping)
+        return;
+    }
     int fd = accept4(listenFd, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED)
         continue;
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+          errno == ENOMEM) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        continue;
+      }
       return; // shut down
     }
-    serve(fd);
-    ::close(fd);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (stopping) {
+        ::close(fd);
+        return;
+      }
+      connections.insert(fd);
+    }
+    std::thread([this, fd] {
+      serve(fd);
+      {
+        // The last touch of the server: the destructor may run once the
+        // lock is released.
+        std::lock_guard<std::mutex> lock(mu);
+        connections.erase(fd);
+        changed.notify_all();
+      }
+      ::close(fd);
+    }).detach();
   }
 }
 
-void HttpServer::serve(int fd) {
-  std::string req;
-  size_t headEnd = std::string::npos, length = 0;
-  char buf[16384];
-  for (;;) {
-    if (headEnd != std::string::npos && req.size() >= headEnd + 4 + length)
-      break;
-    pollfd p{fd, POLLIN, 0};
-    int r;
-    while ((r = poll(&p, 1, kReadTimeoutMs)) < 0 && errno == EINTR) {
-    }
-    if (r <= 0)
-      return; // a client that sends nothing is dropped
-    ssize_t n = recv(fd, buf, sizeof(buf), 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return;
-    req.append(buf, size_t(n));
-    if (headEnd == std::string::npos) {
-      headEnd = req.find("\r\n\r\n");
-      if (headEnd == std::string::npos) {
-        if (req.size() > kMaxHeader)
-          return answer(fd, 400, "request header too large");
-        continue;
-      }
-      std::string cl = header(req.substr(0, headEnd + 2), "Content-Length");
-      char *end = nullptr;
-      unsigned long long v = std::strtoull(cl.c_str(), &end, 10);
-      if (cl.empty() || *end)
-        return answer(fd, 400, "a POST needs a Content-Length");
-      if (v > kMaxBody)
-        return answer(fd, 413, "body larger than " + std::to_string(kMaxBody));
-      length = size_t(v);
-    }
+bool HttpServer::reserve(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (bytes > options.maxBuffered - std::min(buffered, options.maxBuffered))
+    return false;
+  buffered += bytes;
+  return true;
+}
+
+void HttpServer::release(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu);
+  buffered -= bytes;
+}
+
+int HttpServer::authenticate(const std::string &method, const std::string &path,
+                             const std::string &timestamp,
+                             const std::string &nonce,
+                             const std::string &signature,
+                             const std::string &body, std::string &why) {
+  std::string expected =
+      httpauth::signature(options.secret, method, path, timestamp, nonce, body);
+  if (!httpauth::constantTimeEqual(expected, signature)) {
+    why = "the request's signature does not match";
+    return 401;
   }
-  // "POST /fn/Name HTTP/1.1"
-  size_t sp1 = req.find(' ');
-  size_t sp2 = sp1 == std::string::npos ? sp1 : req.find(' ', sp1 + 1);
-  if (sp2 == std::string::npos || sp2 > headEnd)
-    return answer(fd, 400, "malformed request line");
-  if (req.compare(0, sp1, "POST") != 0)
-    return answer(fd, 405, "only POST is served");
-  HttpResponse resp = handler(req.substr(sp1 + 1, sp2 - sp1 - 1),
-                              req.substr(headEnd + 4, length));
-  answer(fd, resp.status, resp.body);
+  int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  std::lock_guard<std::mutex> lock(mu);
+  while (!nonceExpiry.empty() && nonceExpiry.top().first < now) {
+    nonces.erase(nonceExpiry.top().second);
+    nonceExpiry.pop();
+  }
+  if (nonces.count(nonce)) {
+    why = "a replayed request (its nonce was seen before)";
+    return 401;
+  }
+  if (nonces.size() >= options.maxNonces) {
+    why = "too many signed requests within the replay window";
+    return 503;
+  }
+  nonces.insert(nonce);
+  nonceExpiry.emplace(std::stoll(timestamp) + options.replayWindow.count(),
+                      nonce);
+  return 0;
+}
+
+void HttpServer::serve(int fd) {
+  const Clock::time_point start = Clock::now();
+  auto refuse = [&](int status, const std::string &message,
+                    uint64_t Counters::*counter) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ++(stats.*counter);
+    }
+    std::string extra = status == 405   ? "Allow: POST\r\n"
+                        : status == 503 ? "Retry-After: 1\r\n"
+                                        : "";
+    respond(fd, status, extra, message + "\n",
+            Clock::now() + options.writeTimeout);
+    lingeringClose(fd);
+  };
+
+  auto noteHeld = [&](size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu);
+    stats.largestRequest = std::max<uint64_t>(stats.largestRequest, bytes);
+  };
+
+  // The request line and headers, within headerTimeout of the accept.
+  std::string req;
+  size_t headEnd = std::string::npos;
+  const Clock::time_point headerDeadline = start + options.headerTimeout;
+  for (size_t scanned = 0;;) {
+    headEnd = req.find("\r\n\r\n", scanned);
+    if (headEnd != std::string::npos)
+      break;
+    scanned = req.size() < 3 ? 0 : req.size() - 3;
+    if (req.size() > options.maxHeader)
+      return refuse(431,
+                    "request header larger than " +
+                        std::to_string(options.maxHeader) + " bytes",
+                    &Counters::tooLarge);
+    Read r = readSome(fd, req, kReadChunk, headerDeadline);
+    if (r == Read::Closed)
+      return; // the client went away, or the server shuts down
+    if (r == Read::TimedOut && req.empty()) {
+      std::lock_guard<std::mutex> lock(mu);
+      ++stats.timedOut; // an idle connection: nothing to answer
+      return;
+    }
+    if (r == Read::TimedOut)
+      return refuse(408,
+                    "request header not received within " +
+                        std::to_string(options.headerTimeout.count()) + " ms",
+                    &Counters::timedOut);
+  }
+  noteHeld(req.size());
+  if (headEnd > options.maxHeader)
+    return refuse(431,
+                  "request header larger than " +
+                      std::to_string(options.maxHeader) + " bytes",
+                  &Counters::tooLarge);
+
+  Head head;
+  if (std::string bad = parseHead(req.substr(0, headEnd + 2), head);
+      !bad.empty())
+    return refuse(400, bad, &Counters::badRequest);
+  if (head.method != "POST")
+    return refuse(405, "only POST is served", &Counters::badRequest);
+  if (head.has("transfer-encoding"))
+    return refuse(411,
+                  "a request needs a Content-Length (chunked bodies are not "
+                  "accepted)",
+                  &Counters::badRequest);
+  std::vector<std::string> lengths = head.all("content-length");
+  if (lengths.empty())
+    return refuse(411, "a POST needs a Content-Length", &Counters::badRequest);
+  for (const std::string &l : lengths)
+    if (l != lengths[0] || !allDigits(l, 18))
+      return refuse(400, "malformed Content-Length", &Counters::badRequest);
+  const size_t length = size_t(std::stoull(lengths[0]));
+  if (length > options.maxBody)
+    return refuse(413,
+                  "body of " + std::to_string(length) +
+                      " bytes larger than the limit of " +
+                      std::to_string(options.maxBody),
+                  &Counters::tooLarge);
+
+  // What can be checked of the signature without the body, before reading
+  // it: an unsigned or stale request costs no body.
+  std::string timestamp = head.get("x-unum-timestamp");
+  std::string nonce = head.get("x-unum-nonce");
+  std::string signature = head.get("x-unum-signature");
+  if (!options.secret.empty()) {
+    if (signature.empty() || timestamp.empty() || nonce.empty())
+      return refuse(401,
+                    "the request is not signed (X-Unum-Timestamp, "
+                    "X-Unum-Nonce and X-Unum-Signature are required)",
+                    &Counters::unauthorized);
+    int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+    int64_t window = options.replayWindow.count();
+    if (!allDigits(timestamp, 12) ||
+        std::abs(std::stoll(timestamp) - now) > window)
+      return refuse(401,
+                    "X-Unum-Timestamp is not within " + std::to_string(window) +
+                        " seconds of the server's clock",
+                    &Counters::unauthorized);
+    if (nonce.size() < 16 || nonce.size() > 64 ||
+        !std::all_of(nonce.begin(), nonce.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '-' ||
+                 c == '_';
+        }))
+      return refuse(401, "malformed X-Unum-Nonce", &Counters::unauthorized);
+  }
+
+  if (!reserve(length))
+    return refuse(503, "too many request bodies being read; retry",
+                  &Counters::busy);
+  struct Reservation {
+    HttpServer *server;
+    size_t bytes;
+    ~Reservation() { server->release(bytes); }
+  } reservation{this, length};
+
+  if (strcasecmp(head.get("expect").c_str(), "100-continue") == 0 &&
+      req.size() == headEnd + 4)
+    sendAll(fd, "HTTP/1.1 100 Continue\r\n\r\n",
+            Clock::now() + options.writeTimeout);
+
+  // The body, within bodyTimeout of the head; never more than `length`.
+  std::string body = req.substr(headEnd + 4, length);
+  req.clear();
+  req.shrink_to_fit();
+  body.reserve(length);
+  const Clock::time_point bodyDeadline = Clock::now() + options.bodyTimeout;
+  while (body.size() < length) {
+    Read r = readSome(fd, body, length - body.size(), bodyDeadline);
+    if (r == Read::Closed)
+      return;
+    if (r == Read::TimedOut)
+      return refuse(408,
+                    "body not received within " +
+                        std::to_string(options.bodyTimeout.count()) + " ms",
+                    &Counters::timedOut);
+  }
+
+  noteHeld(body.size());
+  if (!options.secret.empty()) {
+    std::string why;
+    if (int status = authenticate(head.method, head.path, timestamp, nonce,
+                                  signature, body, why))
+      return refuse(status, why,
+                    status == 401 ? &Counters::unauthorized : &Counters::busy);
+  }
+
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    changed.wait(lock, [&] {
+      return stopping || handlersRunning < options.maxHandlers;
+    });
+    if (stopping) {
+      lock.unlock();
+      return refuse(503, "the server is shutting down", &Counters::busy);
+    }
+    ++handlersRunning;
+    ++stats.served;
+  }
+  HttpResponse resp;
+  try {
+    resp = handler(head.path, body);
+  } catch (...) {
+    resp = HttpResponse{500, "the handler failed"};
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    --handlersRunning;
+  }
+  changed.notify_all();
+  respond(fd, resp.status, "", resp.body, Clock::now() + options.writeTimeout);
 }

@@ -3,11 +3,16 @@
 #include "unum/Runtime/Invoker.h"
 
 #include "HotPath.h"
+#include "Sockets.h"
 #include "unum/Runtime/App.h"
+#include "unum/Runtime/HttpAuth.h"
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <climits>
 #include <cstring>
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -54,6 +59,8 @@ thread_local ThreadPoolInvoker::Worker *ThreadPoolInvoker::self = nullptr;
 
 UNUM_HOT Status ThreadPoolInvoker::invoke(const std::string &function,
                                           Payload &&payload) {
+  if (UNUM_UNLIKELY(onAccept))
+    onAccept(function, payload);
   if (Worker *w = self; w && w->pool == this && !w->nextFull) {
     // Issued by a task of ours: it runs next here (the worker is busy
     // until then, so wait() and shutdown both see it).
@@ -88,12 +95,15 @@ UNUM_HOT Payload *ThreadPoolInvoker::stage() {
     p.fanInSet.clear();
   p.fresh = false;
   p.spec = nullptr;
+  p.outboxId = 0;
   return &p;
 }
 
 UNUM_HOT Status ThreadPoolInvoker::invokeStaged(const std::string &function) {
   Worker *w = self;
   Task &t = w->next();
+  if (UNUM_UNLIKELY(onAccept))
+    onAccept(function, t.payload);
   t.setName(function);
   t.delivery = 0;
   w->nextFull = true;
@@ -186,9 +196,15 @@ UNUM_HOT void ThreadPoolInvoker::work() {
 Status HttpInvoker::invoke(const std::string &function, Payload &&payload) {
   std::string url = urlFor(function);
   auto r = httpPost(url, toJson(encodePayload(payload)), "application/json",
-                    timeoutMs);
+                    timeoutMs, secret);
   if (!r)
     return Status::crash(r.getStatus().message());
+  // A busy gateway (503) or one that throttles (429) is retried, as a
+  // platform retries an invocation it could not hand over.
+  if (r->status == 503 || r->status == 429)
+    return Status::crash("invoking " + function + " at " + url + ": HTTP " +
+                         std::to_string(r->status) +
+                         (r->body.empty() ? "" : ": " + r->body));
   if (r->status < 200 || r->status >= 300)
     return Status::error("invoking " + function + " at " + url + ": HTTP " +
                          std::to_string(r->status) +
@@ -197,6 +213,9 @@ Status HttpInvoker::invoke(const std::string &function, Payload &&payload) {
 }
 
 namespace {
+using sockets::Clock;
+using sockets::waitUntil;
+
 struct Socket {
   int fd = -1;
   ~Socket() {
@@ -205,19 +224,40 @@ struct Socket {
   }
 };
 
-bool waitFor(int fd, short events, int timeoutMs) {
-  pollfd p{fd, events, 0};
-  int r;
-  while ((r = poll(&p, 1, timeoutMs)) < 0 && errno == EINTR) {
+/// Connects `fd` to `addr` by `deadline`.
+bool connectBy(int fd, const addrinfo &addr, Clock::time_point deadline,
+               std::string &error) {
+  int flags = fcntl(fd, F_GETFL, 0);
+  fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+  if (connect(fd, addr.ai_addr, addr.ai_addrlen) != 0) {
+    if (errno != EINPROGRESS) {
+      error = std::strerror(errno);
+      return false;
+    }
+    if (!waitUntil(fd, POLLOUT, deadline)) {
+      error = "timed out";
+      return false;
+    }
+    int soError = 0;
+    socklen_t len = sizeof(soError);
+    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &len);
+    if (soError != 0) {
+      error = std::strerror(soError);
+      return false;
+    }
   }
-  return r > 0;
+  fcntl(fd, F_SETFL, flags);
+  return true;
 }
 } // namespace
 
 Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
                                              const std::string &body,
                                              const std::string &contentType,
-                                             int timeoutMs) {
+                                             int timeoutMs,
+                                             const std::string &secret) {
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::milliseconds(timeoutMs);
   const std::string scheme = "http://";
   if (url.compare(0, scheme.size(), scheme) != 0)
     return Status::error("'" + url + "': only http:// URLs are supported");
@@ -229,6 +269,8 @@ Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
   std::string host = hostPort.substr(0, colon);
   std::string port =
       colon == std::string::npos ? "80" : hostPort.substr(colon + 1);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2); // [::1]
 
   addrinfo hints{}, *addrs = nullptr;
   hints.ai_family = AF_UNSPEC;
@@ -242,11 +284,10 @@ Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
         socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
     if (fd < 0)
       continue;
-    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+    if (connectBy(fd, *a, deadline, lastError)) {
       sock.fd = fd;
       break;
     }
-    lastError = std::strerror(errno);
     ::close(fd);
   }
   freeaddrinfo(addrs);
@@ -256,34 +297,46 @@ Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
   std::string req = "POST " + path + " HTTP/1.1\r\nHost: " + hostPort +
                     "\r\nContent-Type: " + contentType +
                     "\r\nContent-Length: " + std::to_string(body.size()) +
-                    "\r\nConnection: close\r\n\r\n" + body;
-  size_t sent = 0;
-  while (sent < req.size()) {
-    if (!waitFor(sock.fd, POLLOUT, timeoutMs))
-      return Status::error("'" + url + "': timed out sending");
-    ssize_t n =
-        send(sock.fd, req.data() + sent, req.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return Status::error("'" + url + "': send: " + std::strerror(errno));
-    sent += size_t(n);
-  }
+                    "\r\nConnection: close\r\n";
+  if (!secret.empty())
+    for (const auto &[name, value] :
+         httpauth::signRequest(secret, "POST", path, body))
+      req += name + ": " + value + "\r\n";
+  req += "\r\n";
+  req += body;
+  // A server that refuses a request early (401, 413) may close before
+  // reading all of it: its answer is what matters then.
+  if (int err = sockets::sendAll(sock.fd, req, deadline); err == ETIMEDOUT)
+    return Status::error("'" + url + "': timed out sending");
+  else if (err && err != EPIPE && err != ECONNRESET)
+    return Status::error("'" + url + "': send: " + std::strerror(err));
   std::string resp;
   char buf[16384];
   for (;;) {
-    if (!waitFor(sock.fd, POLLIN, timeoutMs))
+    if (!waitUntil(sock.fd, POLLIN, deadline))
       return Status::error("'" + url + "': timed out waiting for a response");
-    ssize_t n = recv(sock.fd, buf, sizeof(buf), 0);
-    if (n < 0 && errno == EINTR)
+    ssize_t n = recv(sock.fd, buf, sizeof(buf), MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
       continue;
+    if (n < 0 && errno == ECONNRESET && !resp.empty())
+      break;
     if (n < 0)
       return Status::error("'" + url + "': recv: " + std::strerror(errno));
     if (n == 0)
       break;
+    if (resp.size() + size_t(n) > kMaxHttpResponse)
+      return Status::error("'" + url + "': response larger than " +
+                           std::to_string(kMaxHttpResponse) + " bytes");
     resp.append(buf, size_t(n));
   }
-  // "HTTP/1.1 202 Accepted\r\n...\r\n\r\nbody"
+  // "HTTP/1.1 202 Accepted\r\n...\r\n\r\nbody"; an interim 100 Continue
+  // comes before the answer.
+  while (resp.compare(0, 12, "HTTP/1.1 100") == 0) {
+    size_t end = resp.find("\r\n\r\n");
+    if (end == std::string::npos)
+      break;
+    resp.erase(0, end + 4);
+  }
   HttpResponse out;
   if (resp.compare(0, 5, "HTTP/") != 0 || resp.find(' ') == std::string::npos)
     return Status::error("'" + url + "': malformed HTTP response");

@@ -1,25 +1,73 @@
 //===- LocalRunner.cpp - Running an application in one process ------------===//
+//
+// On a persistent store the runner is durable: every invocation the pool
+// accepts is staged in the store's outbox with its payload and staged as
+// finished once it ran (not when it crashed: a crash leaves it to a
+// redelivery or to resume()); terminal outputs and failures are written to
+// the session ("out:<instance>", "err:<instance>"), and the start input to
+// "run". The outbox changes become durable with the store's next write, so
+// whatever that write depends on having been issued is durable with it: a
+// killed process leaves a session whose outbox holds every invocation that
+// may not have finished, and delivering them again finishes it with every
+// effect committed once (the checkpoint protocol makes redelivery safe).
+//
+//===----------------------------------------------------------------------===//
 
 #include "unum/Runtime/Runtime.h"
 
+#include <algorithm>
 #include <iostream>
+#include <random>
+
+#include <unistd.h>
 
 using namespace unum::runtime;
 
+namespace {
+constexpr const char kOutputKey[] = "out:";
+constexpr const char kErrorKey[] = "err:";
+/// The outbox entry that stands for reporting the session: issued with the
+/// start, finished once a runner has collected the session's result. A
+/// session whose work is done but whose result a killed process never
+/// reported is still unfinished, and resuming it reports it.
+constexpr uint64_t kReportId = 0;
+} // namespace
+
 class LocalRunner::Collector final : public Observer {
 public:
-  Collector(bool traceOn, std::function<void(const std::string &)> log)
-      : traceOn(traceOn), log(std::move(log)) {}
+  Collector(bool traceOn, std::function<void(const std::string &)> log,
+            DataStore *journal)
+      : traceOn(traceOn), log(std::move(log)), journal(journal) {}
 
   void terminal(const std::string &session, const std::string &instance,
                 const Value &output) override {
+    // Written before the instance retires its checkpoint: a redelivery
+    // after the retirement finds nothing to do, and the output here.
+    Status s =
+        journal ? journal->put(session, kOutputKey + instance, toJson(output))
+                : Status::ok();
     std::lock_guard<std::mutex> lock(mu);
     results[session].outputs[instance] = output;
+    if (!s)
+      results[session].errors.push_back("cannot record the output of " +
+                                        instance + ": " + s.message());
   }
   void failed(const std::string &session, const std::string &,
-              const std::string &, const std::string &message) override {
+              const std::string &instance,
+              const std::string &message) override {
+    if (journal && !session.empty())
+      (void)journal->put(session, kErrorKey + instance, message);
     std::lock_guard<std::mutex> lock(mu);
     results[session].errors.push_back(message);
+  }
+  /// An invocation that crashed on every delivery. Those with the same
+  /// cause (a store that is down fails them all alike) are reported once.
+  void gaveUp(const std::string &session, const std::string &function,
+              const std::string &instance, const std::string &cause) {
+    std::lock_guard<std::mutex> lock(mu);
+    GaveUp &g = results[session].gaveUp[cause];
+    if (g.count++ == 0)
+      g.first = "function '" + function + "' (instance " + instance + ")";
   }
   bool tracing() const override { return traceOn; }
   void trace(const std::string &line) override {
@@ -36,17 +84,37 @@ public:
 
   RunResult take(const std::string &session) {
     std::lock_guard<std::mutex> lock(mu);
-    RunResult r = std::move(results[session]);
+    Collected c = std::move(results[session]);
     results.erase(session);
+    RunResult r;
     r.session = session;
+    r.outputs = std::move(c.outputs);
+    r.errors = std::move(c.errors);
+    for (auto &[cause, g] : c.gaveUp)
+      r.errors.push_back(
+          g.count == 1
+              ? g.first + ": crashed on every delivery: " + cause
+              : std::to_string(g.count) +
+                    " invocations crashed on every delivery (the first: " +
+                    g.first + "): " + cause);
     return r;
   }
 
 private:
+  struct GaveUp {
+    size_t count = 0;
+    std::string first;
+  };
+  struct Collected {
+    std::map<std::string, Value> outputs;
+    std::vector<std::string> errors;
+    std::map<std::string, GaveUp> gaveUp; // by cause
+  };
   bool traceOn;
   std::function<void(const std::string &)> log;
+  DataStore *journal;
   std::mutex mu;
-  std::map<std::string, RunResult> results;
+  std::map<std::string, Collected> results;
 };
 
 Result<Payload> unum::runtime::startPayload(const Value &input) {
@@ -63,25 +131,50 @@ Result<Payload> unum::runtime::startPayload(const Value &input) {
   return p;
 }
 
+/// The part of a store failure that names the store: every operation that
+/// fails on a store that is down reports the same.
+static std::string storeCause(const std::string &message,
+                              const std::string &store) {
+  size_t at = message.find(store);
+  return at == std::string::npos ? message : message.substr(at);
+}
+
 LocalRunner::LocalRunner(const App &app, DataStore &store, Options options)
     : app(app), store(store), opts(std::move(options)) {
-  collector = std::make_unique<Collector>(opts.trace, opts.log);
+  journaling = opts.durable && store.persistent();
+  collector = std::make_unique<Collector>(opts.trace, opts.log,
+                                          journaling ? &store : nullptr);
   pool = std::make_unique<ThreadPoolInvoker>(opts.workers, opts.maxDeliveries);
   RuntimeOptions ro = opts.runtime;
   ro.observer = collector.get();
   rt = std::make_unique<Runtime>(app, store,
                                  opts.platform ? *opts.platform : *pool, ro);
-  pool->setDispatch([this](const std::string &fn, const Payload &p) {
-    return rt->handle(fn, p);
-  });
+  if (journaling) {
+    // Ids are unique per process (a random start), so a resumed session's
+    // new invocations do not collide with the ones a dead process left.
+    std::random_device rd;
+    uint64_t base = (uint64_t(rd()) << 32 | rd()) & 0x7fffffff00000000ull;
+    nextOutboxId = base | 1;
+    pool->setOnAccept(
+        [this](const std::string &fn, Payload &p) { journalIssued(fn, p); });
+    pool->setDispatch([this](const std::string &fn, const Payload &p) {
+      Status s = rt->handle(fn, p);
+      if (p.outboxId && !s.isCrash())
+        this->store.stageFinished(p.session, p.outboxId, fn);
+      return s;
+    });
+  } else {
+    pool->setDispatch([this](const std::string &fn, const Payload &p) {
+      return rt->handle(fn, p);
+    });
+  }
   pool->setOnFailure(
       [this](const std::string &fn, const Payload &p, const Status &s) {
         // Errors were reported by the runtime; only give-ups are new here.
+        // (A give-up stays in the outbox: resume() delivers it again.)
         if (s.isCrash())
-          collector->failed(p.session, fn, "",
-                            "function '" + fn + "' (instance " +
-                                instanceName(fn, p.fanout) +
-                                "): crashed on every delivery: " + s.message());
+          collector->gaveUp(p.session, fn, instanceName(fn, p.fanout),
+                            storeCause(s.message(), this->store.describe()));
       });
 }
 
@@ -89,7 +182,15 @@ LocalRunner::~LocalRunner() {
   pool.reset(); // joins the workers before the runtime goes away
 }
 
-Result<std::string> LocalRunner::start(const Value &input) {
+void LocalRunner::journalIssued(const std::string &function, Payload &p) {
+  if (p.outboxId || p.session.empty())
+    return; // delivered again by resume(), or not resumable
+  p.outboxId = nextOutboxId.fetch_add(1, std::memory_order_relaxed);
+  store.stageIssued(p.session, p.outboxId, function, toJson(encodePayload(p)));
+}
+
+Result<std::string> LocalRunner::start(const Value &input,
+                                       const std::string &session) {
   auto p = startPayload(input);
   if (!p)
     return p.getStatus();
@@ -103,15 +204,31 @@ Result<std::string> LocalRunner::start(const Value &input) {
     return Status::error("the application has several start functions (" +
                          names + ")");
   }
-  if (p->session.empty()) {
+  if (!session.empty()) {
+    p->session = session;
+  } else if (p->session.empty()) {
     p->session = newSessionId();
     p->fresh = true; // a new session has no checkpoints
   }
-  std::string session = p->session;
+  std::string id = p->session;
+  if (journaling)
+    store.stageIssued(id, kReportId, "", "");
   Invoker &platform = opts.platform ? *opts.platform : *pool;
   if (Status s = platform.invoke(starts[0], p.take()); !s)
     return s;
-  return session;
+  if (journaling) {
+    // The run's input (what a rerun compares) and the process working on
+    // it, written with the start's outbox entry.
+    Value run = Value::object();
+    run.set("input", input);
+    run.set("pid", int64_t(getpid()));
+    // The start is on its way: a failure here is the session's, reported
+    // once its work has ended.
+    if (Status s = store.put(id, "run", toJson(run)); !s)
+      collector->failed(id, "", "",
+                        s.withContext("recording the session").message());
+  }
+  return id;
 }
 
 void LocalRunner::wait() { pool->wait(); }
@@ -120,33 +237,147 @@ RunResult LocalRunner::result(const std::string &session) {
   return collector->take(session);
 }
 
-RunResult LocalRunner::run(const Value &input, bool keepSession) {
-  auto session = start(input);
+RunResult LocalRunner::run(const Value &input, bool keepSession,
+                           const std::string &name) {
+  auto session = start(input, name);
   if (!session) {
     RunResult r;
     r.errors.push_back(session.getStatus().message());
     return r;
   }
   wait();
-  RunResult r = result(*session);
+  return finish(*session, keepSession);
+}
+
+RunResult LocalRunner::resume(const std::string &session, bool keepSession) {
+  RunResult failed;
+  failed.session = session;
+  if (!journaling) {
+    failed.errors.push_back(store.describe() +
+                            " keeps nothing to resume from (a persistent "
+                            "store does: sqlite:PATH or redis://HOST:PORT)");
+    return failed;
+  }
+  auto pending = store.outbox(session);
+  if (!pending) {
+    failed.errors.push_back(pending.getStatus().message());
+    return failed;
+  }
+  auto known = store.scan(session, "run");
+  if (!known) {
+    failed.errors.push_back(known.getStatus().message());
+    return failed;
+  }
+  if (pending->empty() && known->empty()) {
+    failed.errors.push_back("no session '" + session + "' in " +
+                            store.describe());
+    return failed;
+  }
+  if (!known->empty()) { // this process works on it now
+    auto run = parseJsonValue(known->front().second, "session record");
+    if (run && run->isObject()) {
+      run->set("pid", int64_t(getpid()));
+      if (Status s = store.put(session, "run", toJson(*run)); !s) {
+        failed.errors.push_back(s.message());
+        return failed;
+      }
+    }
+  }
+  for (DataStore::Pending &e : *pending) {
+    if (e.id == kReportId && e.function.empty())
+      continue; // what finish() does
+    auto v = parseJsonValue(e.payload, "outbox entry " + std::to_string(e.id));
+    auto p = v ? decodePayload(*v) : Result<Payload>(v.getStatus());
+    if (!p || p->session != session) {
+      failed.errors.push_back("session '" + session + "': outbox entry " +
+                              std::to_string(e.id) +
+                              " is not a payload of this session" +
+                              (p ? "" : ": " + p.getStatus().message()));
+      return failed;
+    }
+    p->outboxId = e.id; // finishing it removes this entry
+    // Straight to the pool: the entry's id does not travel over HTTP.
+    if (Status s = pool->invoke(e.function, p.take()); !s) {
+      failed.errors.push_back(s.message());
+      return failed;
+    }
+  }
+  wait();
+  return finish(session, keepSession);
+}
+
+/// Adds `message` unless an error already says it (a store that is down
+/// fails every read alike).
+static void addError(RunResult &r, const std::string &message) {
+  for (const std::string &e : r.errors)
+    if (e.find(message) != std::string::npos)
+      return;
+  r.errors.push_back(message);
+}
+
+RunResult LocalRunner::finish(const std::string &session, bool keepSession) {
+  RunResult r = result(session);
+  if (journaling) {
+    // What every process that worked on the session recorded.
+    auto outs = store.scan(session, kOutputKey);
+    auto errs = store.scan(session, kErrorKey);
+    if (!outs || !errs) {
+      addError(r, (outs ? errs.getStatus() : outs.getStatus()).message());
+    } else {
+      for (auto &[key, json] : *outs) {
+        std::string instance = key.substr(sizeof(kOutputKey) - 1);
+        auto v = parseJsonValue(json, "output of " + instance);
+        if (v)
+          r.outputs[instance] = v.take();
+        else
+          addError(r, v.getStatus().message());
+      }
+      for (auto &[key, message] : *errs)
+        if (std::find(r.errors.begin(), r.errors.end(), message) ==
+            r.errors.end())
+          addError(r, message);
+    }
+    auto pending = store.outbox(session);
+    if (!pending) {
+      addError(r, pending.getStatus().message());
+    } else {
+      size_t left = std::count_if(
+          pending->begin(), pending->end(), [](const DataStore::Pending &p) {
+            return !(p.id == kReportId && p.function.empty());
+          });
+      if (left && r.ok())
+        addError(r, "session " + session + " did not finish: " +
+                        std::to_string(left) + " invocation(s) still pending");
+      // Reported as failed, or done and kept (gc off): nothing to resume.
+      // (Done with gc on: deleting the session finishes it.)
+      if (!left && (!r.ok() || !opts.runtime.gc)) {
+        store.stageFinished(session, kReportId, "");
+        if (Status s = store.flushOutbox(); !s)
+          addError(r, s.message());
+      }
+    }
+  }
   if (r.ok()) {
-    // A fan-in that never completed leaves a pending set: say so.
-    auto st = store.stats(*session);
+    // A fan-in that never completed leaves a pending set, and one whose
+    // target never finished (gc on) a complete one that is not consumed.
+    auto st = store.stats(session);
     if (!st) {
-      r.errors.push_back(st.getStatus().message());
+      addError(r, st.getStatus().message());
     } else {
       for (const DataStore::PendingSet &p : st->pendingSets) {
-        if (p.count >= p.expected)
-          continue; // complete, just not consumed (gc off)
         std::string target = p.set.substr(0, p.set.find('|'));
-        r.errors.push_back("fan-in to '" + target + "' never completed: " +
-                           std::to_string(p.count) + " of " +
-                           std::to_string(p.expected) + " inputs arrived");
+        if (p.count < p.expected)
+          addError(r, "fan-in to '" + target + "' never completed: " +
+                          std::to_string(p.count) + " of " +
+                          std::to_string(p.expected) + " inputs arrived");
+        else if (opts.runtime.gc)
+          addError(r, "fan-in to '" + target +
+                          "' completed, but its target never finished");
       }
     }
   }
   if (r.ok() && opts.runtime.gc && !keepSession)
-    if (Status s = store.deleteSession(*session); !s)
-      r.errors.push_back(s.message());
+    if (Status s = store.deleteSession(session); !s)
+      addError(r, s.message());
   return r;
 }

@@ -3,6 +3,7 @@
 #include "HotPath.h"
 #include "unum/Runtime/DataStore.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
@@ -11,6 +12,79 @@
 using namespace unum::runtime;
 
 DataStore::~DataStore() = default;
+
+void DataStore::stageIssued(const std::string &session, uint64_t id,
+                            const std::string &function, std::string payload) {
+  std::lock_guard<std::mutex> lock(outboxMu);
+  outboxBatch.push_back({session, id, true, function, std::move(payload)});
+  staged.store(true, std::memory_order_release);
+}
+
+void DataStore::stageFinished(const std::string &session, uint64_t id,
+                              const std::string &function) {
+  std::lock_guard<std::mutex> lock(outboxMu);
+  outboxBatch.push_back({session, id, false, function, {}});
+  staged.store(true, std::memory_order_release);
+}
+
+std::vector<DataStore::OutboxChange> DataStore::takeOutbox() {
+  std::vector<OutboxChange> batch;
+  {
+    std::lock_guard<std::mutex> lock(outboxMu);
+    batch.swap(outboxBatch);
+    staged.store(false, std::memory_order_release);
+  }
+  // An invocation issued and finished in this batch needs neither write
+  // (ids are unique per process: the session need not be compared).
+  std::unordered_map<uint64_t, size_t> issuedAt;
+  std::vector<bool> drop(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (batch[i].issued) {
+      issuedAt[batch[i].id] = i;
+      continue;
+    }
+    auto it = issuedAt.find(batch[i].id);
+    if (it != issuedAt.end()) {
+      drop[it->second] = drop[i] = true;
+      issuedAt.erase(it);
+    }
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (!drop[i] && kept++ != i)
+      batch[kept - 1] = std::move(batch[i]);
+  batch.resize(kept);
+  return batch;
+}
+
+void DataStore::restoreOutbox(std::vector<OutboxChange> changes) {
+  if (changes.empty())
+    return;
+  std::lock_guard<std::mutex> lock(outboxMu);
+  changes.insert(changes.end(), std::make_move_iterator(outboxBatch.begin()),
+                 std::make_move_iterator(outboxBatch.end()));
+  outboxBatch = std::move(changes);
+  staged.store(true, std::memory_order_release);
+}
+
+// A store without an outbox keeps nothing: nothing outlives it.
+Status DataStore::flushOutbox() {
+  (void)takeOutbox();
+  return Status::ok();
+}
+
+Result<std::vector<DataStore::Pending>> DataStore::outbox(const std::string &) {
+  return std::vector<Pending>();
+}
+
+Result<std::vector<std::string>> DataStore::unfinishedSessions() {
+  return std::vector<std::string>();
+}
+
+Result<std::vector<std::pair<std::string, std::string>>>
+DataStore::scan(const std::string &, const std::string &) {
+  return Status::error(describe() + ": cannot list what a session wrote");
+}
 
 namespace {
 class MemoryStore final : public DataStore {
@@ -29,6 +103,7 @@ class MemoryStore final : public DataStore {
     std::map<std::string, CompletionSet> sets;
     std::vector<Effect> effects;
     std::unordered_map<std::string, std::string> kv;
+    std::map<uint64_t, Pending> outbox;
   };
 
 public:
@@ -170,7 +245,63 @@ public:
     return Status::ok();
   }
 
+  // The outbox is applied when it is read: nothing here outlives the
+  // process, so when a change lands does not matter.
+  Status flushOutbox() override {
+    std::lock_guard<std::mutex> lock(mu);
+    flushLocked();
+    return Status::ok();
+  }
+
+  Result<std::vector<Pending>> outbox(const std::string &session) override {
+    std::lock_guard<std::mutex> lock(mu);
+    flushLocked();
+    std::vector<Pending> out;
+    auto it = sessions.find(session);
+    if (it != sessions.end())
+      for (const auto &[id, p] : it->second.outbox)
+        out.push_back(p);
+    return out;
+  }
+
+  Result<std::vector<std::string>> unfinishedSessions() override {
+    std::lock_guard<std::mutex> lock(mu);
+    flushLocked();
+    std::vector<std::string> out;
+    for (const auto &[name, s] : sessions)
+      if (!s.outbox.empty())
+        out.push_back(name);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  Result<std::vector<std::pair<std::string, std::string>>>
+  scan(const std::string &session, const std::string &prefix) override {
+    std::lock_guard<std::mutex> lock(mu);
+    std::vector<std::pair<std::string, std::string>> out;
+    auto it = sessions.find(session);
+    if (it != sessions.end())
+      for (const auto &[key, value] : it->second.kv)
+        if (key.compare(0, prefix.size(), prefix) == 0)
+          out.emplace_back(key, value);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
 private:
+  void flushLocked() {
+    if (!outboxStaged())
+      return;
+    for (OutboxChange &c : takeOutbox()) {
+      Session &s = sessions[c.session];
+      if (c.issued)
+        s.outbox[c.id] =
+            Pending{c.id, std::move(c.function), std::move(c.payload)};
+      else
+        s.outbox.erase(c.id);
+    }
+  }
+
   static void retireLocked(Session &s, NameList names) {
     for (const std::string &name : names) {
       std::string *rec;
@@ -202,7 +333,7 @@ std::unique_ptr<DataStore> unum::runtime::createMemoryStore() {
   return std::make_unique<MemoryStore>();
 }
 
-/// Splits "BASE?ttl=N" into BASE and the options.
+/// Splits "BASE?ttl=N&timeout=S" into BASE and the options.
 static Result<std::pair<std::string, StoreOptions>>
 storeOptions(const std::string &uri) {
   StoreOptions opts;
@@ -210,14 +341,31 @@ storeOptions(const std::string &uri) {
   if (q == std::string::npos)
     return std::make_pair(uri, opts);
   std::string query = uri.substr(q + 1);
-  char *end = nullptr;
-  long long ttl = query.rfind("ttl=", 0) == 0
-                      ? std::strtoll(query.c_str() + 4, &end, 10)
-                      : -1;
-  if (ttl <= 0 || !end || *end)
-    return Status::error("store '" + uri +
-                         "': expected ?ttl=SECONDS (a positive integer)");
-  opts.ttlSeconds = ttl;
+  for (size_t at = 0; at <= query.size();) {
+    size_t amp = query.find('&', at);
+    if (amp == std::string::npos)
+      amp = query.size();
+    std::string item = query.substr(at, amp - at);
+    at = amp + 1;
+    char *end = nullptr;
+    if (item.rfind("ttl=", 0) == 0) {
+      long long ttl = std::strtoll(item.c_str() + 4, &end, 10);
+      if (ttl <= 0 || item.size() == 4 || *end)
+        return Status::error("store '" + uri +
+                             "': expected ?ttl=SECONDS (a positive integer)");
+      opts.ttlSeconds = ttl;
+    } else if (item.rfind("timeout=", 0) == 0) {
+      double t = std::strtod(item.c_str() + 8, &end);
+      if (!(t > 0) || t > 3600 || item.size() == 8 || *end)
+        return Status::error("store '" + uri +
+                             "': expected timeout=SECONDS (0 < SECONDS <= "
+                             "3600)");
+      opts.timeoutSeconds = t;
+    } else {
+      return Status::error("store '" + uri +
+                           "': expected ?ttl=SECONDS (a positive integer)");
+    }
+  }
   return std::make_pair(uri.substr(0, q), opts);
 }
 

@@ -5,19 +5,41 @@
 // one Redis Cluster slot. Connections are pooled: a thread takes one for the
 // duration of an operation.
 //
+// Every command has a time limit (StoreOptions::timeoutSeconds). One that
+// times out or loses its connection is sent again on a new connection, at
+// most kAttempts times in all: safe, since every operation of the protocol
+// may be repeated (a redelivered step repeats them anyway), except
+// appendEffects, which is at-least-once by definition. After that the store
+// is down: for the next 10 timeouts every operation fails at once with the
+// same message, so a paused server ends a run quickly and says so once.
+//
+// The outbox (DataStore::stageIssued) lives in the hash unum:{session}:ob
+// (id -> function, newline, payload). Staged changes go out ahead of the
+// next write, in the same round trip for a checkpoint without effects; not
+// in its transaction (Redis has none across a pipeline), which keeps the
+// order that matters: an issue is durable before any write that follows it.
+// One batch is in flight at a time, so that batches land in order.
+//
 //===----------------------------------------------------------------------===//
 
 #include "unum/Runtime/DataStore.h"
 
 #include <hiredis/hiredis.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 using namespace unum::runtime;
 
 namespace {
+constexpr int kAttempts = 3;
+
 // ARGV[1] of the put and retire scripts is the tombstones' TTL in ms ("0":
 // kept until the session is deleted).
 const char *const kPutScript = R"lua(
@@ -107,22 +129,19 @@ class RedisStore final : public DataStore {
 public:
   RedisStore(std::string host, int port, StoreOptions options)
       : host(std::move(host)), port(port),
-        ttlMs(std::to_string(options.ttlSeconds * 1000)) {}
+        ttlMs(std::to_string(options.ttlSeconds * 1000)),
+        timeoutMs(std::max<int64_t>(
+            1, int64_t(std::llround(options.timeoutSeconds * 1000)))) {}
 
   Status connectCheck() {
-    auto c = acquire();
-    if (!c)
-      return c.getStatus();
-    Reply r(command(c->get(), {"PING"}));
-    if (!r)
-      return Status::error(where() + ": " + (*c)->errstr);
-    release(c.take());
-    return Status::ok();
+    auto r = runRaw({"PING"});
+    return r ? Status::ok() : r.getStatus();
   }
 
   std::string describe() const override {
     return "redis://" + host + ":" + std::to_string(port);
   }
+  bool persistent() const override { return true; }
 
   Result<std::optional<std::string>> get(const std::string &session,
                                          const std::string &instance) override {
@@ -170,7 +189,18 @@ public:
       // retirement is idempotent, so winner and loser may both apply it.
       // No MULTI either: a retirement lost with the connection only keeps
       // data until the session is deleted.
+      // Staged outbox changes go first, in the same round trip.
+      // (Under flushMu: batches taken by two threads must not overtake
+      // each other, or an invocation's removal could land before its
+      // insertion.)
       std::vector<std::vector<std::string>> cmds;
+      std::vector<OutboxChange> changes;
+      std::unique_lock<std::mutex> flushing(flushMu, std::defer_lock);
+      if (outboxStaged()) {
+        flushing.lock();
+        outboxCommands(changes = takeOutbox(), cmds);
+      }
+      const size_t putAt = cmds.size();
       cmds.push_back({"SET", p + "c:" + instance, rec, "NX", "GET"});
       for (const std::string &r : retireList) {
         cmds.push_back({"SET", p + "c:" + r, "t", "XX"});
@@ -178,15 +208,19 @@ public:
           cmds.back().insert(cmds.back().end(), {"PX", ttlMs});
       }
       auto replies = pipeline(cmds);
-      if (!replies)
+      if (!replies) {
+        restoreOutbox(std::move(changes));
         return replies.getStatus();
-      redisReply *old = replies->front().get();
+      }
+      redisReply *old = (*replies)[putAt].get();
       if (old->type == REDIS_REPLY_NIL)
         return PutResult{true, {}};
       if (old->type != REDIS_REPLY_STRING)
         return Status::error(where() + ": unexpected checkpoint reply");
       return PutResult{false, std::string(old->str, old->len)};
     }
+    if (Status s = flushStaged(); !s)
+      return s;
     std::vector<std::string> args{"EVAL", kPutScript,
                                   std::to_string(2 + retireList.size()),
                                   p + "c:" + instance, p + "fx"};
@@ -213,6 +247,8 @@ public:
   Status retire(const std::string &session, NameList instances) override {
     if (instances.empty())
       return Status::ok();
+    if (Status st = flushStaged(); !st)
+      return st;
     std::string p = prefix(session);
     std::vector<std::string> args{"EVAL", kRetireScript,
                                   std::to_string(instances.size())};
@@ -226,6 +262,8 @@ public:
   Result<AddResult> addToSet(const std::string &session, const std::string &set,
                              const std::string &member,
                              size_t expected) override {
+    if (Status st = flushStaged(); !st)
+      return st;
     std::string p = prefix(session);
     auto r = run({"EVAL", kAddScript, "3", p + "s:" + set, p + "m:" + set,
                   p + "sets", member, std::to_string(expected), set});
@@ -244,6 +282,8 @@ public:
 
   Status consumeSet(const std::string &session,
                     const std::string &set) override {
+    if (Status st = flushStaged(); !st)
+      return st;
     std::string p = prefix(session);
     auto r = run({"EVAL", kConsumeScript, "3", p + "s:" + set, p + "m:" + set,
                   p + "sets", set, ttlMs});
@@ -254,6 +294,8 @@ public:
                        const std::vector<Effect> &effects) override {
     if (effects.empty())
       return Status::ok();
+    if (Status st = flushStaged(); !st)
+      return st;
     std::vector<std::string> args{"RPUSH", prefix(session) + "fx"};
     for (const Effect &e : effects)
       args.push_back(e.instance + '\n' + e.value);
@@ -277,6 +319,8 @@ public:
 
   Status put(const std::string &session, const std::string &key,
              const std::string &value) override {
+    if (Status st = flushStaged(); !st)
+      return st;
     auto r = run({"SET", prefix(session) + "kv:" + key, value});
     return r ? Status::ok() : r.getStatus();
   }
@@ -331,6 +375,8 @@ public:
   }
 
   Status deleteSession(const std::string &session) override {
+    if (Status st = flushStaged(); !st)
+      return st;
     auto keys = scan(globEscape(prefix(session)) + "*");
     if (!keys)
       return keys.getStatus();
@@ -343,6 +389,58 @@ public:
         return r.getStatus();
     }
     return Status::ok();
+  }
+
+  Status flushOutbox() override { return flushStaged(); }
+
+  Result<std::vector<Pending>> outbox(const std::string &session) override {
+    if (Status s = flushStaged(); !s)
+      return s;
+    auto r = run({"HGETALL", prefix(session) + "ob"});
+    if (!r)
+      return r.getStatus();
+    std::vector<Pending> out;
+    redisReply *rep = r->get();
+    for (size_t i = 0; i + 1 < rep->elements; i += 2) {
+      std::string v(rep->element[i + 1]->str, rep->element[i + 1]->len);
+      size_t nl = v.find('\n');
+      if (nl == std::string::npos)
+        return Status::error(where() + ": a malformed outbox entry");
+      out.push_back({std::strtoull(rep->element[i]->str, nullptr, 10),
+                     v.substr(0, nl), v.substr(nl + 1)});
+    }
+    return out;
+  }
+
+  Result<std::vector<std::string>> unfinishedSessions() override {
+    if (Status s = flushStaged(); !s)
+      return s;
+    auto keys = scan("unum:{*}:ob");
+    if (!keys)
+      return keys.getStatus();
+    std::vector<std::string> out;
+    for (const std::string &k : *keys) // unum:{SESSION}:ob
+      out.push_back(k.substr(6, k.size() - 6 - 4));
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  Result<std::vector<std::pair<std::string, std::string>>>
+  scan(const std::string &session, const std::string &keyPrefix) override {
+    std::string p = prefix(session) + "kv:";
+    auto keys = scan(globEscape(p + keyPrefix) + "*");
+    if (!keys)
+      return keys.getStatus();
+    std::sort(keys->begin(), keys->end());
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const std::string &k : *keys) {
+      auto r = run({"GET", k});
+      if (!r)
+        return r.getStatus();
+      if ((*r)->type == REDIS_REPLY_STRING)
+        out.emplace_back(k.substr(p.size()), std::string((*r)->str, (*r)->len));
+    }
+    return out;
   }
 
 private:
@@ -359,12 +457,16 @@ private:
       pool.pop_back();
       return c;
     }
-    timeval timeout{5, 0};
+    timeval timeout{timeoutMs / 1000, (timeoutMs % 1000) * 1000};
     Connection c(redisConnectWithTimeout(host.c_str(), port, timeout));
     if (!c)
       return Status::error(where() + ": out of memory");
     if (c->err)
-      return Status::error("cannot connect to " + where() + ": " + c->errstr);
+      return Status::error("cannot connect to " + where() + ": " +
+                           reason(c.get()));
+    // Replies too: a paused server must not hold a command forever.
+    if (redisSetTimeout(c.get(), timeout) != REDIS_OK)
+      return Status::error(where() + ": cannot set the command time limit");
     return c;
   }
 
@@ -373,18 +475,84 @@ private:
     pool.push_back(std::move(c));
   }
 
-  static redisReply *command(redisContext *c,
-                             const std::vector<std::string> &args) {
-    std::vector<const char *> argv;
-    std::vector<size_t> lens;
-    argv.reserve(args.size());
-    lens.reserve(args.size());
-    for (const std::string &a : args) {
-      argv.push_back(a.data());
-      lens.push_back(a.size());
+  /// Why a connection failed, in words (a time-out says how long).
+  std::string reason(const redisContext *c) const {
+    std::string err = c->errstr;
+    if (err.find("temporarily unavailable") != std::string::npos ||
+        err.find("timed out") != std::string::npos ||
+        err.find("Timeout") != std::string::npos) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "no reply within %g s",
+                    double(timeoutMs) / 1000);
+      return buf;
     }
-    return static_cast<redisReply *>(
-        redisCommandArgv(c, int(args.size()), argv.data(), lens.data()));
+    return err;
+  }
+
+  static int64_t nowMs() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+
+  /// Sends `cmds` on one connection and reads their replies. A connection
+  /// that fails (time-out, reset) is dropped and the whole is sent again on
+  /// a new one, kAttempts times at most; then the store is down (see the
+  /// file comment). Error replies are returned as replies.
+  Result<std::vector<Reply>>
+  roundTrip(const std::vector<std::vector<std::string>> &cmds) {
+    countOp();
+    if (int64_t until = downUntil.load(); until && nowMs() < until) {
+      std::lock_guard<std::mutex> lock(mu);
+      return Status::error(downMessage);
+    }
+    std::string why;
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+      if (attempt > 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50 * attempt));
+      auto c = acquire();
+      if (!c) {
+        why = c.getStatus().message();
+        continue;
+      }
+      for (const auto &args : cmds) {
+        std::vector<const char *> argv;
+        std::vector<size_t> lens;
+        argv.reserve(args.size());
+        lens.reserve(args.size());
+        for (const std::string &a : args) {
+          argv.push_back(a.data());
+          lens.push_back(a.size());
+        }
+        redisAppendCommandArgv(c->get(), int(args.size()), argv.data(),
+                               lens.data());
+      }
+      std::vector<Reply> replies;
+      bool broken = false;
+      for (size_t i = 0; i < cmds.size() && !broken; ++i) {
+        void *r = nullptr;
+        if (redisGetReply(c->get(), &r) != REDIS_OK || !r)
+          broken = true;
+        else
+          replies.emplace_back(static_cast<redisReply *>(r));
+      }
+      if (broken) { // the connection goes: its state is unknown
+        why = where() + ": " + reason(c->get());
+        continue;
+      }
+      release(c.take());
+      downUntil.store(0);
+      return replies;
+    }
+    std::string msg = why + " (" + std::to_string(kAttempts) +
+                      " attempts); the server is paused, overloaded or "
+                      "unreachable";
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      downMessage = msg;
+    }
+    downUntil.store(nowMs() + 10 * timeoutMs);
+    return Status::error(msg);
   }
 
   /// One command on a pooled connection; an error reply becomes a Status.
@@ -406,35 +574,28 @@ private:
   }
 
   std::string sha(const std::string &body) {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = shas.find(body);
-    if (it != shas.end())
-      return it->second;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto it = shas.find(body);
+      if (it != shas.end())
+        return it->second;
+    }
     // SCRIPT LOAD gives the SHA1 the server uses; computing it once here
     // avoids shipping a SHA1 implementation.
-    auto c = acquireLocked();
-    std::string out;
-    if (c) {
-      Reply r(command(c->get(), {"SCRIPT", "LOAD", body}));
-      if (r && r->type == REDIS_REPLY_STRING)
-        out.assign(r->str, r->len);
-      if (r)
-        pool.push_back(c.take());
-    }
-    if (!out.empty())
-      shas.emplace(body, out);
-    return out.empty() ? "0" : out;
+    auto r = runRaw({"SCRIPT", "LOAD", body});
+    if (!r || (*r)->type != REDIS_REPLY_STRING)
+      return "0";
+    std::string out((*r)->str, (*r)->len);
+    std::lock_guard<std::mutex> lock(mu);
+    shas.emplace(body, out);
+    return out;
   }
 
   Result<Reply> runRaw(const std::vector<std::string> &args) {
-    countOp();
-    auto c = acquire();
-    if (!c)
-      return c.getStatus();
-    Reply r(command(c->get(), args));
-    if (!r) // the connection is broken: drop it
-      return Status::error(where() + ": " + (*c)->errstr);
-    release(c.take());
+    auto replies = roundTrip({args});
+    if (!replies)
+      return replies.getStatus();
+    Reply r = std::move(replies->front());
     if (r->type == REDIS_REPLY_ERROR)
       return Status::error(where() + ": " + std::string(r->str, r->len));
     return r;
@@ -443,32 +604,44 @@ private:
   /// Several commands in one round trip; an error reply fails the whole.
   Result<std::vector<Reply>>
   pipeline(const std::vector<std::vector<std::string>> &cmds) {
-    countOp();
-    auto c = acquire();
-    if (!c)
-      return c.getStatus();
-    for (const auto &args : cmds) {
-      std::vector<const char *> argv;
-      std::vector<size_t> lens;
-      for (const std::string &a : args) {
-        argv.push_back(a.data());
-        lens.push_back(a.size());
-      }
-      redisAppendCommandArgv(c->get(), int(args.size()), argv.data(),
-                             lens.data());
-    }
-    std::vector<Reply> replies;
-    for (size_t i = 0; i < cmds.size(); ++i) {
-      void *r = nullptr;
-      if (redisGetReply(c->get(), &r) != REDIS_OK || !r)
-        return Status::error(where() + ": " + (*c)->errstr);
-      replies.emplace_back(static_cast<redisReply *>(r));
-    }
-    release(c.take());
-    for (const Reply &r : replies)
+    auto replies = roundTrip(cmds);
+    if (!replies)
+      return replies.getStatus();
+    for (const Reply &r : *replies)
       if (r->type == REDIS_REPLY_ERROR)
         return Status::error(where() + ": " + std::string(r->str, r->len));
     return replies;
+  }
+
+  /// The commands that apply staged outbox changes.
+  static void outboxCommands(const std::vector<OutboxChange> &changes,
+                             std::vector<std::vector<std::string>> &cmds) {
+    for (const OutboxChange &c : changes) {
+      std::string key = prefix(c.session) + "ob";
+      if (c.issued)
+        cmds.push_back(
+            {"HSET", key, std::to_string(c.id), c.function + '\n' + c.payload});
+      else
+        cmds.push_back({"HDEL", key, std::to_string(c.id)});
+    }
+  }
+
+  /// Sends the staged outbox changes ahead of a write.
+  Status flushStaged() {
+    if (!outboxStaged())
+      return Status::ok();
+    std::lock_guard<std::mutex> flushing(flushMu); // batches stay in order
+    std::vector<OutboxChange> changes = takeOutbox();
+    if (changes.empty())
+      return Status::ok();
+    std::vector<std::vector<std::string>> cmds;
+    outboxCommands(changes, cmds);
+    auto r = pipeline(cmds);
+    if (!r) {
+      restoreOutbox(std::move(changes));
+      return r.getStatus();
+    }
+    return Status::ok();
   }
 
   Result<std::vector<std::string>> scan(const std::string &pattern) {
@@ -492,6 +665,10 @@ private:
   std::string host;
   int port;
   std::string ttlMs; // of tombstones and consumed markers; "0": kept
+  int64_t timeoutMs; // per command, and to connect
+  std::atomic<int64_t> downUntil{0}; // steady ms; 0: up
+  std::string downMessage;           // why it is down (mu)
+  std::mutex flushMu;                // one outbox batch in flight at a time
   std::mutex mu;
   std::vector<Connection> pool;
   std::map<std::string, std::string> shas; // script body -> SHA1

@@ -3,7 +3,16 @@
 // One connection per store object, serialised by a mutex: in one process the
 // mutex orders writers without SQLite's sleeping busy handler, and across
 // processes WAL mode plus a busy timeout and BEGIN IMMEDIATE make every
-// operation one atomic transaction.
+// operation one atomic transaction. Every write transaction first applies
+// the outbox changes staged so far (DataStore::stageIssued), so they commit
+// with it: a chain step's checkpoint carries its own invocation's removal
+// and its continuation's insertion.
+//
+// An outbox entry is a row of unum_records named after the function it
+// invokes, "<function>\x01<id, 16 hex digits>", holding
+// "<function>\n<payload>" (no instance name holds \x01): it sits next to
+// the checkpoints its step writes and retires, in the same b-tree, and
+// stats() does not count it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,7 +20,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <mutex>
 #include <unordered_map>
 
@@ -97,6 +108,7 @@ public:
   }
 
   std::string describe() const override { return "sqlite:" + path; }
+  bool persistent() const override { return true; }
 
   Result<std::optional<std::string>> get(const std::string &session,
                                          const std::string &instance) override {
@@ -336,7 +348,8 @@ public:
     Stats st;
     sqlite3_stmt *r =
         stmt("SELECT count(*), coalesce(sum(hex(substr(record,1,1))"
-             " != '74'), 0) FROM unum_records WHERE session=?1");
+             " != '74'), 0) FROM unum_records WHERE session=?1 AND "
+             "instance NOT GLOB '*' || char(1) || '*'");
     bind(r, 1, session);
     if (sqlite3_step(r) == SQLITE_ROW) {
       st.records = size_t(sqlite3_column_int64(r, 0));
@@ -381,7 +394,88 @@ public:
     return r ? Status::ok() : r.getStatus();
   }
 
+  Status flushOutbox() override {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!outboxStaged())
+      return Status::ok();
+    countOp();
+    auto r = transaction<bool>([] { return Result<bool>(true); });
+    return r ? Status::ok() : r.getStatus();
+  }
+
+  Result<std::vector<Pending>> outbox(const std::string &session) override {
+    if (Status s = flushOutbox(); !s)
+      return s;
+    std::lock_guard<std::mutex> lock(mu);
+    sqlite3_stmt *s = stmt("SELECT instance, record FROM unum_records WHERE "
+                           "session=?1 AND instance GLOB '*' || char(1) || "
+                           "'*'");
+    bind(s, 1, session);
+    std::vector<Pending> out;
+    if (!eachRow(s, [&] {
+          std::string key = column(s, 0), rec = column(s, 1);
+          size_t nl = rec.find('\n');
+          if (nl != std::string::npos) // else not an outbox entry
+            out.push_back({std::strtoull(key.c_str() + key.rfind('\x01') + 1,
+                                         nullptr, 16),
+                           rec.substr(0, nl), rec.substr(nl + 1)});
+        }))
+      return fail("reading the outbox");
+    return out;
+  }
+
+  Result<std::vector<std::string>> unfinishedSessions() override {
+    std::vector<std::string> out;
+    Status st = flushOutbox();
+    std::lock_guard<std::mutex> lock(mu);
+    sqlite3_stmt *s = stmt("SELECT DISTINCT session FROM unum_records WHERE "
+                           "instance GLOB '*' || char(1) || '*' ORDER BY "
+                           "session");
+    if (st && !eachRow(s, [&] { out.push_back(column(s, 0)); }))
+      st = fail("reading the outbox");
+    if (!st)
+      return st;
+    return out;
+  }
+
+  Result<std::vector<std::pair<std::string, std::string>>>
+  scan(const std::string &session, const std::string &prefix) override {
+    std::lock_guard<std::mutex> lock(mu);
+    sqlite3_stmt *s = stmt("SELECT key, value FROM unum_kv WHERE session=?1 "
+                           "AND substr(key, 1, length(?2))=?2 ORDER BY key");
+    bind(s, 1, session);
+    bind(s, 2, prefix);
+    std::vector<std::pair<std::string, std::string>> out;
+    if (!eachRow(s, [&] { out.emplace_back(column(s, 0), column(s, 1)); }))
+      return fail("reading the session's records");
+    return out;
+  }
+
 private:
+  /// Applies the staged outbox changes (in the caller's transaction).
+  Status applyOutbox(const std::vector<OutboxChange> &changes) {
+    sqlite3_stmt *ins = stmt("INSERT OR REPLACE INTO unum_records(session, "
+                             "instance, record) VALUES(?1,?2,?3)");
+    sqlite3_stmt *del = stmt("DELETE FROM unum_records WHERE session=?1 AND "
+                             "instance=?2");
+    std::string key;
+    for (const OutboxChange &c : changes) {
+      char id[24];
+      std::snprintf(id, sizeof id, "\x01%016llx", (unsigned long long)c.id);
+      sqlite3_stmt *s = c.issued ? ins : del;
+      key = c.function + id;
+      bind(s, 1, c.session);
+      bind(s, 2, key);
+      if (c.issued) {
+        std::string rec = c.function + '\n' + c.payload;
+        bindBlob(s, 3, rec);
+      }
+      if (!stepDone(s))
+        return fail("writing the outbox");
+    }
+    return Status::ok();
+  }
+
   Status exec(const char *sql) {
     char *msg = nullptr;
     int rc = sqlite3_exec(db, sql, nullptr, nullptr, &msg);
@@ -419,6 +513,14 @@ private:
     int n = sqlite3_column_bytes(s, i);
     return p ? std::string(static_cast<const char *>(p), size_t(n))
              : std::string();
+  }
+  /// Calls `row` for each row of `s`; false on an error.
+  template <typename F> static bool eachRow(sqlite3_stmt *s, F row) {
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+      row();
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE;
   }
   static bool stepDone(sqlite3_stmt *s) {
     int rc = sqlite3_step(s);
@@ -495,17 +597,29 @@ private:
     return found;
   }
 
-  /// Runs `body` in BEGIN IMMEDIATE ... COMMIT, rolling back on failure.
+  /// Runs `body` in BEGIN IMMEDIATE ... COMMIT, after the staged outbox
+  /// changes, rolling back on failure (the changes are staged again).
   template <typename T, typename F> Result<T> transaction(F body) {
     if (Status s = exec("BEGIN IMMEDIATE"); !s)
       return s;
+    std::vector<OutboxChange> changes;
+    if (outboxStaged()) {
+      changes = takeOutbox();
+      if (Status s = applyOutbox(changes); !s) {
+        (void)exec("ROLLBACK");
+        restoreOutbox(std::move(changes));
+        return s;
+      }
+    }
     Result<T> r = body();
     if (!r) {
       (void)exec("ROLLBACK");
+      restoreOutbox(std::move(changes));
       return r;
     }
     if (Status s = exec("COMMIT"); !s) {
       (void)exec("ROLLBACK");
+      restoreOutbox(std::move(changes));
       return s;
     }
     return r;

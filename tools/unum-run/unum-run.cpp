@@ -2,8 +2,10 @@
 //
 //   unum-run APPDIR --input FILE|- [--store memory|sqlite:PATH|redis://H:P]
 //            [--workers N] [--trace] [--no-gc] [--crash-rate P [--seed N]]
-//            [--effects FILE]
-//            [--invoker inproc|http [--listen HOST:PORT] [--url-map FILE]]
+//            [--effects FILE] [--session NAME | --new]
+//            [--invoker inproc|http [--listen HOST:PORT] [--url-map FILE]
+//                                   [--secret-file FILE] [--max-body BYTES]]
+//   unum-run APPDIR --resume SESSION --store sqlite:PATH|redis://H:P ...
 //
 // Loads APPDIR/<Function>/{unum_config.json, handler}, starts the workflow at
 // the start function with the input (a payload {"Data": ...} or a bare JSON
@@ -14,10 +16,16 @@
 // says which of the instances it sent to other endpoints never came back
 // (exit 3).
 //
+// On a persistent store (sqlite, redis) the run is durable (LocalRunner): a
+// killed run is finished by `--resume SESSION`, or by running the same
+// command again, which finds the unfinished session of the same input and
+// resumes it (saying so); --new starts a new session instead.
+//
 //===----------------------------------------------------------------------===//
 
 #include "unum/Runtime/App.h"
 #include "unum/Runtime/DataStore.h"
+#include "unum/Runtime/HttpAuth.h"
 #include "unum/Runtime/HttpServer.h"
 #include "unum/Runtime/Runtime.h"
 #include "unum/Version.h"
@@ -25,7 +33,10 @@
 #include "Progress.h"
 
 #include <atomic>
+#include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -38,6 +49,8 @@
 #include <set>
 #include <sstream>
 
+#include <unistd.h>
+
 using namespace unum::runtime;
 
 static const char *const kUsage =
@@ -48,7 +61,11 @@ static const char *const kUsage =
     "                [--time-scale X] [--effects FILE] [--invoker inproc|http "
     "[--listen "
     "HOST:PORT]\n"
-    "                [--url-map FILE]]\n"
+    "                [--url-map FILE] [--secret-file FILE] [--max-body "
+    "BYTES]]\n"
+    "                [--session NAME | --new]\n"
+    "       unum-run APPDIR --resume SESSION --store sqlite:PATH|"
+    "redis://HOST:PORT [...]\n"
     "\n"
     "Runs the application in APPDIR (one directory per function, each with "
     "its\n"
@@ -61,6 +78,15 @@ static const char *const kUsage =
     "...}}\n"
     "                   or any other JSON value (used as the input itself)\n"
     "  --store URI      memory (default), sqlite:PATH or redis://HOST:PORT\n"
+    "                   (redis: ?timeout=SECONDS per command, default 5)\n"
+    "  --resume S       finish session S, which a stopped run left in the\n"
+    "                   store (sqlite or redis): its pending invocations run\n"
+    "                   again, every effect is still committed once, and the\n"
+    "                   outputs are those of the whole session\n"
+    "  --session NAME   name the new session (letters, digits, '-', '_')\n"
+    "  --new            start a new session even if the store holds an\n"
+    "                   unfinished one of the same input (which a plain\n"
+    "                   rerun resumes)\n"
     "  --workers N      worker threads (default 4)\n"
     "  --trace          print each step to stderr, each line stamped with the\n"
     "                   seconds since the run started (functions with\n"
@@ -85,10 +111,21 @@ static const char *const kUsage =
     "                   is a template for the others, {function} standing\n"
     "                   for the name; unlisted functions go to unum-run's\n"
     "                   own http://H:P/fn/<Function>\n"
+    "  --secret-file F  (http) sign every request with the shared secret in\n"
+    "                   F (at least 16 bytes; default: $UNUM_HTTP_SECRET)\n"
+    "                   and refuse unsigned ones; required to --listen\n"
+    "                   beyond loopback\n"
+    "  --max-body N     (http) the largest request body served, in bytes\n"
+    "                   (default 6291456)\n"
     "  --version        print Unum's version and the MLIR it was built with\n"
     "\n"
     "On a terminal, a run longer than a second shows its progress on stderr\n"
     "(invocations started and finished, fan-ins completed, time elapsed).\n"
+    "\n"
+    "On sqlite or redis every invocation is journaled in the store with the\n"
+    "checkpoint that issues it: a run that is killed leaves a session that\n"
+    "--resume (or the same command again) finishes, and a session is\n"
+    "reported done only when all of its work is.\n"
     "\n"
     "Exit status: 0 done; 1 the workflow failed, or a bad value or file;\n"
     "2 an unknown option or a missing argument; 3 (http) instances went to\n"
@@ -172,8 +209,8 @@ private:
 class Routes final : public Invoker {
 public:
   Routes(std::function<std::string(const std::string &)> urlFor,
-         std::string ownPrefix)
-      : http(urlFor), urlFor(std::move(urlFor)),
+         std::string ownPrefix, std::string secret)
+      : http(urlFor, 30000, std::move(secret)), urlFor(std::move(urlFor)),
         ownPrefix(std::move(ownPrefix)) {}
 
   Status invoke(const std::string &function, Payload &&payload) override {
@@ -276,12 +313,109 @@ static Status writeEffects(DataStore &store, const std::string &session,
   return Status::ok();
 }
 
+/// --session NAME must name a session the store does not hold yet.
+static Status sessionIsNew(DataStore &store, const std::string &session) {
+  auto st = store.stats(session);
+  auto pending = store.outbox(session);
+  if (!st || !pending)
+    return st ? pending.getStatus() : st.getStatus();
+  if (st->records || st->effects || st->consumedSets ||
+      !st->pendingSets.empty() || !pending->empty())
+    return Status::error("--session: " + store.describe() +
+                         " already holds session '" + session +
+                         "' (finish it with --resume " + session + ")");
+  return Status::ok();
+}
+
+/// The process a session's run record names, if it is still running.
+static bool ownerAlive(const Value &run) {
+  const Value *pid = run.find("pid");
+  if (!pid || !pid->isInt() || pid->getInt() <= 0 ||
+      pid->getInt() == int64_t(getpid()))
+    return false;
+  return kill(pid_t(pid->getInt()), 0) == 0 || errno == EPERM;
+}
+
+/// A plain rerun: the unfinished session that an earlier run of the same
+/// input left (resumed unless --new), after saying so; other unfinished
+/// sessions are pointed out. Empty: start a new session.
+static Result<std::string> findUnfinished(DataStore &store, const Value &input,
+                                          bool forceNew) {
+  auto sessions = store.unfinishedSessions();
+  if (!sessions)
+    return sessions.getStatus();
+  std::string same;
+  std::vector<std::string> others, running;
+  const std::string want = toJson(input);
+  for (const std::string &s : *sessions) {
+    auto recs = store.scan(s, "run");
+    if (!recs)
+      return recs.getStatus();
+    std::optional<Value> run;
+    if (!recs->empty())
+      if (auto v = parseJsonValue(recs->front().second, "session record"))
+        run = v.take();
+    const Value *in = run ? run->find("input") : nullptr;
+    if (run && ownerAlive(*run))
+      running.push_back(s);
+    else if (same.empty() && !forceNew && in && toJson(*in) == want)
+      same = s;
+    else
+      others.push_back(s);
+  }
+  auto list = [](const std::vector<std::string> &v) {
+    std::string out;
+    for (size_t i = 0; i < v.size() && i < 8; ++i)
+      out += (i ? ", " : "") + v[i];
+    if (v.size() > 8)
+      out += " and " + std::to_string(v.size() - 8) + " more";
+    return out;
+  };
+  if (!same.empty())
+    std::cerr << "unum-run: resuming session " << same
+              << ": an earlier run of this input stopped before it finished "
+                 "(--new starts another session instead)\n";
+  if (!running.empty())
+    std::cerr << "unum-run: note: " << store.describe() << " holds "
+              << running.size()
+              << " session(s) that another unum-run is working on: "
+              << list(running) << "\n";
+  if (!others.empty())
+    std::cerr << "unum-run: note: " << store.describe() << " holds "
+              << others.size()
+              << " other unfinished session(s): " << list(others)
+              << " (finish one with --resume SESSION)\n";
+  return same;
+}
+
+/// After a failed run on a persistent store: what is left and what to do.
+static void tellHowToResume(DataStore &store, const std::string &session) {
+  auto pending = store.outbox(session);
+  if (!pending) {
+    std::cerr << "unum-run: session " << session << " is kept in "
+              << store.describe()
+              << ", which cannot be read now: once it answers, finish the "
+                 "session with --resume "
+              << session << "\n";
+    return;
+  }
+  size_t left = 0;
+  for (const DataStore::Pending &p : *pending)
+    left += !p.function.empty(); // (not the report's own entry)
+  if (left)
+    std::cerr << "unum-run: session " << session << " is kept in "
+              << store.describe() << " with " << left
+              << " pending invocation(s): finish it with --resume " << session
+              << "\n";
+}
+
 int main(int argc, char **argv) {
   std::string appDir, inputPath, storeUri = "memory";
   std::string invokerKind = "inproc", listenAt = "127.0.0.1:0", urlMapPath;
-  std::string effectsPath;
+  std::string effectsPath, resumeSession, newSession, secretFile;
+  size_t maxBody = HttpServerOptions().maxBody;
   unsigned workers = 4;
-  bool trace = false, gc = true;
+  bool trace = false, gc = true, forceNew = false;
   double crashRate = 0;
   double timeScale = 1;
   unsigned long seed = 1;
@@ -322,8 +456,32 @@ int main(int argc, char **argv) {
       listenAt = value("--listen");
     } else if (arg == "--url-map") {
       urlMapPath = value("--url-map");
+    } else if (arg == "--secret-file") {
+      secretFile = value("--secret-file");
+    } else if (arg == "--max-body") {
+      const char *v = value("--max-body");
+      char *end = nullptr;
+      unsigned long long n = std::strtoull(v, &end, 10);
+      if (*end || !*v || n < 1 || n > (1ull << 32))
+        return fail(std::string("--max-body: expected 1..4294967296, got '") +
+                    v + "'");
+      maxBody = size_t(n);
     } else if (arg == "--effects") {
       effectsPath = value("--effects");
+    } else if (arg == "--resume") {
+      resumeSession = value("--resume");
+    } else if (arg == "--session") {
+      newSession = value("--session");
+      bool good = !newSession.empty() && newSession.size() <= 64;
+      for (char c : newSession)
+        good &=
+            std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+      if (!good)
+        return fail("--session: expected 1 to 64 letters, digits, '-' or "
+                    "'_', got '" +
+                    newSession + "'");
+    } else if (arg == "--new") {
+      forceNew = true;
     } else if (arg == "--trace") {
       trace = true;
     } else if (arg == "--no-gc") {
@@ -360,14 +518,22 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (appDir.empty() || inputPath.empty()) {
+  const bool resuming = !resumeSession.empty();
+  if (appDir.empty() || (inputPath.empty() && !resuming)) {
     std::cerr << kUsage;
     return 2;
   }
+  if (resuming && (!inputPath.empty() || !newSession.empty() || forceNew))
+    return fail("--resume finishes a session with the input it started "
+                "with: no --input, --session or --new");
+  if (!newSession.empty() && forceNew)
+    return fail("--session names a new session already: --new is not needed");
 
   const bool http = invokerKind == "http";
-  if (!http && (!urlMapPath.empty() || listenAt != "127.0.0.1:0"))
-    return fail("--listen and --url-map need --invoker http");
+  if (!http && (!urlMapPath.empty() || listenAt != "127.0.0.1:0" ||
+                !secretFile.empty() || maxBody != HttpServerOptions().maxBody))
+    return fail("--listen, --url-map, --secret-file and --max-body need "
+                "--invoker http");
   size_t colon = listenAt.rfind(':');
   char *portEnd = nullptr;
   long listenPort =
@@ -378,12 +544,15 @@ int main(int argc, char **argv) {
       listenPort > 65535)
     return fail("--listen: expected HOST:PORT, got '" + listenAt + "'");
 
-  auto text = readText(inputPath);
-  if (!text)
-    return fail("cannot read input '" + inputPath + "'");
-  auto input = parseJsonValue(*text, inputPath == "-" ? "<stdin>" : inputPath);
-  if (!input)
-    return fail(input.getStatus().message());
+  Result<Value> input = Value();
+  if (!resuming) {
+    auto text = readText(inputPath);
+    if (!text)
+      return fail("cannot read input '" + inputPath + "'");
+    input = parseJsonValue(*text, inputPath == "-" ? "<stdin>" : inputPath);
+    if (!input)
+      return fail(input.getStatus().message());
+  }
 
   auto app = App::load(appDir);
   if (!app)
@@ -402,6 +571,21 @@ int main(int argc, char **argv) {
   auto store = openDataStore(storeUri);
   if (!store)
     return fail(store.getStatus().message());
+  if (resuming && !(*store)->persistent())
+    return fail("--resume needs the store the session is in (sqlite:PATH or "
+                "redis://HOST:PORT); " +
+                storeUri + " keeps nothing");
+  if (!newSession.empty())
+    if (Status s = sessionIsNew(**store, newSession); !s)
+      return fail(s.message());
+  // A plain rerun on a persistent store: an unfinished session of the same
+  // input is resumed, and others are pointed out.
+  if (!resuming && newSession.empty() && (*store)->persistent()) {
+    auto found = findUnfinished(**store, *input, forceNew);
+    if (!found)
+      return fail(found.getStatus().message());
+    resumeSession = found.take();
+  }
 
   // --invoker http: the gateway accepts POST /fn/<Function> and queues the
   // payload on the runner's workers (202), as a FaaS platform accepts an
@@ -411,6 +595,12 @@ int main(int argc, char **argv) {
   std::unique_ptr<Routes> routes;
   std::atomic<Routes *> arrivals{nullptr};
   if (http) {
+    auto secret = httpauth::loadSecret(secretFile);
+    if (!secret)
+      return fail(secret.getStatus().message());
+    HttpServerOptions serverOptions;
+    serverOptions.secret = *secret;
+    serverOptions.maxBody = maxBody;
     const App &a = *app;
     auto server = HttpServer::listen(
         listenAt.substr(0, colon), int(listenPort),
@@ -433,14 +623,20 @@ int main(int argc, char **argv) {
           if (Status s = r->invoker().invoke(fn, p.take()); !s)
             return HttpResponse{503, s.message()};
           return HttpResponse{202, ""};
-        });
-    if (!server)
-      return fail(server.getStatus().message());
+        },
+        serverOptions);
+    if (!server) {
+      std::string msg = server.getStatus().message();
+      if (msg.find("without a shared secret") != std::string::npos)
+        msg += " (give one with --secret-file or $" +
+               std::string(httpauth::kSecretEnv) + ")";
+      return fail(msg);
+    }
     gateway = server.take();
     std::string base = gateway->url();
     routes = std::make_unique<Routes>(
         [base, map = *urlMap](const std::string &fn) { return map(base, fn); },
-        base + "/fn/");
+        base + "/fn/", *secret);
     arrivals = routes.get();
   }
 
@@ -503,7 +699,9 @@ int main(int argc, char **argv) {
     runner = &local;
     // The session is deleted below, once the effects are read and only if
     // no work went elsewhere.
-    result = local.run(*input, /*keepSession=*/true);
+    result = resumeSession.empty()
+                 ? local.run(*input, /*keepSession=*/true, newSession)
+                 : local.resume(resumeSession, /*keepSession=*/true);
     gateway.reset(); // joins the server: no request reaches a gone runner
     runner = nullptr;
   }
@@ -514,14 +712,13 @@ int main(int argc, char **argv) {
     // Written for a failed run too: what was committed stays committed.
     if (Status s = writeEffects(**store, result.session, effectsPath); !s)
       result.errors.push_back(s.message());
-  if (result.ok() && gc && away.empty())
-    if (Status d = (*store)->deleteSession(result.session); !d)
-      result.errors.push_back(d.message());
   if (!result.ok()) {
     for (const std::string &e : result.errors)
       std::cerr << "unum-run: error: " << e << "\n";
     if (!away.empty())
       reportUnobserved(away, *app, **store, result.session);
+    else if (!result.session.empty() && (*store)->persistent())
+      tellHowToResume(**store, result.session);
     return 1;
   }
   Value out = Value::object();
@@ -532,5 +729,10 @@ int main(int argc, char **argv) {
     reportUnobserved(away, *app, **store, result.session);
     return 3;
   }
+  // Deleted only once the outputs are out: a run killed before this point
+  // leaves the session to a rerun, which reports it again.
+  if (gc)
+    if (Status d = (*store)->deleteSession(result.session); !d)
+      return fail(d.message());
   return 0;
 }

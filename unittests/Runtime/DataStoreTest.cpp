@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <atomic>
 #include <set>
 #include <sys/wait.h>
@@ -275,6 +276,42 @@ TEST_P(DataStoreTest, ConcurrentAddsHaveOneCompleter) {
   for (auto &t : threads)
     t.join();
   EXPECT_EQ(completers.load(), 1);
+}
+
+// The outbox: staged changes land with the next write, in order; an
+// invocation issued and finished in one batch never reaches the store. (The
+// memory store keeps its outbox too, for the process's lifetime.)
+TEST_P(DataStoreTest, OutboxChangesLandWithTheNextWrite) {
+  store->stageIssued(session, 7, "F", "{\"Data\": 1}");
+  store->stageIssued(session, 8, "G", "{\"Data\": 2}");
+  store->stageFinished(session, 8, "G"); // same batch: neither is written
+  ASSERT_TRUE(store->putIfAbsent(session, "A", "c1", {}, {}).isOk());
+  store->stageIssued(session, 9, "F", "{\"Data\": 3}");
+  store->stageFinished(session, 7, "F"); // an earlier batch's entry
+  auto pending = store->outbox(session); // flushes first
+  ASSERT_TRUE(pending.isOk()) << pending.getStatus().message();
+  ASSERT_EQ(pending->size(), 1u);
+  EXPECT_EQ((*pending)[0].id, 9u);
+  EXPECT_EQ((*pending)[0].function, "F");
+  EXPECT_EQ((*pending)[0].payload, "{\"Data\": 3}");
+  auto unfinished = store->unfinishedSessions();
+  ASSERT_TRUE(unfinished.isOk());
+  EXPECT_EQ(std::count(unfinished->begin(), unfinished->end(), session), 1);
+  // Outbox entries are not checkpoints.
+  auto st = store->stats(session);
+  ASSERT_TRUE(st.isOk());
+  EXPECT_EQ(st->records, 1u);
+  store->stageFinished(session, 9, "F");
+  ASSERT_TRUE(store->flushOutbox().isOk());
+  EXPECT_TRUE(store->outbox(session)->empty());
+  ASSERT_TRUE(store->put(session, "out:B", "2").isOk());
+  ASSERT_TRUE(store->put(session, "out:A", "1").isOk());
+  ASSERT_TRUE(store->put(session, "run", "{}").isOk());
+  auto outs = store->scan(session, "out:");
+  ASSERT_TRUE(outs.isOk()) << outs.getStatus().message();
+  ASSERT_EQ(outs->size(), 2u);
+  EXPECT_EQ((*outs)[0].first, "out:A");
+  EXPECT_EQ((*outs)[1].second, "2");
 }
 
 TEST_P(DataStoreTest, CountsOperations) {

@@ -19,6 +19,14 @@
 // Implementations: memory (tests), sqlite:PATH (the embedded default),
 // redis://HOST:PORT.
 //
+// The outbox makes local execution durable: every invocation a runner
+// accepts is staged as issued, and as finished once it ran; staged changes
+// become durable with the store's next write, in the same transaction
+// (SQLite). So whatever a write depends on having been issued is durable
+// with it, and after a crash the session's outbox lists every invocation
+// that may not have finished: delivering them again (the protocol above
+// makes redelivery safe) finishes the session (LocalRunner::resume).
+//
 //===----------------------------------------------------------------------===//
 #ifndef UNUM_RUNTIME_DATASTORE_H
 #define UNUM_RUNTIME_DATASTORE_H
@@ -27,7 +35,9 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -147,14 +157,64 @@ public:
   /// effects).
   virtual Status deleteSession(const std::string &session) = 0;
 
+  // --- The outbox: invocations issued and not yet finished ----------------
+  /// Whether what the store holds outlives the process (sqlite, redis):
+  /// only then is an outbox worth keeping.
+  virtual bool persistent() const { return false; }
+
+  /// An invocation in a session's outbox.
+  struct Pending {
+    uint64_t id = 0;
+    std::string function;
+    std::string payload; // wire JSON (encodePayload)
+  };
+  /// Stages `id` as issued to `function`, or as finished. What is staged
+  /// becomes durable with the store's next write operation (inside its
+  /// transaction on SQLite, just before it on Redis) or at flushOutbox(),
+  /// in the order staged: a write that follows an issue is never durable
+  /// without it. An invocation issued and finished within one batch never
+  /// reaches the store. Cheap and thread-safe.
+  void stageIssued(const std::string &session, uint64_t id,
+                   const std::string &function, std::string payload);
+  void stageFinished(const std::string &session, uint64_t id,
+                     const std::string &function);
+  /// Makes what is staged durable now.
+  virtual Status flushOutbox();
+  /// The session's pending invocations (durable ones: flush first).
+  virtual Result<std::vector<Pending>> outbox(const std::string &session);
+  /// Sessions with pending invocations.
+  virtual Result<std::vector<std::string>> unfinishedSessions();
+  /// The session's plain writes (put) whose key starts with `prefix`, sorted
+  /// by key.
+  virtual Result<std::vector<std::pair<std::string, std::string>>>
+  scan(const std::string &session, const std::string &prefix);
+
   /// Operations issued so far (each is one round trip / transaction).
   uint64_t operationCount() const { return ops.load(); }
 
 protected:
   void countOp(uint64_t n = 1) { ops.fetch_add(n, std::memory_order_relaxed); }
 
+  /// One staged outbox change.
+  struct OutboxChange {
+    std::string session;
+    uint64_t id = 0;
+    bool issued = false;           // else finished
+    std::string function, payload; // payload: issued only
+  };
+  /// True if anything is staged: a write sees every change staged before
+  /// it started (in its thread, or in one it synchronised with).
+  bool outboxStaged() const { return staged.load(std::memory_order_acquire); }
+  /// Takes what is staged, in order, without the issued-and-finished pairs.
+  std::vector<OutboxChange> takeOutbox();
+  /// Puts back what a failed write took (in front of anything newer).
+  void restoreOutbox(std::vector<OutboxChange> changes);
+
 private:
   std::atomic<uint64_t> ops{0};
+  std::mutex outboxMu;
+  std::vector<OutboxChange> outboxBatch;
+  std::atomic<bool> staged{false};
 };
 
 /// What a store keeps, from the URI's query ("sqlite:PATH?ttl=SECONDS").
@@ -165,10 +225,17 @@ struct StoreOptions {
   /// arriving later is no longer recognised: pick a TTL longer than the
   /// platform's longest redelivery delay.
   int64_t ttlSeconds = 0;
+  /// Redis: seconds a command may wait for its reply (and a connection to
+  /// open). A command that times out or loses its connection is tried
+  /// again, at most 3 times in all; then the store reports itself down and
+  /// fails every operation at once for a while (10 timeouts), so that a
+  /// paused server fails a run quickly, with one message.
+  double timeoutSeconds = 5;
 };
 
 /// Opens "memory", "sqlite:PATH[?ttl=SECONDS]" or
-/// "redis://HOST:PORT[?ttl=SECONDS]".
+/// "redis://HOST:PORT[?ttl=SECONDS][&timeout=SECONDS]" (either option may
+/// come first).
 Result<std::unique_ptr<DataStore>> openDataStore(const std::string &uri);
 
 std::unique_ptr<DataStore> createMemoryStore();

@@ -1,10 +1,31 @@
-//===- HttpServer.h - A minimal HTTP/1.1 endpoint for POSTs -----*- C++ -*-===//
+//===- HttpServer.h - A small HTTP/1.1 endpoint for POSTs -------*- C++ -*-===//
 //
 // The other end of HttpInvoker: what a FaaS gateway does for a function,
-// small enough for local runs and tests. One thread accepts connections and
-// answers each request (Connection: close) with the handler's response, so
-// handlers must be quick (queue the work, then answer 202). Only POST with a
-// Content-Length body is served; anything else gets 405 or 400.
+// small enough for local runs and tests, and hardened for a network:
+//
+//  * Authentication. With a shared secret every request must be signed
+//    (unum/Runtime/HttpAuth.h: HMAC-SHA256 over the method, path, a
+//    timestamp, a nonce and the body); an unsigned, badly signed, stale or
+//    replayed request gets 401 before the handler sees it. Without a secret
+//    the server listens on loopback addresses only: listen() refuses any
+//    other address.
+//  * Deadlines. The request line and headers must arrive within
+//    `headerTimeout` of the connection's accept, the body within
+//    `bodyTimeout` of the headers; a client that is slower (a slowloris, an
+//    idle connection) is answered 408 and dropped. Answers are written
+//    within `writeTimeout`.
+//  * Concurrency. Each connection is served by a thread of its own, at most
+//    `maxConnections` at once (further connections wait in the listen
+//    backlog until one ends, which the deadlines bound), so a slow client
+//    delays nobody else; at most `maxHandlers` handler calls run at once.
+//  * Memory. A body is refused by its Content-Length (413) before any of it
+//    is read when it exceeds `maxBody`, and with 503 when all connections'
+//    bodies together would exceed `maxBuffered`; a request without a
+//    Content-Length gets 411 (chunked bodies are not read at all). Headers
+//    are read up to `maxHeader` bytes (431 beyond).
+//
+// Only POST is served (405 otherwise); each answer closes the connection.
+// Handlers must be quick (queue the work, then answer 202).
 //
 //===----------------------------------------------------------------------===//
 #ifndef UNUM_RUNTIME_HTTPSERVER_H
@@ -13,12 +34,45 @@
 #include "unum/Runtime/Invoker.h"
 #include "unum/Runtime/Status.h"
 
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <queue>
+#include <set>
 #include <string>
 #include <thread>
+#include <unordered_set>
+#include <vector>
 
 namespace unum::runtime {
+
+struct HttpServerOptions {
+  /// The shared secret requests must be signed with; empty: none (then only
+  /// loopback addresses may be listened on).
+  std::string secret;
+  /// A signed request's timestamp may differ from the server's clock by at
+  /// most this much; its nonce is remembered that long.
+  std::chrono::seconds replayWindow{300};
+  /// The most nonces remembered at once (32 bytes each, plus the set's
+  /// overhead); when all are within the window, new requests get 503.
+  size_t maxNonces = 1 << 17;
+  /// Request line and headers, from the connection's accept.
+  std::chrono::milliseconds headerTimeout{10000};
+  /// The body, from the end of the headers.
+  std::chrono::milliseconds bodyTimeout{30000};
+  /// Writing the answer.
+  std::chrono::milliseconds writeTimeout{10000};
+  size_t maxHeader = 16 * 1024;
+  /// 6 MiB: a synchronous AWS Lambda invocation's payload limit.
+  size_t maxBody = 6 * 1024 * 1024;
+  /// All bodies being read or handled at once.
+  size_t maxBuffered = 64 * 1024 * 1024;
+  unsigned maxConnections = 64;
+  unsigned maxHandlers = 4;
+};
 
 class HttpServer {
 public:
@@ -26,25 +80,66 @@ public:
   using Handler = std::function<HttpResponse(const std::string &path,
                                              const std::string &body)>;
 
-  /// Listens on HOST:PORT (port 0: any free port).
-  static Result<std::unique_ptr<HttpServer>> listen(const std::string &host,
-                                                    int port, Handler handler);
+  /// Listens on HOST:PORT (port 0: any free port). Without a secret in
+  /// `options`, a HOST that is not a loopback address is an error.
+  static Result<std::unique_ptr<HttpServer>>
+  listen(const std::string &host, int port, Handler handler,
+         HttpServerOptions options = {});
+  /// Stops accepting, cuts the connections that are still being read,
+  /// and waits for every connection's thread to end.
   ~HttpServer();
 
   int port() const { return portNumber; }
   /// "http://HOST:PORT".
   std::string url() const;
 
+  /// What was refused so far, by reason (for tests and logs).
+  struct Counters {
+    uint64_t served = 0;       // handler called
+    uint64_t unauthorized = 0; // 401
+    uint64_t timedOut = 0;     // 408 or dropped
+    uint64_t tooLarge = 0;     // 413, 431
+    uint64_t badRequest = 0;   // other 4xx
+    uint64_t busy = 0;         // 503 (buffer budget, nonce store)
+    /// The most bytes one request held in memory (head and body).
+    uint64_t largestRequest = 0;
+  };
+  Counters counters() const;
+
 private:
   HttpServer() = default;
   void acceptLoop();
   void serve(int fd);
+  /// 0 when the request may proceed, else the status to refuse it with.
+  int authenticate(const std::string &method, const std::string &path,
+                   const std::string &timestamp, const std::string &nonce,
+                   const std::string &signature, const std::string &body,
+                   std::string &why);
+  /// Claims `bytes` of the body budget; false if it has not that much.
+  bool reserve(size_t bytes);
+  void release(size_t bytes);
 
   Handler handler;
+  HttpServerOptions options;
   std::string host;
   int listenFd = -1;
   int portNumber = 0;
   std::thread acceptor;
+
+  mutable std::mutex mu;
+  std::condition_variable changed; // a connection ended, a handler finished
+  bool stopping = false;
+  std::set<int> connections; // being served
+  unsigned handlersRunning = 0;
+  size_t buffered = 0;
+  Counters stats;
+  /// Nonces seen within the window, and when each may be forgotten (its
+  /// timestamp plus the window: a replay after that is stale anyway).
+  std::unordered_set<std::string> nonces;
+  std::priority_queue<std::pair<int64_t, std::string>,
+                      std::vector<std::pair<int64_t, std::string>>,
+                      std::greater<>>
+      nonceExpiry;
 };
 
 } // namespace unum::runtime

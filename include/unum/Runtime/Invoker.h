@@ -65,6 +65,11 @@ public:
   void setDispatch(Dispatch d) { dispatch = std::move(d); }
   const Dispatch &getDispatch() const { return dispatch; }
   void setOnFailure(OnFailure f) { onFailure = std::move(f); }
+  /// Called with each invocation the pool accepts (invoke, invokeStaged;
+  /// not its own redeliveries), before it can run: a durable runner
+  /// journals it (LocalRunner).
+  using OnAccept = std::function<void(const std::string &function, Payload &)>;
+  void setOnAccept(OnAccept f) { onAccept = std::move(f); }
 
   Status invoke(const std::string &function, Payload &&payload) override;
   Payload *stage() override;
@@ -117,6 +122,7 @@ private:
 
   Dispatch dispatch;
   OnFailure onFailure;
+  OnAccept onAccept;
   unsigned maxDeliveries;
   std::mutex mu;
   std::condition_variable ready, idle;
@@ -129,10 +135,13 @@ private:
 class HttpInvoker final : public Invoker {
 public:
   /// `urlFor` maps a function name to its endpoint
-  /// ("http://127.0.0.1:8080/fn/Name"); only plain http is supported.
+  /// ("http://127.0.0.1:8080/fn/Name"); only plain http is supported. Each
+  /// POST must be answered within `timeoutMs`. With a `secret`, every
+  /// request is signed with it (unum/Runtime/HttpAuth.h).
   explicit HttpInvoker(std::function<std::string(const std::string &)> urlFor,
-                       int timeoutMs = 30000)
-      : urlFor(std::move(urlFor)), timeoutMs(timeoutMs) {}
+                       int timeoutMs = 30000, std::string secret = "")
+      : urlFor(std::move(urlFor)), timeoutMs(timeoutMs),
+        secret(std::move(secret)) {}
 
   Status invoke(const std::string &function, Payload &&payload) override;
   bool blocking() const override { return true; }
@@ -140,6 +149,7 @@ public:
 private:
   std::function<std::string(const std::string &)> urlFor;
   int timeoutMs;
+  std::string secret;
 };
 
 struct HttpResponse {
@@ -147,9 +157,17 @@ struct HttpResponse {
   std::string body;
 };
 
-/// A minimal HTTP/1.1 POST over a plain TCP socket (Connection: close).
+/// A minimal HTTP/1.1 POST over a plain TCP socket (Connection: close): the
+/// whole exchange (connect, send, the answer) within `timeoutMs`. With a
+/// `secret` the request is signed (HttpAuth.h). An answer larger than
+/// kMaxHttpResponse is an error.
 Result<HttpResponse> httpPost(const std::string &url, const std::string &body,
-                              const std::string &contentType, int timeoutMs);
+                              const std::string &contentType, int timeoutMs,
+                              const std::string &secret = "");
+
+/// The largest answer httpPost reads (a gateway answers with a status and a
+/// short message).
+constexpr size_t kMaxHttpResponse = 1 << 20;
 
 } // namespace unum::runtime
 

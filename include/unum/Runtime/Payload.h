@@ -63,6 +63,9 @@ struct Payload {
   /// App, so that the receiver skips the lookup by name. A hint: it is used
   /// only if it belongs to the receiver's App and names the function.
   const FunctionSpec *spec = nullptr;
+  /// In-process only (never on the wire): the invocation's id in the
+  /// store's outbox (LocalRunner on a persistent store); 0: none yet.
+  uint64_t outboxId = 0;
 };
 
 /// Maximum fan-out nesting accepted in a payload.

@@ -33,6 +33,7 @@
 #include "unum/Runtime/Invoker.h"
 #include "unum/Runtime/Payload.h"
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -240,6 +241,11 @@ public:
     /// lead to a gateway that feeds invoker() runs the workflow over HTTP
     /// (unum-run --invoker http).
     Invoker *platform = nullptr;
+    /// On a persistent store (sqlite, redis): journal every invocation the
+    /// pool accepts in the store's outbox, and terminal outputs and
+    /// failures in the session, so that resume() can finish a session that
+    /// a killed process left (DataStore.h).
+    bool durable = true;
   };
 
   LocalRunner(const App &app, DataStore &store, Options options);
@@ -248,11 +254,24 @@ public:
   /// Starts a workflow at the app's start function with `input`, a payload
   /// (an object with Data) or a bare value, and waits for all its work.
   /// After a successful run with gc on, the session's leftovers (tombstones,
-  /// consumed markers, effects) are deleted unless `keepSession`.
-  RunResult run(const Value &input, bool keepSession = false);
+  /// consumed markers, effects) are deleted unless `keepSession`. A session
+  /// is reported done only if all of its work finished: nothing left in the
+  /// outbox, every completion set complete and (gc on) consumed.
+  RunResult run(const Value &input, bool keepSession = false,
+                const std::string &session = "");
+  /// Finishes a session that a stopped process left in a persistent store:
+  /// delivers its pending invocations again and waits, then reports like
+  /// run(), with the outputs and failures recorded by every process that
+  /// worked on the session.
+  RunResult resume(const std::string &session, bool keepSession = false);
+  /// True if this runner journals its work (Options::durable on a
+  /// persistent store).
+  bool durable() const { return journaling; }
 
-  /// Starts without waiting; wait() then collects.
-  Result<std::string> start(const Value &input);
+  /// Starts without waiting; wait() then collects. `session` names a new
+  /// session (empty: a fresh id; a payload's own Session otherwise).
+  Result<std::string> start(const Value &input,
+                            const std::string &session = "");
   void wait();
   RunResult result(const std::string &session);
 
@@ -262,9 +281,13 @@ public:
 
 private:
   class Collector;
+  RunResult finish(const std::string &session, bool keepSession);
+  void journalIssued(const std::string &function, Payload &p);
   const App &app;
   DataStore &store;
   Options opts;
+  bool journaling = false;
+  std::atomic<uint64_t> nextOutboxId{0};
   std::unique_ptr<Collector> collector;
   std::unique_ptr<ThreadPoolInvoker> pool;
   std::unique_ptr<Runtime> rt;

@@ -56,3 +56,36 @@ func.func @second_derivative_of_conv1d(%x: tensor<8x2xf64>, %w: tensor<3x2x2xf64
   %h = air.grad @dc(%x, %w) {wrt = array<i64: 0>} : (tensor<8x2xf64>, tensor<3x2x2xf64>) -> tensor<8x2xf64>
   return %h : tensor<8x2xf64>
 }
+
+// -----
+
+// A function that differentiates itself would be inlined forever.
+func.func private @self(%a: tensor<4xf64>) -> tensor<f64> {
+  // expected-error @+2 {{air-grad: 'self' is recursive (self -> self); a recursive function cannot be differentiated}}
+  // expected-note @+1 {{differentiated here}}
+  %g = air.grad @self(%a) {wrt = array<i64: 0>} : (tensor<4xf64>) -> tensor<4xf64>
+  %0 = air.sum %g : tensor<4xf64> -> tensor<f64>
+  return %0 : tensor<f64>
+}
+func.func @grad_of_self(%a: tensor<4xf64>) -> tensor<4xf64> {
+  %g = air.grad @self(%a) {wrt = array<i64: 0>} : (tensor<4xf64>) -> tensor<4xf64>
+  return %g : tensor<4xf64>
+}
+
+// -----
+
+// Mutual recursion through calls, reached from the differentiated function.
+func.func private @even(%a: tensor<4xf64>) -> tensor<f64> {
+  %0 = air.call @odd(%a) : (tensor<4xf64>) -> tensor<f64>
+  return %0 : tensor<f64>
+}
+func.func private @odd(%a: tensor<4xf64>) -> tensor<f64> {
+  // expected-error @+1 {{air-grad: 'even' is recursive (even -> odd -> even); a recursive function cannot be differentiated}}
+  %0 = air.call @even(%a) : (tensor<4xf64>) -> tensor<f64>
+  return %0 : tensor<f64>
+}
+func.func @grad_of_even(%a: tensor<4xf64>) -> tensor<4xf64> {
+  // expected-note @+1 {{differentiated here}}
+  %g = air.grad @even(%a) {wrt = array<i64: 0>} : (tensor<4xf64>) -> tensor<4xf64>
+  return %g : tensor<4xf64>
+}

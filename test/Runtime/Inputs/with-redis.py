@@ -1,8 +1,9 @@
 """Runs a command against a private redis-server on a free 127.0.0.1 port.
 
 usage: with-redis.py COMMAND...   ({port} in the arguments is replaced)
+The command finds the server's process id in TEST_REDIS_PID.
 """
-import os, socket, subprocess, sys, tempfile, time
+import os, signal, socket, subprocess, sys, tempfile, time
 
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
@@ -21,7 +22,9 @@ with tempfile.TemporaryDirectory() as d:
             except OSError:
                 time.sleep(0.05)
         cmd = [a.replace("{port}", str(port)) for a in sys.argv[1:]]
-        sys.exit(subprocess.call(cmd))
+        env = dict(os.environ, TEST_REDIS_PID=str(server.pid))
+        sys.exit(subprocess.call(cmd, env=env))
     finally:
+        os.kill(server.pid, signal.SIGCONT)  # if a test paused it
         server.terminate()
         server.wait()

@@ -8,9 +8,9 @@
 // value. Nothing here knows a kernel by name.
 //
 // Calls are inlined before differentiating rather than differentiated one
-// by one: every function is pure and non-recursive, so inlining always
-// terminates, the reverse sweep then reads the forward values it needs
-// directly (a separate callee gradient would have to recompute them or
+// by one: every function is pure and, as checked first, non-recursive, so
+// inlining always terminates, the reverse sweep then reads the forward values
+// it needs directly (a separate callee gradient would have to recompute them or
 // return them as a tape), and air-fuse can fuse forward and backward code
 // across what were call boundaries.
 //
@@ -250,6 +250,79 @@ private:
   llvm::StringMap<func::FuncOp> generated;
 };
 
+/// The callee a call or an air.grad refers to (null for other ops).
+StringAttr calleeOf(Operation *op) {
+  if (auto call = dyn_cast<CallOp>(op))
+    return call.getCalleeAttr().getAttr();
+  if (auto grad = dyn_cast<GradOp>(op))
+    return grad.getCalleeAttr().getAttr();
+  return nullptr;
+}
+
+/// Refuses a cycle of calls and air.grad references reachable from a
+/// function that is differentiated: inlining would never stop. Iterative,
+/// so a long call chain cannot overflow the stack.
+LogicalResult checkNoRecursion(ModuleOp module, ArrayRef<GradOp> grads) {
+  SymbolTable table(module);
+  enum class Mark { Open, Done };
+  llvm::DenseMap<Operation *, Mark> marks;
+  for (GradOp grad : grads) {
+    auto root = table.lookup<func::FuncOp>(grad.getCallee());
+    if (!root || marks.count(root))
+      continue;
+    // Each frame: a function, its referring ops, the next one to visit.
+    struct Frame {
+      func::FuncOp func;
+      SmallVector<Operation *> refs;
+      size_t next = 0;
+    };
+    auto frameOf = [](func::FuncOp f) {
+      Frame frame{f, {}, 0};
+      f.walk([&](Operation *op) {
+        if (calleeOf(op))
+          frame.refs.push_back(op);
+      });
+      return frame;
+    };
+    SmallVector<Frame> stack{frameOf(root)};
+    marks[root] = Mark::Open;
+    while (!stack.empty()) {
+      Frame &top = stack.back();
+      if (top.next == top.refs.size()) {
+        marks[top.func] = Mark::Done;
+        stack.pop_back();
+        continue;
+      }
+      Operation *ref = top.refs[top.next++];
+      auto callee = table.lookup<func::FuncOp>(calleeOf(ref));
+      if (!callee)
+        continue; // reported where it is expanded
+      auto it = marks.find(callee);
+      if (it == marks.end()) {
+        marks[callee] = Mark::Open;
+        stack.push_back(frameOf(callee));
+      } else if (it->second == Mark::Open) {
+        std::string cycle;
+        bool in = false;
+        for (Frame &f : stack) {
+          in = in || f.func == callee;
+          if (in)
+            cycle += (f.func.getName() + " -> ").str();
+        }
+        cycle += callee.getName().str();
+        InFlightDiagnostic d = ref->emitError("air-grad: '")
+                               << callee.getName() << "' is recursive ("
+                               << cycle
+                               << "); a recursive function cannot be "
+                                  "differentiated";
+        d.attachNote(grad.getLoc()) << "differentiated here";
+        return failure();
+      }
+    }
+  }
+  return success();
+}
+
 struct AirGradPass : public unum::air::impl::AirGradBase<AirGradPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -259,6 +332,8 @@ struct AirGradPass : public unum::air::impl::AirGradBase<AirGradPass> {
     for (auto func : module.getOps<func::FuncOp>())
       if (!llvm::any_of(func.getArgumentTypes(), isGenericType))
         func.walk([&](GradOp grad) { grads.push_back(grad); });
+    if (failed(checkNoRecursion(module, grads)))
+      return signalPassFailure();
     Differentiator differentiator(module);
     for (GradOp grad : grads)
       if (failed(differentiator.expand(grad)))

@@ -1,0 +1,60 @@
+//===- Sockets.h - Socket I/O with deadlines --------------------*- C++ -*-===//
+//
+// Internal to the runtime library: what HttpServer.cpp and the HTTP invoker
+// (Invoker.cpp) share. Every wait has a deadline; nothing blocks for good.
+//
+//===----------------------------------------------------------------------===//
+#ifndef UNUM_LIB_RUNTIME_SOCKETS_H
+#define UNUM_LIB_RUNTIME_SOCKETS_H
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <poll.h>
+#include <string>
+#include <sys/socket.h>
+
+namespace unum::runtime::sockets {
+
+using Clock = std::chrono::steady_clock;
+
+/// Waits until `fd` is ready for `events` (or hung up: the next call says
+/// so); false once `deadline` passed or on a poll error.
+inline bool waitUntil(int fd, short events, Clock::time_point deadline) {
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - Clock::now())
+                    .count();
+    if (left <= 0)
+      return false;
+    pollfd p{fd, events, 0};
+    int r = poll(&p, 1, int(std::min<long long>(left + 1, INT_MAX)));
+    if (r < 0 && errno != EINTR)
+      return false;
+    if (r > 0)
+      return true;
+  }
+}
+
+/// Sends all of `data` by `deadline`: 0, ETIMEDOUT, or the send error.
+inline int sendAll(int fd, const std::string &data,
+                   Clock::time_point deadline) {
+  size_t sent = 0;
+  while (sent < data.size()) {
+    if (!waitUntil(fd, POLLOUT, deadline))
+      return ETIMEDOUT;
+    ssize_t n = send(fd, data.data() + sent, data.size() - sent,
+                     MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+      continue;
+    if (n <= 0)
+      return n < 0 ? errno : EPIPE;
+    sent += size_t(n);
+  }
+  return 0;
+}
+
+} // namespace unum::runtime::sockets
+
+#endif // UNUM_LIB_RUNTIME_SOCKETS_H
