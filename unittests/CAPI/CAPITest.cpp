@@ -79,6 +79,8 @@ TEST(CAPIVersion, HeaderAndLibraryAgree) {
   EXPECT_EQ(unum_api_version(), UNUM_C_API_VERSION);
   EXPECT_TRUE(unum_capi_test_header_is_c());
   EXPECT_NE(std::string(unum_version_string()).find("MLIR"), std::string::npos);
+  int status = unum_kernels_return_status();
+  EXPECT_TRUE(status == 0 || status == 1);
 }
 
 TEST_F(CAPI, JitQueryAndCall) {
