@@ -192,7 +192,7 @@ TEST_F(CAPI, ObjectHeaderAndStages) {
             "");
   EXPECT_GT(fs::file_size(obj), 100u);
   std::string header = readFile(h);
-  EXPECT_NE(header.find("void expr(const UnumMemRef_f32_1d *a"),
+  EXPECT_NE(header.find("int32_t expr(const UnumMemRef_f32_1d *a"),
             std::string::npos)
       << header;
   EXPECT_NE(header.find("#ifndef EXPR_H"), std::string::npos);
@@ -211,7 +211,7 @@ TEST_F(CAPI, ObjectHeaderAndStages) {
   ASSERT_EQ(
       take(unum_air_print(ctx, kExpr, "expr.air", nullptr, "llvm-ir", &text)),
       "");
-  EXPECT_NE(std::string(text).find("define void @expr("), std::string::npos);
+  EXPECT_NE(std::string(text).find("i32 @expr("), std::string::npos);
   unum_string_free(text);
   EXPECT_NE(take(unum_air_print(ctx, kExpr, "e.air", nullptr, "nope", &text))
                 .find("unknown stage"),

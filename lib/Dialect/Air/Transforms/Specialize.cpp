@@ -32,10 +32,11 @@ bool isGeneric(func::FuncOp func) {
 }
 
 /// Replaces weak literal operands of `op` by constants in the dtype of its
-/// first typed tensor operand (f32 when there is none).
+/// first typed tensor operand (f32 when there is none); select's condition
+/// does not count (its branches have their own dtype).
 void typeLiterals(Operation *op) {
   Type dtype;
-  for (Value v : op->getOperands())
+  for (Value v : op->getOperands().drop_front(isa<SelectOp>(op) ? 1 : 0))
     if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
       dtype = t.getElementType();
       break;
