@@ -29,13 +29,16 @@ PACKAGES=(
   graphviz python3 lld
   # The ASL differential suite's oracle (test/ASL-differential) runs on Node.js
   nodejs
+  # The libFuzzer targets (utils/fuzz): clang-22 and its fuzzer and sanitizer
+  # runtimes, in a build of their own (utils/fuzz/build.sh)
+  clang-22 libclang-rt-22-dev
 )
 
 # LLVM/MLIR 22 come from Debian 12's security archive (bookworm-security).
 # Say what to add when apt cannot see them, instead of failing in apt-get.
 check_llvm_source() {
   local missing_src=()
-  for p in llvm-22-dev libmlir-22-dev mlir-22-tools; do
+  for p in llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 libclang-rt-22-dev; do
     if ! apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
       missing_src+=("$p")
     fi

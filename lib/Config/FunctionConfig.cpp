@@ -153,10 +153,12 @@ void Decoder::unknownKey(const Node::Member &member, Where where) {
         "Retry",      "Handler",   "Builtin",
         "DataFlow",   "SaveInput", "StateInput",
         "Loop",       "Retriers",  "TimeoutSeconds"};
-    static const char *const edgeKeysJson[] = {"Name", "InputType",
-                                               "Conditional", "ResultPath"};
-    static const char *const edgeKeysYaml[] = {"Name", "Type", "Values",
-                                               "Conditional", "ResultPath"};
+    static const char *const edgeKeysJson[] = {"Name",        "InputType",
+                                               "Conditional", "ResultPath",
+                                               "Propagate",   "MaxConcurrency"};
+    static const char *const edgeKeysYaml[] = {
+        "Name",       "Type",      "Values",        "Conditional",
+        "ResultPath", "Propagate", "MaxConcurrency"};
     auto suggest = [&](auto &keys) {
       for (const char *known : keys)
         if (equalsIgnoringCase(key, known))
@@ -337,7 +339,7 @@ void Decoder::decodeEdge(const Node &node, FunctionConfig &config) {
   bool typeKnown = false;
   const Node *values = nullptr;
   SourceLoc valuesKeyLoc;
-  std::optional<SourceLoc> resultPathLoc;
+  std::optional<SourceLoc> resultPathLoc, propagateLoc, concurrencyLoc;
   for (const Node::Member &member : node.members) {
     const std::string &key = member.key;
     const Node &value = member.value;
@@ -385,6 +387,14 @@ void Decoder::decodeEdge(const Node &node, FunctionConfig &config) {
       else
         edge.resultPath = value;
       resultPathLoc = member.keyLoc;
+    } else if (key == "Propagate") {
+      if (expectKind(value, Node::Kind::Bool, key))
+        edge.propagate = value.boolValue;
+      propagateLoc = member.keyLoc;
+    } else if (key == "MaxConcurrency") {
+      if (auto n = decodeCount(value, "MaxConcurrency", 1))
+        edge.maxConcurrency = *n;
+      concurrencyLoc = member.keyLoc;
     } else {
       unknownKey(member, Where::Edge);
     }
@@ -403,6 +413,15 @@ void Decoder::decodeEdge(const Node &node, FunctionConfig &config) {
   }
   if (resultPathLoc && edge.kind != EdgeKind::Error)
     error(*resultPathLoc, "'ResultPath' is only allowed on an Error edge");
+  if (concurrencyLoc && edge.kind != EdgeKind::Map)
+    error(*concurrencyLoc, "'MaxConcurrency' is only allowed on a Map edge");
+  if (propagateLoc && edge.kind != EdgeKind::Error &&
+      edge.kind != EdgeKind::FanIn)
+    error(*propagateLoc,
+          "'Propagate' is only allowed on an Error or Fan-in edge");
+  if (edge.propagate && edge.resultPath)
+    error(*resultPathLoc, "a 'Propagate' edge passes the error on unchanged: "
+                          "it has no 'ResultPath'");
   config.next.push_back(std::move(edge));
 }
 
@@ -606,7 +625,9 @@ void Decoder::decodeRetriers(const Node &value, FunctionConfig &config) {
           r.intervalSeconds = *n;
       } else if (m.key == "MaxAttempts") {
         if (auto n = number(v, "MaxAttempts", true, 0))
-          r.maxAttempts = int64_t(*n);
+          // A double past INT64_MAX does not convert (UB): any count that
+          // large never runs out anyway.
+          r.maxAttempts = *n < 0x1p62 ? int64_t(*n) : int64_t(1) << 62;
       } else if (m.key == "BackoffRate") {
         if (auto n = number(v, "BackoffRate", false, 1))
           r.backoffRate = *n;
@@ -636,12 +657,12 @@ void Decoder::decodeRetriers(const Node &value, FunctionConfig &config) {
   config.retriersNode = value;
 }
 
-const char *const unum::config::kDataFlowFields[18] = {
-    "InputPath",    "Parameters", "ResultSelector", "ResultPath",
-    "OutputPath",   "ItemsPath",  "ItemSelector",   "Result",
-    "Seconds",      "Timestamp",  "SecondsPath",    "TimestampPath",
-    "Error",        "Cause",      "ErrorPath",      "CausePath",
-    "LambdaInvoke", "StateName"};
+const char *const unum::config::kDataFlowFields[19] = {
+    "InputPath",    "Parameters", "ResultSelector",    "ResultPath",
+    "OutputPath",   "ItemsPath",  "ItemSelector",      "Result",
+    "Seconds",      "Timestamp",  "SecondsPath",       "TimestampPath",
+    "Error",        "Cause",      "ErrorPath",         "CausePath",
+    "LambdaInvoke", "StateName",  "TimeoutSecondsPath"};
 const char *const unum::config::kBuiltins[4] = {"Pass", "Wait", "Succeed",
                                                 "Fail"};
 
@@ -739,6 +760,11 @@ std::string JsonWriter::edge(const Edge &edge, unsigned level) {
                      quoteJson(spell(*edge.conditional, Spelling::Json)));
   if (edge.resultPath)
     fields.push_back("\"ResultPath\": " + writeJsonValue(*edge.resultPath));
+  if (edge.propagate)
+    fields.push_back("\"Propagate\": true");
+  if (edge.maxConcurrency)
+    fields.push_back("\"MaxConcurrency\": " +
+                     std::to_string(*edge.maxConcurrency));
   return object(fields, level);
 }
 
@@ -859,6 +885,10 @@ static std::vector<std::string> yamlEdge(const Edge &edge) {
                     quoteYaml(spell(*edge.conditional, Spelling::Yaml)));
   if (edge.resultPath)
     lines.push_back("ResultPath: " + writeJsonValue(*edge.resultPath, true));
+  if (edge.propagate)
+    lines.push_back("Propagate: true");
+  if (edge.maxConcurrency)
+    lines.push_back("MaxConcurrency: " + std::to_string(*edge.maxConcurrency));
   return lines;
 }
 

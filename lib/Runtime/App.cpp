@@ -208,6 +208,14 @@ Status App::validateStateInputs() const {
       return Status::error("function '" + name +
                            "' reads the state input of '" + from +
                            "', which does not save its input (SaveInput)");
+    // A sink with Retriers (its state's Retry) re-enters its state: each
+    // attempt's instances need names of their own.
+    if (!spec.config.retriers.empty() &&
+        (!spec.config.loop || !saver->second.config.loop))
+      return Status::error("function '" + name +
+                           "' retries its state (Retriers with StateInput): "
+                           "it and '" +
+                           from + "' need \"Loop\"");
     auto [it, inserted] = readers.emplace(from, name);
     if (!inserted)
       return Status::error("functions '" + it->second + "' and '" + name +

@@ -17,6 +17,7 @@
 #include <poll.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <system_error>
 #include <unistd.h>
 
 using namespace unum::runtime;
@@ -328,8 +329,7 @@ void HttpServer::acceptLoop() {
       }
       connections.insert(fd);
     }
-    std::thread([this, fd] {
-      serve(fd);
+    auto finish = [this](int fd) {
       {
         // The last touch of the server: the destructor may run once the
         // lock is released.
@@ -338,7 +338,18 @@ void HttpServer::acceptLoop() {
         changed.notify_all();
       }
       ::close(fd);
-    }).detach();
+    };
+    try {
+      std::thread([this, fd, finish] {
+        serve(fd);
+        finish(fd);
+      }).detach();
+    } catch (const std::system_error &) {
+      // No thread to be had (a resource limit): drop this connection and
+      // let the running ones finish first.
+      finish(fd);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
   }
 }
 
@@ -386,6 +397,115 @@ int HttpServer::authenticate(const std::string &method, const std::string &path,
   nonceExpiry.emplace(std::stoll(timestamp) + options.replayWindow.count(),
                       nonce);
   return 0;
+}
+
+int HttpServer::readBodyPart(int fd, std::string &into, size_t max,
+                             std::chrono::steady_clock::time_point deadline,
+                             std::string &why) {
+  Read r = readSome(fd, into, max, deadline);
+  if (r == Read::TimedOut)
+    why = "body not received within " +
+          std::to_string(options.bodyTimeout.count()) + " ms";
+  return r == Read::Data ? 0 : r == Read::Closed ? -1 : 408;
+}
+
+int HttpServer::readLength(int fd, std::string start, size_t length,
+                           std::string &body, size_t &reserved,
+                           std::string &why) {
+  if (!reserve(length)) {
+    why = "too many request bodies being read; retry";
+    return 503;
+  }
+  reserved = length;
+  body = std::move(start);
+  body.reserve(length);
+  const Clock::time_point deadline = Clock::now() + options.bodyTimeout;
+  while (body.size() < length)
+    if (int s = readBodyPart(fd, body, length - body.size(), deadline, why))
+      return s;
+  return 0;
+}
+
+int HttpServer::readChunked(int fd, std::string pending, std::string &body,
+                            size_t &reserved, std::string &why) {
+  const Clock::time_point deadline = Clock::now() + options.bodyTimeout;
+  // More bytes into `pending`; 0, or what to answer.
+  auto more = [&] {
+    return readBodyPart(fd, pending, kReadChunk, deadline, why);
+  };
+  // The next line (without its CRLF), at most 1 KiB.
+  auto line = [&](std::string &out) -> int {
+    size_t eol;
+    while ((eol = pending.find("\r\n")) == std::string::npos) {
+      if (pending.size() > 1024) {
+        why = "malformed chunked body";
+        return 400;
+      }
+      if (int s = more())
+        return s;
+    }
+    out = pending.substr(0, eol);
+    pending.erase(0, eol + 2);
+    return 0;
+  };
+  for (;;) {
+    std::string sizeLine;
+    if (int s = line(sizeLine))
+      return s;
+    std::string hex = sizeLine.substr(0, sizeLine.find(';'));
+    while (!hex.empty() && (hex.back() == ' ' || hex.back() == '\t'))
+      hex.pop_back();
+    if (hex.empty() || hex.size() > 8 ||
+        !std::all_of(hex.begin(), hex.end(),
+                     [](unsigned char c) { return std::isxdigit(c); })) {
+      why = "malformed chunk size";
+      return 400;
+    }
+    size_t size = std::stoul(hex, nullptr, 16);
+    if (size == 0)
+      break;
+    // Stops at the limit: the rest of the body is never read.
+    if (size > options.maxBody - body.size()) {
+      why = "chunked body larger than the limit of " +
+            std::to_string(options.maxBody);
+      return 413;
+    }
+    if (!reserve(size)) {
+      why = "too many request bodies being read; retry";
+      return 503;
+    }
+    reserved += size;
+    for (size_t left = size; left > 0;) {
+      if (pending.empty())
+        if (int s = more())
+          return s;
+      size_t take = std::min(left, pending.size());
+      body.append(pending, 0, take);
+      pending.erase(0, take);
+      left -= take;
+    }
+    while (pending.size() < 2)
+      if (int s = more())
+        return s;
+    if (pending.compare(0, 2, "\r\n") != 0) {
+      why = "malformed chunked body";
+      return 400;
+    }
+    pending.erase(0, 2);
+  }
+  // Trailer fields, dropped, up to the blank line.
+  for (size_t trailer = 0;;) {
+    std::string field;
+    if (int s = line(field))
+      return s;
+    if (field.empty())
+      return 0;
+    if ((trailer += field.size()) > options.maxHeader) {
+      why = "chunked body trailer larger than " +
+            std::to_string(options.maxHeader) + " bytes";
+      return 431;
+    }
+  }
 }
 
 void HttpServer::serve(int fd) {
@@ -450,18 +570,24 @@ void HttpServer::serve(int fd) {
     return refuse(400, bad, &Counters::badRequest);
   if (head.method != "POST")
     return refuse(405, "only POST is served", &Counters::badRequest);
-  if (head.has("transfer-encoding"))
-    return refuse(411,
-                  "a request needs a Content-Length (chunked bodies are not "
-                  "accepted)",
-                  &Counters::badRequest);
+  // The body's length: a Content-Length, or chunked (read up to the limit).
   std::vector<std::string> lengths = head.all("content-length");
-  if (lengths.empty())
-    return refuse(411, "a POST needs a Content-Length", &Counters::badRequest);
+  std::string coding = head.get("transfer-encoding");
+  const bool chunked = !coding.empty();
+  if (chunked && (strcasecmp(coding.c_str(), "chunked") != 0 ||
+                  head.all("transfer-encoding").size() != 1))
+    return refuse(400, "only Transfer-Encoding: chunked is accepted",
+                  &Counters::badRequest);
+  if (chunked && !lengths.empty())
+    return refuse(400, "both Content-Length and Transfer-Encoding",
+                  &Counters::badRequest);
+  if (!chunked && lengths.empty())
+    return refuse(411, "a POST needs a Content-Length or chunked body",
+                  &Counters::badRequest);
   for (const std::string &l : lengths)
     if (l != lengths[0] || !allDigits(l, 18))
       return refuse(400, "malformed Content-Length", &Counters::badRequest);
-  const size_t length = size_t(std::stoull(lengths[0]));
+  const size_t length = chunked ? 0 : size_t(std::stoull(lengths[0]));
   if (length > options.maxBody)
     return refuse(413,
                   "body of " + std::to_string(length) +
@@ -498,45 +624,40 @@ void HttpServer::serve(int fd) {
       return refuse(401, "malformed X-Unum-Nonce", &Counters::unauthorized);
   }
 
-  if (!reserve(length))
-    return refuse(503, "too many request bodies being read; retry",
-                  &Counters::busy);
-  struct Reservation {
-    HttpServer *server;
-    size_t bytes;
-    ~Reservation() { server->release(bytes); }
-  } reservation{this, length};
-
   if (strcasecmp(head.get("expect").c_str(), "100-continue") == 0 &&
       req.size() == headEnd + 4)
     sendAll(fd, "HTTP/1.1 100 Continue\r\n\r\n",
             Clock::now() + options.writeTimeout);
 
-  // The body, within bodyTimeout of the head; never more than `length`.
-  std::string body = req.substr(headEnd + 4, length);
+  // The body, within bodyTimeout of the head, never more than the limit.
+  struct Reservation {
+    HttpServer *server;
+    size_t bytes = 0;
+    ~Reservation() { server->release(bytes); }
+  } reservation{this};
+  std::string body;
+  std::string why;
+  int status = chunked ? readChunked(fd, req.substr(headEnd + 4), body,
+                                     reservation.bytes, why)
+                       : readLength(fd, req.substr(headEnd + 4, length), length,
+                                    body, reservation.bytes, why);
   req.clear();
   req.shrink_to_fit();
-  body.reserve(length);
-  const Clock::time_point bodyDeadline = Clock::now() + options.bodyTimeout;
-  while (body.size() < length) {
-    Read r = readSome(fd, body, length - body.size(), bodyDeadline);
-    if (r == Read::Closed)
-      return;
-    if (r == Read::TimedOut)
-      return refuse(408,
-                    "body not received within " +
-                        std::to_string(options.bodyTimeout.count()) + " ms",
-                    &Counters::timedOut);
-  }
+  if (status < 0)
+    return; // the client went away
+  if (status)
+    return refuse(status, why,
+                  status == 408   ? &Counters::timedOut
+                  : status == 413 ? &Counters::tooLarge
+                  : status == 503 ? &Counters::busy
+                                  : &Counters::badRequest);
 
   noteHeld(body.size());
-  if (!options.secret.empty()) {
-    std::string why;
-    if (int status = authenticate(head.method, head.path, timestamp, nonce,
-                                  signature, body, why))
-      return refuse(status, why,
-                    status == 401 ? &Counters::unauthorized : &Counters::busy);
-  }
+  if (!options.secret.empty())
+    if (int refused = authenticate(head.method, head.path, timestamp, nonce,
+                                   signature, body, why))
+      return refuse(refused, why,
+                    refused == 401 ? &Counters::unauthorized : &Counters::busy);
 
   {
     std::unique_lock<std::mutex> lock(mu);

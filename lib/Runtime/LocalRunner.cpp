@@ -152,9 +152,9 @@ LocalRunner::LocalRunner(const App &app, DataStore &store, Options options)
   if (journaling) {
     // Ids are unique per process (a random start), so a resumed session's
     // new invocations do not collide with the ones a dead process left.
+    // (63 bits: SQLite keeps them as positive integers.)
     std::random_device rd;
-    uint64_t base = (uint64_t(rd()) << 32 | rd()) & 0x7fffffff00000000ull;
-    nextOutboxId = base | 1;
+    nextOutboxId = ((uint64_t(rd()) << 32 | rd()) >> 1) | 1;
     pool->setOnAccept(
         [this](const std::string &fn, Payload &p) { journalIssued(fn, p); });
     pool->setDispatch([this](const std::string &fn, const Payload &p) {

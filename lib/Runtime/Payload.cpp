@@ -35,6 +35,15 @@ static Result<FanOutLevel> decodeLevel(const Value &v, unsigned depth) {
       return Status::error(where + ".Visit: expected a non-negative integer");
     level.visit = visit->getInt();
   }
+  if (const Value *window = v.find("Window")) {
+    const Value *items = v.find("Items");
+    if (!window->isInt() || window->getInt() < 1 || !items ||
+        !items->isString())
+      return Status::error(where + ".Window: expected a positive integer, "
+                                   "with the string Items");
+    level.window = window->getInt();
+    level.items = items->getString();
+  }
   return level;
 }
 
@@ -56,7 +65,14 @@ Result<Payload> unum::runtime::decodePayload(const Value &json) {
       // "http" (inline) is the default; any store name means "read the
       // checkpoints named in Value" (the original runtime wrote the store
       // type, e.g. "dynamodb").
-      if (source && source->getString() != "http") {
+      if (source && source->getString() == "unum-failure") {
+        p.source = Payload::Source::Failure;
+        const Value *name = value->find("Error");
+        const Value *cause = value->find("Cause");
+        if (!name || !name->isString() || !cause || !cause->isString())
+          return Status::error("payload Data.Value: a failure needs a string "
+                               "Error and Cause");
+      } else if (source && source->getString() != "http") {
         p.source = Payload::Source::Checkpoint;
         if (!value->isArray())
           return Status::error("payload Data.Value: a checkpoint source needs "
@@ -109,7 +125,10 @@ Result<Payload> unum::runtime::decodePayload(const Value &json) {
 
 Value unum::runtime::encodePayload(const Payload &p) {
   Value data = Value::object();
-  data.set("Source", p.source == Payload::Source::Http ? "http" : "checkpoint");
+  data.set("Source", p.source == Payload::Source::Http ? "http"
+                     : p.source == Payload::Source::Checkpoint
+                         ? "checkpoint"
+                         : "unum-failure");
   data.set("Value", p.value);
   Value out = Value::object();
   out.set("Data", std::move(data));
@@ -124,6 +143,10 @@ Value unum::runtime::encodePayload(const Payload &p) {
       l.set("Size", p.fanout[i].size);
       if (p.fanout[i].visit)
         l.set("Visit", p.fanout[i].visit);
+      if (p.fanout[i].window) {
+        l.set("Window", p.fanout[i].window);
+        l.set("Items", p.fanout[i].items);
+      }
       if (!level.isNull())
         l.set("OuterLoop", std::move(level));
       level = std::move(l);

@@ -6,6 +6,7 @@
 #include "unum/Runtime/Evaluator.h"
 
 #include "DebugRuntime.h"
+#include "Paths.h"
 #include "StateInput.h"
 
 #include <atomic>
@@ -380,8 +381,14 @@ UNUM_HOT Status Runtime::handle(const std::string &function,
   }
   if (s.isOk() || s.isCrash())
     return s;
-  std::string msg = "function '" + function + "' (instance " + inv.instance() +
-                    "): " + s.message();
+  // A named error (a data-flow failure after the checkpoint, such as an
+  // ItemsPath that selects no list: States.Runtime) says its name first.
+  std::string what = s.message();
+  if (const std::string &name = s.errorName();
+      !name.empty() && what.compare(0, name.size(), name) != 0)
+    what = name + ": " + what;
+  std::string msg =
+      "function '" + function + "' (instance " + inv.instance() + "): " + what;
   if (opts.observer)
     opts.observer->failed(inv.session(), function, inv.instance(), msg);
   return Status::error(msg);
@@ -435,12 +442,24 @@ Status Runtime::readCheckpoint(Invocation &inv, bool &reused, bool &finished) {
   return s;
 }
 
+/// What a fan-in target reads before it runs.
+struct Runtime::FanInInputs {
+  Value gathered;
+  std::vector<std::string> consumed; // the inputs this target retires
+  /// The first failed input's error object, in `values` order: an
+  /// iteration or branch of the target's Map or Parallel state failed.
+  std::optional<Value> failure;
+  /// A sink whose state has Retry: its retriers' counts so far.
+  std::vector<int64_t> retries;
+};
+
 /// A fan-in target's input: its inputs' checkpoints, in `values` order.
-/// `consumed` gets the inputs it retires once it has checkpointed.
-Status Runtime::gatherFanIn(Invocation &inv, Value &gathered,
-                            std::vector<std::string> &consumed, bool &reused,
+/// `in.consumed` gets the inputs it retires once it has checkpointed.
+Status Runtime::gatherFanIn(Invocation &inv, FanInInputs &in, bool &reused,
                             bool &finished) {
   const Payload &payload = *inv.payload;
+  Value &gathered = in.gathered;
+  std::vector<std::string> &consumed = in.consumed;
   std::vector<std::string> names;
   for (const Value &n : payload.value.getArray())
     names.push_back(n.getString());
@@ -474,16 +493,29 @@ Status Runtime::gatherFanIn(Invocation &inv, Value &gathered,
     auto decoded = decodeRecord(*rec, names[i]);
     if (!decoded)
       return decoded.getStatus();
-    if (decoded->first)
-      return Status::error("fan-in input '" + names[i] + "' failed");
-    if ((*rec)[0] == record::Output)
+    if ((*rec)[0] != record::Keep)
       consumed.push_back(names[i]);
+    if (UNUM_UNLIKELY(decoded->first)) {
+      // A failed iteration or branch (its last function reported the
+      // failure): the target fails with the first one's error.
+      const Value *name = decoded->second.find("Error");
+      const Value *cause = decoded->second.find("Cause");
+      if (!name || !name->isString() || !cause || !cause->isString())
+        return Status::error("fan-in input '" + names[i] +
+                             "' failed without an Error and Cause");
+      if (!in.failure) {
+        Value err = Value::object();
+        err.set("Error", *name);
+        err.set("Cause", *cause);
+        in.failure = std::move(err);
+      }
+    }
     gathered.push(std::move(decoded->second));
   }
   // A Map or Parallel sink (a fan-in target, even over an empty Map) whose
   // ResultPath applies to its state's input.
   if (UNUM_UNLIKELY(inv.fn->config.stateInput.has_value()))
-    return loadStateInput(inv, consumed, reused, finished);
+    return loadStateInput(inv, in, reused, finished);
   return Status::ok();
 }
 
@@ -507,13 +539,12 @@ Status Runtime::saveStateInput(Invocation &inv, const Value &effective) {
 /// gets the record, retired with its checkpoint. If a duplicate checkpointed
 /// first (and so retired the record), continue with that checkpoint like
 /// gatherFanIn does.
-Status Runtime::loadStateInput(Invocation &inv,
-                               std::vector<std::string> &consumed, bool &reused,
+Status Runtime::loadStateInput(Invocation &inv, FanInInputs &in, bool &reused,
                                bool &finished) {
   std::optional<std::string> own;
   Status s = detail::loadStateInput(
       store, inv.fn->config, inv.session(), inv.instance(), inv.payload->fanout,
-      inv.payload->visit, inv.output, consumed, own);
+      inv.payload->visit, inv.output, in.consumed, own, &in.retries);
   if (!s || !own)
     return s;
   s = adoptRecord(inv, *own, finished,
@@ -565,6 +596,26 @@ Status Runtime::attempt(Invocation &inv, const Value &effective,
     hr = inv.fn->plan.handler->call(effective, inv.ctx);
     return Status::ok();
   }
+  // A Task's TimeoutSecondsPath: the attempt's time limit, from the state's
+  // input; anything but a whole number of seconds in 1..a year is
+  // States.Runtime.
+  if (UNUM_UNLIKELY(inv.fn->config.dataFlow))
+    for (const config::Node::Member &m : inv.fn->config.dataFlow->members) {
+      if (m.key != "TimeoutSecondsPath")
+        continue;
+      auto v = dataflow::evaluateField(m.value.text, effective, inv.ctx);
+      if (!v || !v->isInt() || v->getInt() < 1 ||
+          double(v->getInt()) > Context::kMaxWaitSeconds) {
+        hr = HandlerResult::failure(
+            "TimeoutSecondsPath '" + m.value.text +
+                "' must select a whole number of seconds from 1 to 31536000 "
+                "(a year), not " +
+                (v ? toJson(*v) : v.getStatus().message()),
+            "States.Runtime");
+        return Status::ok();
+      }
+      inv.ctx.timeout = double(v->getInt()) * opts.timeScale;
+    }
   // Step Functions applies Parameters per attempt: they may read
   // $$.State.RetryCount or call States.UUID.
   auto in = flow.input(*inv.fn, effective, inv.ctx);
@@ -583,13 +634,25 @@ Status Runtime::attempt(Invocation &inv, const Value &effective,
   return Status::ok();
 }
 
+/// States.Runtime ends the execution: no Retry or Catch takes it, not even
+/// one that names it (AWS's error-handling documentation: "A States.Runtime
+/// error isn't retriable, and will always cause the execution to fail. A
+/// retry or catch on States.ALL won't catch States.Runtime errors.").
+static bool endsExecution(const std::string &error) {
+  return error == "States.Runtime";
+}
+
 /// Whether an ErrorEquals list names `error`: States.ALL names any error,
-/// States.TaskFailed any but States.Timeout.
+/// and on a Task (`task`) States.TaskFailed any but States.Timeout; neither
+/// names States.Runtime. (On a Map or Parallel state States.TaskFailed is
+/// just a name: the state's error is its iteration's or branch's.)
 static bool errorMatches(const std::vector<std::string> &names,
-                         const std::string &error) {
+                         const std::string &error, bool task) {
+  if (endsExecution(error))
+    return false;
   for (const std::string &n : names)
     if (n == error || n == "States.ALL" ||
-        (n == "States.TaskFailed" && error != "States.Timeout"))
+        (task && n == "States.TaskFailed" && error != "States.Timeout"))
       return true;
   return false;
 }
@@ -613,6 +676,42 @@ static double jitterFraction(const std::string &session,
   return double(h >> 11) * 0x1p-53;
 }
 
+namespace {
+/// The retrier that takes an error, and the wait before the next attempt.
+struct RetryPlan {
+  size_t retrier;
+  double delay; // seconds, before the time scale
+};
+} // namespace
+
+/// What `retriers` say about `error` after `counts[i]` retries by retrier
+/// i: the first whose ErrorEquals names it, if it has attempts left, waiting
+/// IntervalSeconds * BackoffRate^count, capped by MaxDelaySeconds, a fraction
+/// `jitter` of it with FULL jitter. None: the error stands.
+static std::optional<RetryPlan>
+planRetry(const std::vector<config::Retrier> &retriers,
+          const std::vector<int64_t> &counts, const std::string &error,
+          double jitter, bool task) {
+  auto r = std::find_if(retriers.begin(), retriers.end(),
+                        [&](const config::Retrier &r) {
+                          return errorMatches(r.errorEquals, error, task);
+                        });
+  if (r == retriers.end())
+    return std::nullopt;
+  size_t i = size_t(r - retriers.begin());
+  int64_t count = i < counts.size() ? counts[i] : 0;
+  if (count >= r->maxAttempts)
+    return std::nullopt;
+  double delay = r->intervalSeconds * std::pow(r->backoffRate, double(count));
+  if (r->maxDelaySeconds)
+    delay = std::min(delay, *r->maxDelaySeconds);
+  // BackoffRate^count grows without bound (to inf).
+  delay = std::min(delay, Context::kMaxWaitSeconds);
+  if (r->fullJitter)
+    delay *= jitter;
+  return RetryPlan{i, delay};
+}
+
 /// The user code (or its data flow) failed: retry it as the function's
 /// retriers say ("Retriers": the first whose ErrorEquals names the error,
 /// each with its own count, waiting IntervalSeconds * BackoffRate^count,
@@ -629,24 +728,15 @@ Status Runtime::retryOrFail(Invocation &inv, const Value &effective,
       hr.error = "States.TaskFailed";
     double delay = 0;
     if (!cfg.retriers.empty()) {
-      auto r = std::find_if(cfg.retriers.begin(), cfg.retriers.end(),
-                            [&](const config::Retrier &r) {
-                              return errorMatches(r.errorEquals, hr.error);
-                            });
-      if (r == cfg.retriers.end())
+      auto plan =
+          planRetry(cfg.retriers, counts, hr.error,
+                    jitterFraction(inv.session(), inv.instance(), attempts),
+                    /*task=*/true);
+      if (!plan)
         break;
-      int64_t &count = counts[r - cfg.retriers.begin()];
-      if (count >= r->maxAttempts)
-        break;
-      delay = r->intervalSeconds * std::pow(r->backoffRate, double(count));
-      if (r->maxDelaySeconds)
-        delay = std::min(delay, *r->maxDelaySeconds);
-      // BackoffRate^count grows without bound (to inf).
-      delay = std::min(delay, Context::kMaxWaitSeconds);
-      if (r->fullJitter)
-        delay *= jitterFraction(inv.session(), inv.instance(), attempts);
-      ++count;
-    } else if (attempts >= cfg.retry.value_or(0)) {
+      delay = plan->delay;
+      ++counts[plan->retrier];
+    } else if (endsExecution(hr.error) || attempts >= cfg.retry.value_or(0)) {
       break;
     }
     traceRetry(inv, attempts, hr, delay);
@@ -688,6 +778,135 @@ Status Runtime::failure(Invocation &inv, const HandlerResult &hr,
     err.set("Input", effective);
   inv.output = std::move(err);
   return Status::ok();
+}
+
+/// A failure that is not the function's own (an iteration or branch
+/// failed): it fails with it, and passes it on only along "Propagate" edges
+/// or its fan-in, never its own Catch. The mark survives in its checkpoint.
+static void passOn(bool &failed, Value &output, const Value &error) {
+  failed = true;
+  Value out = Value::object();
+  out.set("Error", *error.find("Error"));
+  out.set("Cause", *error.find("Cause"));
+  out.set("Propagated", true);
+  output = std::move(out);
+}
+
+/// A sink (with StateInput) whose fan-in input is a failure: an iteration or
+/// branch of its Map or Parallel state failed, so the state fails with that
+/// error. With
+/// "Retriers" (the state's Retry) the first that takes the error re-enters
+/// the state after its wait: the output records the decision (the state's
+/// input and the counts, under "Retries") and continuations() acts on it,
+/// so that a redelivery does the same. Otherwise the error goes to the
+/// error edges (the state's Catch, with ResultPath applied to the state's
+/// input) like a Task's.
+Status Runtime::stateFailed(Invocation &inv, FanInInputs &in) {
+  const config::FunctionConfig &cfg = inv.fn->config;
+  HandlerResult hr =
+      HandlerResult::failure(in.failure->find("Cause")->getString(),
+                             in.failure->find("Error")->getString());
+  // A sink with StateInput holds its state's input in inv.output.
+  Value stateInput = std::move(inv.output);
+  if (!cfg.retriers.empty()) {
+    std::vector<int64_t> counts = in.retries;
+    counts.resize(cfg.retriers.size());
+    int64_t attempts = 0;
+    for (int64_t c : counts)
+      attempts += c;
+    auto plan = planRetry(
+        cfg.retriers, counts, hr.error,
+        jitterFraction(inv.session(), inv.instance(), unsigned(attempts)),
+        /*task=*/false);
+    if (plan) {
+      ++counts[plan->retrier];
+      traceRetry(inv, unsigned(attempts), hr, plan->delay);
+      if (plan->delay > 0)
+        std::this_thread::sleep_for(
+            std::chrono::duration<double>(plan->delay * opts.timeScale));
+      Value out = Value::object();
+      out.set("Error", hr.error);
+      out.set("Cause", hr.cause);
+      out.set("Input", std::move(stateInput));
+      Value retries = Value::array();
+      for (int64_t c : counts)
+        retries.push(Value(c));
+      out.set("Retries", std::move(retries));
+      inv.failed = true;
+      inv.output = std::move(out);
+      return Status::ok();
+    }
+  }
+  return failure(inv, hr, stateInput);
+}
+
+/// A sink's Retry: the state's entry runs again on the state's input, as a
+/// new attempt (see StateInput.h): its visit counter advances, so every
+/// instance of the attempt has a name of its own.
+Status Runtime::reenterState(Invocation &inv) {
+  const std::string &entry = *inv.fn->config.stateInput;
+  const FunctionSpec *spec = app.find(entry);
+  const Value *input = inv.output.find("Input");
+  const Value *counts = inv.output.find("Retries");
+  if (!spec || !input || !counts || !counts->isArray())
+    return Status::error("the retry record of '" + inv.fn->config.name +
+                         "' is incomplete");
+  std::vector<int64_t> retries;
+  for (const Value &c : counts->getArray())
+    retries.push_back(c.isInt() ? c.getInt() : 0);
+  // The entry's instance on the next attempt: its counters advance from
+  // ours as on any entry.
+  std::vector<FanOutLevel> levels = *inv.levels;
+  int64_t visit = inv.visit;
+  const int64_t loop = spec->config.loop.value_or(0);
+  enterLoop(loop, visit, levels);
+  std::string next =
+      instanceName(entry, levels) + visitSuffix(loop, visit, levels);
+  if (Status s =
+          detail::saveRetryInput(store, inv.session(), next, *input, retries);
+      !s)
+    return s;
+  Payload p;
+  p.spec = spec;
+  p.session = inv.session();
+  p.value = *input;
+  p.fanout = *inv.levels;
+  p.visit = inv.visit;
+  if (opts.gc && inv.fn->config.checkpoint)
+    p.retire = inv.instance(); // the only continuation
+  if (tracing())
+    trace(inv, "retrying its state: invoking " + entry + " (" + next + ")");
+  if (Status s = invoker.invoke(entry, std::move(p)); !s)
+    return s.withContext("invoking '" + entry + "'");
+  if (crashAt(Step::AfterInvoke, inv.instance(), 0))
+    return crash(&inv, Step::AfterInvoke);
+  if (crashAt(Step::BeforeRetire, inv.instance()))
+    return crash(&inv, Step::BeforeRetire);
+  return Status::ok();
+}
+
+/// Whether a failed instance takes one of its error edges (else, with a
+/// fan-in edge, it reports the failure there). A failure passed on by a
+/// "Propagate" edge takes none, and States.Runtime only a "Propagate" one.
+Result<bool> Runtime::errorEdgeTaken(const Invocation &inv,
+                                     const EvalEnv &env) const {
+  if (inv.output.find("Propagated"))
+    return false;
+  const Value *name = inv.output.find("Error");
+  const bool ends =
+      name && name->isString() && endsExecution(name->getString());
+  for (const Edge &e : inv.fn->config.next) {
+    if (e.kind != EdgeKind::Error || (ends && !e.propagate))
+      continue;
+    if (!e.conditional)
+      return true;
+    auto c = evaluateCondition(*e.conditional, env);
+    if (!c)
+      return c.getStatus().withContext("edge to '" + e.target + "'");
+    if (*c)
+      return true;
+  }
+  return false;
 }
 
 /// What an error edge passes on: the error, {"Error", "Cause"}, or, with a
@@ -783,30 +1002,41 @@ UNUM_HOT Status Runtime::run(Invocation &inv) {
   // The effective input: inline (read in place), or a fan-in's checkpoints
   // in order. (Optional, like the other lists below: a chain step does not
   // pay for building and destroying empty ones.)
-  struct FanInInputs {
-    Value gathered;
-    std::vector<std::string> consumed; // the inputs this target retires
-  };
   std::optional<FanInInputs> fanIn;
   const Value *effective = &payload.value;
   if (!reused && UNUM_UNLIKELY(payload.source == Payload::Source::Checkpoint)) {
     fanIn.emplace();
     effective = &fanIn->gathered;
-    if (Status s = gatherFanIn(inv, fanIn->gathered, fanIn->consumed, reused,
-                               finished);
-        !s || finished)
+    if (Status s = gatherFanIn(inv, *fanIn, reused, finished); !s || finished)
       return s;
   }
 
   if (!reused) {
-    if (Status s = execute(inv, *effective); !s)
+    if (UNUM_UNLIKELY(payload.source == Payload::Source::Failure)) {
+      // A failure passed on by a "Propagate" edge: this instance fails
+      // with it, without running its code, and reports it (its fan-in).
+      passOn(inv.failed, inv.output, payload.value);
+    } else if (UNUM_UNLIKELY(fanIn && fanIn->failure)) {
+      // A Map or Parallel state's sink fails (or retries the state); any
+      // other fan-in target (a sink was bypassed) passes the failure on.
+      if (!inv.fn->config.stateInput)
+        passOn(inv.failed, inv.output, *fanIn->failure);
+      else if (Status s = stateFailed(inv, *fanIn); !s)
+        return s;
+    } else if (Status s = execute(inv, *effective); !s) {
       return s;
+    }
     if (UNUM_UNLIKELY(crashAt(Step::AfterUserCode, inv.instance())))
       return crash(&inv, Step::AfterUserCode);
     const config::FunctionConfig &cfg = inv.fn->config;
-    if (UNUM_UNLIKELY(inv.failed) &&
-        std::none_of(cfg.next.begin(), cfg.next.end(),
-                     [](const Edge &e) { return e.kind == EdgeKind::Error; }))
+    // A failure goes on only along an error edge, a "Propagate" fan-in (a
+    // Map iteration's or Parallel branch's last function reports it to the
+    // state's sink), or back into its state (a sink's Retry).
+    if (UNUM_UNLIKELY(inv.failed) && !inv.output.find("Retries") &&
+        std::none_of(cfg.next.begin(), cfg.next.end(), [](const Edge &e) {
+          return e.kind == EdgeKind::Error ||
+                 (e.kind == EdgeKind::FanIn && e.propagate);
+        }))
       return Status::error(inv.output.find("Error")->getString() + ": " +
                            inv.output.find("Cause")->getString());
     // A Map or Parallel entry whose sink needs the state's input.
@@ -908,16 +1138,87 @@ Status Runtime::addMapSends(Invocation &inv, const Edge &e,
     }
     return Status::ok();
   }
-  sends.reserve(sends.size() + items->size());
-  for (int64_t i = 0; i < n; ++i) {
+  // MaxConcurrency: the first `window` iterations now; each iteration's
+  // tail invokes the one `window` after it (nextIteration), reading its item
+  // from a record of this instance's, which the collecting fan-in's
+  // completer retires.
+  FanOutLevel level{"Map", 0, n};
+  int64_t issued = n;
+  if (UNUM_UNLIKELY(e.maxConcurrency && *e.maxConcurrency < n)) {
+    level.window = *e.maxConcurrency;
+    level.items = inv.instance() + "#items";
+    issued = level.window;
+    Value rec = Value::object();
+    rec.set("Target", e.target);
+    Value list = Value::array();
+    for (const Value &item : *items)
+      list.push(item);
+    rec.set("Items", std::move(list));
+    std::string text(1, record::Output);
+    appendJson(text, rec);
+    // Losing is fine: a redelivery saves the same items (or the record is
+    // retired: every iteration was issued).
+    auto put = store.putIfAbsent(inv.session(), level.items, text, {}, {});
+    if (!put)
+      return storeFailure(put.getStatus(), "saving the Map's items");
+  }
+  sends.reserve(sends.size() + size_t(issued));
+  for (int64_t i = 0; i < issued; ++i) {
     Payload &m =
         sends.add(e.target, targetSpec, inv.session(), inv.fresh, false).p;
     m.value = std::move((*items)[i]);
     m.fanout.reserve(post.size() + 1);
-    m.fanout.push_back(FanOutLevel{"Map", i, n});
+    level.index = i;
+    m.fanout.push_back(level);
     m.fanout.insert(m.fanout.end(), post.begin(), post.end());
     m.visit = inv.visit;
   }
+  return Status::ok();
+}
+
+/// The tail of an iteration of a Map with MaxConcurrency k (its level has a
+/// window): before it reports to the fan-in, it invokes iteration i + k, so
+/// that at most k run at once. A redelivered tail invokes it again (the
+/// iteration's checkpoint makes that harmless); once the fan-in completed,
+/// the items record is retired and every iteration was issued.
+Status Runtime::nextIteration(Invocation &inv) {
+  const FanOutLevel &level = inv.payload->fanout.front();
+  const int64_t next = level.index + level.window;
+  if (next >= level.size)
+    return Status::ok();
+  auto rec = store.get(inv.session(), level.items);
+  if (!rec)
+    return storeFailure(rec.getStatus(), "reading the Map's items");
+  if (*rec && !(*rec)->empty() && (**rec)[0] == record::Done)
+    return Status::ok();
+  const Value *target = nullptr, *list = nullptr;
+  Value items;
+  if (*rec && !(*rec)->empty() && (**rec)[0] == record::Output) {
+    auto v = parseJsonValue(std::string_view(**rec).substr(1), level.items);
+    if (!v)
+      return v.getStatus();
+    items = v.take();
+    target = items.find("Target");
+    list = items.find("Items");
+  }
+  if (!target || !target->isString() || !list || !list->isArray() ||
+      int64_t(list->getArray().size()) != level.size)
+    return Status::error("the Map's items record '" + level.items +
+                         "' is missing or broken");
+  const std::string &name = target->getString();
+  Payload p;
+  p.spec = app.find(name);
+  p.session = inv.session();
+  p.value = list->getArray()[size_t(next)];
+  p.fanout = inv.payload->fanout;
+  p.fanout.front().index = next;
+  p.fanout.front().visit = 0;
+  p.visit = inv.payload->visit;
+  if (tracing())
+    trace(inv,
+          "invoking the next iteration, " + name + " #" + std::to_string(next));
+  if (Status s = invoker.invoke(name, std::move(p)); !s)
+    return s.withContext("invoking '" + name + "'");
   return Status::ok();
 }
 
@@ -987,6 +1288,13 @@ Status Runtime::reportFanIns(Invocation &inv, std::vector<FanIn> &fanIns,
       trace(inv, "completed the fan-in; invoking " + *f.target);
     if (Status s = invoker.invoke(*f.target, std::move(p)); !s)
       return s.withContext("invoking '" + *f.target + "'");
+    // Every iteration of a Map with MaxConcurrency was issued: its items
+    // record goes.
+    if (const std::vector<FanOutLevel> &levels = inv.payload->fanout;
+        opts.gc && !levels.empty() && levels.front().window > 0 &&
+        post.size() < levels.size())
+      if (Status s = store.retire(inv.session(), levels.front().items); !s)
+        return storeFailure(s, "garbage-collecting the Map's items");
   }
   return Status::ok();
 }
@@ -1075,6 +1383,21 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
     post = &modified;
   }
 
+  // A failure takes the error edges (a Catch, or "Propagate"); if none
+  // takes it, the "Propagate" fan-in edges report it (the state's sink
+  // fails); a sink that decided to retry its state re-enters it.
+  bool errorTaken = false, runtimeError = false;
+  if (UNUM_UNLIKELY(inv.failed)) {
+    if (cfg.stateInput && inv.output.find("Retries"))
+      return reenterState(inv);
+    auto taken = errorEdgeTaken(inv, env);
+    if (!taken)
+      return taken.getStatus();
+    errorTaken = *taken;
+    const Value *name = inv.output.find("Error");
+    runtimeError = name && name->isString() && endsExecution(name->getString());
+  }
+
   Sends sends;
   std::vector<FanIn> fanIns;
   // Parallel branches add a level each (isBranchEdge says which entries
@@ -1089,8 +1412,15 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
         edge < inv.fn->targets.size() ? inv.fn->targets[edge] : nullptr;
     bool branchEdge = isBranchEdge(e);
     int64_t branch = branchEdge ? scalarPos++ : 0;
-    if ((e.kind == EdgeKind::Error) != inv.failed)
+    if (UNUM_UNLIKELY(inv.failed)) {
+      bool take = e.kind == EdgeKind::Error
+                      ? errorTaken && (e.propagate || !runtimeError)
+                      : e.kind == EdgeKind::FanIn && e.propagate && !errorTaken;
+      if (!take)
+        continue;
+    } else if (e.kind == EdgeKind::Error) {
       continue;
+    }
     if (UNUM_UNLIKELY(e.conditional)) {
       auto c = evaluateCondition(*e.conditional, env);
       if (!c)
@@ -1117,6 +1447,8 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
         if (!value)
           return value.getStatus().withContext("edge to '" + e.target + "'");
         s.p.value = value.take();
+        if (e.propagate)
+          s.p.source = Payload::Source::Failure;
       }
       if (level)
         s.p.fanout.push_back(FanOutLevel{"Parallel", branch, nScalar});
@@ -1161,9 +1493,16 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
   if (UNUM_UNLIKELY(!sends.empty() && tracing()))
     trace(inv, "invoked " + std::to_string(sends.size()) + " continuation(s)");
 
-  if (UNUM_UNLIKELY(!fanIns.empty()))
+  if (UNUM_UNLIKELY(!fanIns.empty())) {
+    // The tail of an iteration of a Map with MaxConcurrency.
+    if (const std::vector<FanOutLevel> &levels = inv.payload->fanout;
+        !levels.empty() && levels.front().window > 0 &&
+        post->size() < levels.size())
+      if (Status s = nextIteration(inv); !s)
+        return s;
     if (Status s = reportFanIns(inv, fanIns, *post); !s)
       return s;
+  }
   if (UNUM_UNLIKELY(terminal))
     if (Status s = finishTerminal(inv); !s)
       return s;

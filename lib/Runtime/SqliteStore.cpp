@@ -8,11 +8,10 @@
 // with it: a chain step's checkpoint carries its own invocation's removal
 // and its continuation's insertion.
 //
-// An outbox entry is a row of unum_records named after the function it
-// invokes, "<function>\x01<id, 16 hex digits>", holding
-// "<function>\n<payload>" (no instance name holds \x01): it sits next to
-// the checkpoints its step writes and retires, in the same b-tree, and
-// stats() does not count it.
+// The outbox is a rowid table keyed by the invocation's id alone (ids are
+// unique per process, from a random 63-bit start): inserting and deleting
+// by an integer key is what costs least, and it holds only pending
+// invocations, so reading one session's scans it without an index.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +48,9 @@ CREATE INDEX IF NOT EXISTS unum_effects_session ON unum_effects(session);
 CREATE TABLE IF NOT EXISTS unum_kv(
   session TEXT NOT NULL, key TEXT NOT NULL, value BLOB,
   PRIMARY KEY(session, key)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS unum_outbox(
+  id INTEGER PRIMARY KEY, session TEXT NOT NULL, function TEXT NOT NULL,
+  payload TEXT NOT NULL);
 )sql";
 
 // After kSchema: databases written before tombstones could expire gain the
@@ -348,8 +350,7 @@ public:
     Stats st;
     sqlite3_stmt *r =
         stmt("SELECT count(*), coalesce(sum(hex(substr(record,1,1))"
-             " != '74'), 0) FROM unum_records WHERE session=?1 AND "
-             "instance NOT GLOB '*' || char(1) || '*'");
+             " != '74'), 0) FROM unum_records WHERE session=?1");
     bind(r, 1, session);
     if (sqlite3_step(r) == SQLITE_ROW) {
       st.records = size_t(sqlite3_column_int64(r, 0));
@@ -382,7 +383,7 @@ public:
     std::lock_guard<std::mutex> lock(mu);
     auto r = transaction<bool>([&]() -> Result<bool> {
       for (const char *table : {"unum_records", "unum_sets", "unum_members",
-                                "unum_effects", "unum_kv"}) {
+                                "unum_effects", "unum_kv", "unum_outbox"}) {
         sqlite3_stmt *d =
             stmt(std::string("DELETE FROM ") + table + " WHERE session=?1");
         bind(d, 1, session);
@@ -407,18 +408,13 @@ public:
     if (Status s = flushOutbox(); !s)
       return s;
     std::lock_guard<std::mutex> lock(mu);
-    sqlite3_stmt *s = stmt("SELECT instance, record FROM unum_records WHERE "
-                           "session=?1 AND instance GLOB '*' || char(1) || "
-                           "'*'");
+    sqlite3_stmt *s = stmt("SELECT id, function, payload FROM unum_outbox "
+                           "WHERE session=?1");
     bind(s, 1, session);
     std::vector<Pending> out;
     if (!eachRow(s, [&] {
-          std::string key = column(s, 0), rec = column(s, 1);
-          size_t nl = rec.find('\n');
-          if (nl != std::string::npos) // else not an outbox entry
-            out.push_back({std::strtoull(key.c_str() + key.rfind('\x01') + 1,
-                                         nullptr, 16),
-                           rec.substr(0, nl), rec.substr(nl + 1)});
+          out.push_back({uint64_t(sqlite3_column_int64(s, 0)), column(s, 1),
+                         column(s, 2)});
         }))
       return fail("reading the outbox");
     return out;
@@ -428,9 +424,8 @@ public:
     std::vector<std::string> out;
     Status st = flushOutbox();
     std::lock_guard<std::mutex> lock(mu);
-    sqlite3_stmt *s = stmt("SELECT DISTINCT session FROM unum_records WHERE "
-                           "instance GLOB '*' || char(1) || '*' ORDER BY "
-                           "session");
+    sqlite3_stmt *s =
+        stmt("SELECT DISTINCT session FROM unum_outbox ORDER BY session");
     if (st && !eachRow(s, [&] { out.push_back(column(s, 0)); }))
       st = fail("reading the outbox");
     if (!st)
@@ -454,21 +449,17 @@ public:
 private:
   /// Applies the staged outbox changes (in the caller's transaction).
   Status applyOutbox(const std::vector<OutboxChange> &changes) {
-    sqlite3_stmt *ins = stmt("INSERT OR REPLACE INTO unum_records(session, "
-                             "instance, record) VALUES(?1,?2,?3)");
-    sqlite3_stmt *del = stmt("DELETE FROM unum_records WHERE session=?1 AND "
-                             "instance=?2");
-    std::string key;
+    sqlite3_stmt *ins = stmt("INSERT OR REPLACE INTO unum_outbox(id, session, "
+                             "function, payload) VALUES(?1,?2,?3,?4)");
+    sqlite3_stmt *del =
+        stmt("DELETE FROM unum_outbox WHERE id=?1 AND session=?2");
     for (const OutboxChange &c : changes) {
-      char id[24];
-      std::snprintf(id, sizeof id, "\x01%016llx", (unsigned long long)c.id);
       sqlite3_stmt *s = c.issued ? ins : del;
-      key = c.function + id;
-      bind(s, 1, c.session);
-      bind(s, 2, key);
+      sqlite3_bind_int64(s, 1, int64_t(c.id));
+      bind(s, 2, c.session);
       if (c.issued) {
-        std::string rec = c.function + '\n' + c.payload;
-        bindBlob(s, 3, rec);
+        bind(s, 3, c.function);
+        bind(s, 4, c.payload);
       }
       if (!stepDone(s))
         return fail("writing the outbox");

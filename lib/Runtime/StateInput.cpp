@@ -33,7 +33,8 @@ detail::loadStateInput(DataStore &store, const config::FunctionConfig &config,
                        const std::string &session, const std::string &instance,
                        const std::vector<FanOutLevel> &fanout, int64_t visit,
                        Value &input, std::vector<std::string> &retire,
-                       std::optional<std::string> &own) {
+                       std::optional<std::string> &own,
+                       std::vector<int64_t> *retries) {
   // The entry is in the same scopes as the sink, so it has the same "Loop";
   // its counters are those the sink received (before its own entry).
   std::string name =
@@ -64,12 +65,50 @@ detail::loadStateInput(DataStore &store, const config::FunctionConfig &config,
     }
     return Status::error(what() + " was already garbage-collected");
   }
-  if (r.empty() || r[0] != record::Output)
+  if (r.empty() || (r[0] != record::Output && r[0] != record::Keep))
     return Status::error(what() + " is not a saved input");
   auto v = parseJsonValue(std::string_view(r).substr(1), what());
   if (!v)
     return v.getStatus();
-  input = v.take();
+  if (r[0] == record::Keep) {
+    // Written by the previous attempt's sink: the input and the counts.
+    const Value *in = v->find("Input");
+    const Value *counts = v->find("Retries");
+    if (!in || !counts || !counts->isArray())
+      return Status::error(what() + " is not a retried state's input");
+    if (retries) {
+      retries->clear();
+      for (const Value &c : counts->getArray()) {
+        if (!c.isInt() || c.getInt() < 0)
+          return Status::error(what() + " has a bad retry count");
+        retries->push_back(c.getInt());
+      }
+    }
+    input = *in;
+  } else {
+    input = v.take();
+  }
   retire.push_back(std::move(name));
+  return Status::ok();
+}
+
+Status detail::saveRetryInput(DataStore &store, const std::string &session,
+                              const std::string &entryInstance,
+                              const Value &input,
+                              const std::vector<int64_t> &retries) {
+  Value rec = Value::object();
+  rec.set("Input", input);
+  Value counts = Value::array();
+  for (int64_t c : retries)
+    counts.push(Value(c));
+  rec.set("Retries", std::move(counts));
+  std::string text(1, record::Keep);
+  appendJson(text, rec);
+  // Losing is fine: a duplicate of this sink wrote the same record.
+  auto put =
+      store.putIfAbsent(session, savedInputName(entryInstance), text, {}, {});
+  if (!put)
+    return Status::crash("saving the state input for its retry: " +
+                         put.getStatus().message());
   return Status::ok();
 }

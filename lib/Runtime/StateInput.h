@@ -20,6 +20,15 @@
 //  * an empty Map continues straight to its sink, which finds the record
 //    like any other.
 //
+// A state with Retry (its sink has "Retriers"): when an iteration or branch
+// failed and a retrier applies, the sink re-enters the state. It writes the
+// next attempt's record itself, under the name the entry will have on that
+// attempt (its visit counter advances, as on any entry of a function with
+// "Loop"), holding the state's input and the retriers' counts so far
+// ({"Input": ..., "Retries": [...]}, flagged record::Keep); then it invokes
+// the entry with that input. The entry's own save loses to it, and the next
+// attempt's sink reads the counts from it.
+//
 //===----------------------------------------------------------------------===//
 #ifndef UNUM_LIB_RUNTIME_STATEINPUT_H
 #define UNUM_LIB_RUNTIME_STATEINPUT_H
@@ -51,7 +60,14 @@ Status loadStateInput(DataStore &store, const config::FunctionConfig &config,
                       const std::string &session, const std::string &instance,
                       const std::vector<FanOutLevel> &fanout, int64_t visit,
                       Value &input, std::vector<std::string> &retire,
-                      std::optional<std::string> &own);
+                      std::optional<std::string> &own,
+                      std::vector<int64_t> *retries = nullptr);
+
+/// A sink re-entering its state: the record the entry's next attempt
+/// (instance `entryInstance`) reads, with the retriers' counts.
+Status saveRetryInput(DataStore &store, const std::string &session,
+                      const std::string &entryInstance, const Value &input,
+                      const std::vector<int64_t> &retries);
 
 } // namespace unum::runtime::detail
 

@@ -28,6 +28,26 @@
 #define MAX_PARAMS 16
 #define MAX_WORDS 1024
 
+/* numpy.ndarray and numpy.generic (configure()): a buffer argument must be
+   exactly an ndarray or a numpy scalar. Subclasses (np.matrix, masked
+   arrays) change what operators mean or carry what a kernel would drop, so
+   they take the general path, which refuses them. */
+static PyObject *ndarray_type, *generic_type;
+
+static PyObject *configure(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *nd, *gen;
+  if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &nd, &PyType_Type, &gen))
+    return NULL;
+  Py_XDECREF(ndarray_type);
+  Py_XDECREF(generic_type);
+  Py_INCREF(nd);
+  Py_INCREF(gen);
+  ndarray_type = nd;
+  generic_type = gen;
+  Py_RETURN_NONE;
+}
+
 static int kind_of(const char *format) {
   if (!format)
     return 'b'; /* "B" unsigned bytes: never a kernel dtype */
@@ -101,7 +121,10 @@ static PyObject *call(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
       data[k] = &scalars[k];
       continue;
     }
-    if (!PyObject_CheckBuffer(obj) ||
+    if (!ndarray_type ||
+        (Py_TYPE(obj) != (PyTypeObject *)ndarray_type &&
+         !PyObject_TypeCheck(obj, (PyTypeObject *)generic_type)) ||
+        !PyObject_CheckBuffer(obj) ||
         PyObject_GetBuffer(obj, &views[k],
                            k < n_in ? PyBUF_RECORDS_RO : PyBUF_RECORDS) != 0) {
       PyErr_Clear();
@@ -177,6 +200,8 @@ static PyObject *call(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
 }
 
 static PyMethodDef methods[] = {
+    {"configure", configure, METH_VARARGS,
+     "configure(numpy.ndarray, numpy.generic): the array and scalar types"},
     {"call", (PyCFunction)(void (*)(void))call, METH_FASTCALL,
      "call(spec, fn, args, outs): run a kernel if every argument matches"},
     {NULL, NULL, 0, NULL}};

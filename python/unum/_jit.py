@@ -21,6 +21,7 @@ from .errors import CompileError, UnumError
 
 try:  # the C call path (python/unum/_fastcall.c); ctypes when not built
     from . import _fastcall
+    _fastcall.configure(np.ndarray, np.generic)
 except ImportError:  # pragma: no cover - depends on the build
     _fastcall = None
 
@@ -83,7 +84,12 @@ def _arg_key(a):
         return (a.dtype, ())
     if t is tuple:
         return ("tuple",) + tuple(_arg_key(x) for x in a)
-    if t is list or isinstance(a, np.ndarray):
+    if isinstance(a, np.ndarray):
+        # Subclasses change what operators mean (np.matrix's * is a matrix
+        # product) or carry what a kernel would drop (a masked array's mask).
+        raise TypeError("unum.jit: %s arguments are not supported (pass a plain "
+                        "numpy array)" % t.__name__)
+    if t is list:
         return _arg_key(np.asarray(a))
     raise TypeError("unum.jit: unsupported argument of type %s (arrays, numbers and "
                     "tuples of them are)" % t.__name__)
@@ -94,7 +100,7 @@ def _flatten(a, out):
     if t is tuple:
         for x in a:
             _flatten(x, out)
-    elif t is list or (isinstance(a, np.ndarray) and t is not np.ndarray):
+    elif t is list:
         out.append(np.asarray(a))
     else:
         out.append(a)

@@ -203,3 +203,18 @@ def test_dynamic_sizes_share_kernels(module_from_source):
     # Shapes are still checked before the kernel runs.
     with pytest.raises(unum.CompileError, match="do not broadcast"):
         module.f(np.ones((3, 4)), np.ones(5))
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.matrix
+def test_array_subclasses_are_refused(mod):
+    """np.matrix's * is a matrix product and a masked array has a mask: the
+    kernel would compute something else, so they are TypeErrors, also when
+    the last signature would match their buffer (the C path checks the
+    type)."""
+    a = np.arange(4.0).reshape(2, 2)
+    mod.axpy(1.0, a, a)
+    for bad in [np.matrix(a), np.ma.masked_array(a, mask=[[0, 1], [0, 0]])]:
+        with pytest.raises(TypeError, match="not supported"):
+            mod.axpy(1.0, bad, a)
+        with pytest.raises(TypeError, match="not supported"):
+            mod.axpy(1.0, a, bad)

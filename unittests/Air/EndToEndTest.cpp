@@ -358,15 +358,24 @@ void run(const Case &c) {
   for (Descriptor &d : descriptors)
     args.push_back(d.ptr());
   using P = void *;
+  int32_t status = -1;
   switch (args.size()) {
-  case 2: ((void (*)(P, P))fn)(args[0], args[1]); break;
-  case 3: ((void (*)(P, P, P))fn)(args[0], args[1], args[2]); break;
-  case 4: ((void (*)(P, P, P, P))fn)(args[0], args[1], args[2], args[3]); break;
+  case 2:
+    status = ((int32_t(*)(P, P))fn)(args[0], args[1]);
+    break;
+  case 3:
+    status = ((int32_t(*)(P, P, P))fn)(args[0], args[1], args[2]);
+    break;
+  case 4:
+    status = ((int32_t(*)(P, P, P, P))fn)(args[0], args[1], args[2], args[3]);
+    break;
   case 5:
-    ((void (*)(P, P, P, P, P))fn)(args[0], args[1], args[2], args[3], args[4]);
+    status = ((int32_t(*)(P, P, P, P, P))fn)(args[0], args[1], args[2], args[3],
+                                             args[4]);
     break;
   default: FAIL() << "unexpected arity";
   }
+  ASSERT_EQ(status, kOk);
   const Buffer &out = buffers.back();
   for (int64_t i = 0; i < c.expected.size(); ++i) {
     double want = c.expected.data[i], got = out.get(i);
@@ -428,12 +437,15 @@ std::vector<float> runF32(const std::string &text, const std::string &name,
   void *fn = jit->lookup(name);
   EXPECT_NE(fn, nullptr);
   using P = void *;
+  int32_t status;
   if (d.size() == 2)
-    ((void (*)(P, P))fn)(d[0].ptr(), d[1].ptr());
+    status = ((int32_t(*)(P, P))fn)(d[0].ptr(), d[1].ptr());
   else if (d.size() == 3)
-    ((void (*)(P, P, P))fn)(d[0].ptr(), d[1].ptr(), d[2].ptr());
+    status = ((int32_t(*)(P, P, P))fn)(d[0].ptr(), d[1].ptr(), d[2].ptr());
   else
-    ((void (*)(P, P, P, P))fn)(d[0].ptr(), d[1].ptr(), d[2].ptr(), d[3].ptr());
+    status = ((int32_t(*)(P, P, P, P))fn)(d[0].ptr(), d[1].ptr(), d[2].ptr(),
+                                          d[3].ptr());
+  EXPECT_EQ(status, kOk);
   return out;
 }
 

@@ -338,6 +338,88 @@ TestApp unum::runtime::test::nestedResultPathApp(int orders) {
   return t;
 }
 
+TestApp unum::runtime::test::mapRetryApp(bool recovers, int n, int bad) {
+  TestApp t;
+  t.name = recovers ? "map-retry" : "map-retry-then-catch";
+  t.app = appFromJson({
+      R"({"Name": "Enter", "Start": true, "Checkpoint": true, "SaveInput": true,
+          "Loop": 1, "Next": {"Name": "Work", "InputType": "Map"}})",
+      R"({"Name": "Work", "Checkpoint": true, "Loop": 1,
+          "Next": [{"Name": "Tail", "InputType": "Scalar"},
+                   {"Name": "Tail", "InputType": "Error", "Propagate": true}]})",
+      R"({"Name": "Tail", "Checkpoint": true, "Loop": 1,
+          "Next": {"Name": "Sink", "Propagate": true, "InputType": {"Fan-in": {
+            "Values": ["Tail-unumIndex-*"]}}},
+          "Next Payload Modifiers": ["Pop"]})",
+      R"({"Name": "Sink", "Checkpoint": true, "StateInput": "Enter", "Loop": 1,
+          "Retriers": [{"ErrorEquals": ["Boom"], "IntervalSeconds": 1,
+                        "MaxAttempts": 1}],
+          "Next": {"Name": "Handle", "InputType": "Error"}})",
+      R"({"Name": "Handle", "Checkpoint": true})"});
+  for (const char *identity : {"Enter", "Tail", "Sink", "Handle"})
+    set(t.app, identity, [](const Value &x) { return x; });
+  // Attempt 1's instances are named ...-unumVisit-1, attempt 2's
+  // ...-unumVisit-3 (the sink in between advanced the counter to 2).
+  (void)t.app.setHandler(
+      "Work", makeFunctionHandler([=](const Value &in, Context &ctx) {
+        if (in.getInt() == bad &&
+            (!recovers ||
+             ctx.instance.find("-unumVisit-1") != std::string_view::npos))
+          return HandlerResult::failure("bad item", "Boom");
+        ctx.effect(ctx.instance);
+        return HandlerResult::success(Value(in.getInt() * 10));
+      }));
+  t.input = Value::array();
+  Value out = Value::array();
+  for (int i = 0; i < n; ++i) {
+    t.input.push(Value(int64_t(i)));
+    out.push(Value(int64_t(i * 10)));
+  }
+  t.checkpointed = {"Enter-unumVisit-1", "Enter-unumVisit-3"};
+  for (int i = 0; i < n; ++i)
+    for (const char *visit : {"1", "3"})
+      if (i != bad || (recovers && visit == std::string("3")))
+        for (const char *f : {"Work", "Tail"})
+          t.checkpointed.push_back(std::string(f) + "-unumIndex-" +
+                                   std::to_string(i) + "-unumVisit-" + visit);
+  if (recovers) {
+    t.checkpointed.push_back("Sink-unumVisit-4");
+    t.expected = obj({{"Sink-unumVisit-4", out}});
+  } else {
+    t.checkpointed.push_back("Handle");
+    t.expected =
+        obj({{"Handle",
+              obj({{"Error", Value("Boom")}, {"Cause", Value("bad item")}})}});
+  }
+  t.saved = {"Enter-unumVisit-1", "Enter-unumVisit-3"};
+  return t;
+}
+
+TestApp unum::runtime::test::maxConcurrencyApp(int n, int k) {
+  TestApp t;
+  t.name = "max-concurrency-" + std::to_string(k);
+  t.app = appFromJson({
+      R"({"Name": "A", "Next": {"Name": "B", "InputType": "Map",
+          "MaxConcurrency": )" +
+          std::to_string(k) + R"(}, "Checkpoint": true, "Start": true})",
+      R"({"Name": "B", "Next": {"Name": "C", "InputType": {"Fan-in": {
+            "Values": ["B-unumIndex-*"]}}},
+          "Next Payload Modifiers": ["Pop"], "Checkpoint": true})",
+      R"({"Name": "C", "Checkpoint": true})"});
+  set(t.app, "A", [](const Value &x) { return range(int(x.getInt())); });
+  set(t.app, "B", [](const Value &x) { return Value(x.getInt() + 100); });
+  set(t.app, "C", [](const Value &x) { return x; });
+  t.input = Value(int64_t(n));
+  Value out = Value::array();
+  t.checkpointed = {"A", "C"};
+  for (int i = 1; i <= n; ++i) {
+    out.push(Value(int64_t(i + 100)));
+    t.checkpointed.push_back("B-unumIndex-" + std::to_string(i - 1));
+  }
+  t.expected = obj({{"C", out}});
+  return t;
+}
+
 std::vector<TestApp> unum::runtime::test::allApps() {
   std::vector<TestApp> apps;
   apps.push_back(chainApp());

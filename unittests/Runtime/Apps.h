@@ -54,6 +54,15 @@ TestApp mapResultPathApp(int n = 3);
 /// BothSink -> OrdersSink (order i has i lines).
 TestApp nestedResultPathApp(int orders = 3);
 
+/// A Map state with Retry and Catch, as unumc lowers it: Enter (SaveInput)
+/// -> map Work -> Tail -> fan-in Sink (StateInput, Retriers) -> error edge
+/// Handle. Work fails with "Boom" on item `bad`: on the first attempt only
+/// when `recovers` (the retry succeeds), else always (the Catch takes it).
+TestApp mapRetryApp(bool recovers, int n = 3, int bad = 1);
+
+/// A -> map B (MaxConcurrency k) -> fan-in C.
+TestApp maxConcurrencyApp(int n = 5, int k = 2);
+
 std::vector<TestApp> allApps();
 
 /// fanInApp(n) with shell scripts written to `dir` as handlers: each stages

@@ -55,6 +55,7 @@ void runAndCheck(TestApp &t, DataStore &store, FaultHook hook,
   opts.workers = 3;
   opts.maxDeliveries = maxDeliveries;
   opts.runtime.fault = std::move(hook);
+  opts.runtime.timeScale = 0.001; // the retry waits of mapRetryApp
   opts.log = [](const std::string &) { ++debugLines; };
   LocalRunner runner(t.app, store, opts);
   RunResult r = runner.run(t.input, /*keepSession=*/true);
@@ -140,6 +141,23 @@ TEST_P(FaultInjectionTest, CrashAtEveryStepBoundary) {
                  Step::BeforeFanInAdd, Step::AfterFanInAdd, Step::BeforeRetire})
     EXPECT_GT(perStep[s], 0u) << stepName(s);
   EXPECT_GT(total, 100u);
+}
+
+// Retry and Catch on a Map state (a failed iteration fails the state, which
+// is re-run as a new attempt, then caught) and MaxConcurrency (each tail
+// invokes the next iteration): a crash anywhere changes neither the outputs
+// nor the committed effects, and nothing is left behind.
+TEST_P(FaultInjectionTest, MapRetryCatchAndMaxConcurrencyAtEveryBoundary) {
+  std::map<Step, unsigned> perStep;
+  size_t total = 0;
+  std::vector<TestApp> apps;
+  apps.push_back(mapRetryApp(/*recovers=*/true));
+  apps.push_back(mapRetryApp(/*recovers=*/false));
+  apps.push_back(maxConcurrencyApp(5, 2));
+  apps.push_back(maxConcurrencyApp(3, 1));
+  for (TestApp &t : apps)
+    crashAtEveryBoundary(t, *store, perStep, total);
+  EXPECT_GT(total, 50u);
 }
 
 TEST_P(FaultInjectionTest, SubprocessEffectsAtEveryStepBoundary) {

@@ -290,9 +290,16 @@ TEST(HttpServer, BadRequestsGet4xx) {
   } cases[] = {
       {"GET /fn/A HTTP/1.1\r\nHost: x\r\n\r\n", 405},
       {"POST /fn/A HTTP/1.1\r\nHost: x\r\n\r\n", 411},
+      {"POST /fn/A HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 400},
+      {"POST /fn/A HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
+       "Content-Length: 5\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+       400},
       {"POST /fn/A HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
-       "5\r\nhello\r\n0\r\n\r\n",
-       411},
+       "5\r\nhelloXX0\r\n\r\n",
+       400},
+      {"POST /fn/A HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+       "zz\r\n",
+       400},
       {"POST /fn/A HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400},
       {"POST /fn/A HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
        400},
@@ -451,4 +458,49 @@ TEST(HttpServer, ShutdownCutsOpenConnections) {
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0)
           .count(),
       2000);
+}
+
+// Chunked bodies are read up to the limit, and no further.
+TEST(HttpServer, ChunkedBodies) {
+  HttpServerOptions o;
+  o.maxBody = 1000;
+  Fixture f(o);
+  {
+    Client c(f.server->port());
+    c.send("POST /fn/A HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+           "5;ext=1\r\nhello\r\n3\r\nabc\r\n0\r\nTrailer: x\r\n\r\n");
+    std::string r = c.readAll();
+    EXPECT_EQ(r.rfind("HTTP/1.1 202", 0), 0u) << r;
+    EXPECT_NE(r.find("/fn/A 8"), std::string::npos) << r;
+  }
+  {
+    // 600 + 600 bytes: refused at the second chunk, before it is read.
+    Client c(f.server->port());
+    std::string chunk = "258\r\n" + std::string(600, 'x') + "\r\n";
+    c.send("POST /fn/A HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunk +
+           "258\r\n");
+    std::string r = c.readAll();
+    EXPECT_EQ(r.rfind("HTTP/1.1 413", 0), 0u) << r;
+  }
+  {
+    // One huge chunk is refused by its size line alone.
+    Client c(f.server->port());
+    c.send("POST /fn/A HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+           "3F00000\r\n[1,1,1");
+    std::string r = c.readAll();
+    EXPECT_EQ(r.rfind("HTTP/1.1 413", 0), 0u) << r;
+  }
+  EXPECT_LE(f.server->counters().largestRequest, 1000u + 64 * 1024);
+  EXPECT_EQ(f.handled, 1);
+  // A signed chunked request: the signature covers the decoded body.
+  Fixture g(signedOptions());
+  std::string body = "{\"a\": 1}";
+  std::string raw = "POST /fn/A HTTP/1.1\r\nTransfer-Encoding: chunked\r\n";
+  for (const auto &[n, v] :
+       httpauth::signRequest(kSecret, "POST", "/fn/A", body))
+    raw += n + ": " + v + "\r\n";
+  raw += "\r\n4\r\n{\"a\"\r\n4\r\n: 1}\r\n0\r\n\r\n";
+  Client c(g.server->port());
+  c.send(raw);
+  EXPECT_EQ(c.status(), 202);
 }

@@ -8,7 +8,10 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -78,6 +81,43 @@ TEST_P(StoreRuntimeTest, WithoutGcEveryCheckpointStays) {
     EXPECT_EQ(st->dataRecords, records) << t.name;
     EXPECT_EQ(st->records, records) << t.name;
     ASSERT_TRUE(store->deleteSession(r.session).isOk());
+  }
+}
+
+// A Map edge with MaxConcurrency k never has more than k iterations in
+// flight, on a pool with more workers; with k = 1 they run in item order.
+TEST_P(StoreRuntimeTest, MapMaxConcurrencyBoundsTheIterationsInFlight) {
+  for (int k : {1, 2}) {
+    TestApp t = maxConcurrencyApp(6, k);
+    std::atomic<int> inFlight{0}, most{0};
+    std::mutex mu;
+    std::vector<int64_t> order;
+    ASSERT_TRUE(
+        t.app
+            .setHandler(
+                "B", makeFunctionHandler([&](const Value &in, Context &ctx) {
+                  int now = ++inFlight;
+                  for (int m = most;
+                       now > m && !most.compare_exchange_weak(m, now);)
+                    ;
+                  {
+                    std::lock_guard<std::mutex> lock(mu);
+                    order.push_back(in.getInt());
+                  }
+                  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                  --inFlight;
+                  return HandlerResult::success(Value(in.getInt() + 100));
+                }))
+            .isOk());
+    LocalRunner::Options opts;
+    opts.workers = 4;
+    LocalRunner runner(t.app, *store, opts);
+    RunResult r = runner.run(t.input);
+    ASSERT_TRUE(r.ok()) << errorsOf(r);
+    EXPECT_EQ(outputsOf(r), t.expected);
+    EXPECT_LE(most.load(), k);
+    if (k == 1)
+      EXPECT_EQ(order, (std::vector<int64_t>{1, 2, 3, 4, 5, 6}));
   }
 }
 

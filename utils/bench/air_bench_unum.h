@@ -11,6 +11,8 @@
 #define UNUM_UTILS_BENCH_AIR_BENCH_UNUM_H
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 namespace airbench {
 
@@ -29,6 +31,15 @@ MemRef unumMemRef(const float *p, const int64_t (&sizes)[R]) {
   return m;
 }
 
+// A kernel's status must be UNUM_AIR_OK (0): the driver passes right sizes.
+inline void unumCheck(int32_t status, const char *kernel) {
+  if (status != 0) {
+    std::fprintf(stderr, "unum-air-bench: %s returned status %d\n", kernel,
+                 (int)status);
+    std::abort();
+  }
+}
+
 // Calls an elementwise kernel of four f32[n] inputs and one f32[n] result.
 template <typename M, typename Fn>
 void unumCall4(Fn fn, const float *a, const float *b, const float *c,
@@ -36,7 +47,7 @@ void unumCall4(Fn fn, const float *a, const float *b, const float *c,
   M ma = unumMemRef<M>(a, {n}), mb = unumMemRef<M>(b, {n}),
     mc = unumMemRef<M>(c, {n}), md = unumMemRef<M>(d, {n}),
     mo = unumMemRef<M>(out, {n});
-  fn(&ma, &mb, &mc, &md, &mo);
+  unumCheck(fn(&ma, &mb, &mc, &md, &mo), "an elementwise kernel");
 }
 
 } // namespace airbench

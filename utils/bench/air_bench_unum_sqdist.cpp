@@ -15,6 +15,6 @@ float airbench::unumSqDist(const float *a, const float *b, int64_t n) {
   UnumMemRef_f32_0d mr;
   mr.allocated = mr.aligned = &result;
   mr.offset = 0;
-  sqdist(&ma, &mb, &mr);
+  unumCheck(sqdist(&ma, &mb, &mr), "sqdist");
   return result;
 }

@@ -4,13 +4,14 @@
 // air-to-llvm, then either JIT-compile the result (ExecutionEngine) or write
 // an object file and a C header. The ABI of every public function NAME:
 //
-//   void NAME(const UnumMemRef_<dtype>_<rank>d *in0, ...,
-//             UnumMemRef_<dtype>_<rank>d *result0, ...);
+//   int32_t NAME(const UnumMemRef_<dtype>_<rank>d *in0, ...,
+//                UnumMemRef_<dtype>_<rank>d *result0, ...);
 //
 // inputs first, then one out-parameter per result, each a pointer to a
 // standard MLIR ranked memref descriptor {allocated, aligned, offset,
-// sizes[rank], strides[rank]}; the caller allocates every buffer
-// (docs/AirABI.md). This header includes no MLIR or LLVM headers.
+// sizes[rank], strides[rank]} of any strides and offset; the caller
+// allocates every buffer; the status is kOk or kErrorShape (docs/AirABI.md).
+// This header includes no MLIR or LLVM headers.
 //
 //===----------------------------------------------------------------------===//
 #ifndef UNUM_AIRCOMPILER_AIRCOMPILER_H
@@ -49,6 +50,12 @@ struct KernelSignature {
 };
 
 class JitKernels;
+
+/// What every kernel returns (UNUM_AIR_OK / UNUM_AIR_ERROR_SHAPE in C).
+constexpr int32_t kOk = 0;
+/// A size disagrees: with the signature, between dynamic sizes the program
+/// needs equal, or an output's with its result's. Nothing was written.
+constexpr int32_t kErrorShape = 1;
 
 class AirCompiler {
 public:
@@ -90,13 +97,14 @@ public:
   void *lookup(const std::string &name) const;
 
   /// Calls NAME with pointers to memref descriptors (inputs, then outputs).
+  /// Returns the kernel's status (kOk, or kErrorShape when sizes disagree
+  /// and nothing was written), or -1 when there is no function NAME.
   template <typename... Descriptors>
-  bool call(const std::string &name, Descriptors *...descriptors) const {
+  int32_t call(const std::string &name, Descriptors *...descriptors) const {
     void *fn = lookup(name);
     if (!fn)
-      return false;
-    reinterpret_cast<void (*)(Descriptors *...)>(fn)(descriptors...);
-    return true;
+      return -1;
+    return reinterpret_cast<int32_t (*)(Descriptors * ...)>(fn)(descriptors...);
   }
 
 private:

@@ -47,6 +47,16 @@ struct Edge {
   /// error goes in the failed function's input (a path, or null: the input
   /// unchanged); absent: the target gets the error itself.
   std::optional<Node> resultPath;
+  /// "Propagate": true. On an Error edge: the failure is not handled here
+  /// but passed on unchanged to the target, the last function of the Map
+  /// iteration or Parallel branch the function runs in, which does not run
+  /// its code. On a FanIn edge: the edge also reports the function's failure
+  /// (not taken by an error edge, or passed on to it) to the target, the
+  /// state's sink, which fails the state.
+  bool propagate = false;
+  /// A Map edge's "MaxConcurrency": at most this many iterations at once
+  /// (a Step Functions Map's MaxConcurrency; absent: no bound).
+  std::optional<int64_t> maxConcurrency;
   SourceLoc loc;       // the edge object
   SourceLoc targetLoc; // its Name value
   std::vector<SourceLoc> valueLocs;
@@ -124,8 +134,10 @@ struct FunctionConfig {
 /// TimestampPath (Wait), Error, Cause, ErrorPath, CausePath (Fail),
 /// LambdaInvoke (true: the function gets the Payload of its parameters and
 /// its result is wrapped as Lambda's response), StateName (the ASL state's
-/// name, for $$.State.Name, when it is not the function's).
-extern const char *const kDataFlowFields[18];
+/// name, for $$.State.Name, when it is not the function's),
+/// TimeoutSecondsPath (a Task's: the attempt's time limit, read from the
+/// function's effective input).
+extern const char *const kDataFlowFields[19];
 /// The values of "Builtin".
 extern const char *const kBuiltins[4];
 

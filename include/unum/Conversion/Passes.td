@@ -79,10 +79,18 @@ def ConvertAirToLinalg : Pass<"convert-air-to-linalg", "mlir::ModuleOp"> {
 
     Generic functions (templates) are dropped: their specialised copies are
     what runs. With `destination-passing` (the default), every public
-    function takes one `memref` out-parameter per result after its inputs
-    and returns nothing: the caller owns every buffer, and bufferization
-    writes the last loop nest straight into the out-parameter
-    (`bufferization.materialize_in_destination` + empty-tensor elimination).
+    function NAME becomes the ABI entry of docs/AirABI.md: one `memref`
+    per input and one out-parameter per result, each of any size, strides
+    and offset, returning an `i32` status. The entry checks every size
+    (static ones against the signature, dynamic ones against each other
+    where the program needs them equal, the outputs against the result
+    shapes) and returns 1 on a mismatch; otherwise it calls the private
+    kernel body `__unum_air_NAME` with contiguous views of its arguments
+    (a non-contiguous one is copied through a temporary) and returns 0.
+    The body reads its inputs with `bufferization.to_tensor` and writes the
+    last loop nest straight into its `noalias` out-parameters
+    (`bufferization.materialize_in_destination` + empty-tensor
+    elimination).
   }];
   let options = [
     Option<"destinationPassing", "destination-passing", "bool",
@@ -93,7 +101,20 @@ def ConvertAirToLinalg : Pass<"convert-air-to-linalg", "mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
     "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::tensor::TensorDialect"];
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"];
+}
+
+def AirCopiesToLinalg : Pass<"air-copies-to-linalg"> {
+  let summary = "Rewrite memref.copy as linalg.copy (loops, no runtime call)";
+  let description = [{
+    Bufferization copies with `memref.copy`, which the LLVM lowering turns
+    into a call of `memrefCopy` (MLIR's C runner library) unless both
+    memrefs have the identity layout. Kernel objects must not depend on that
+    library, and the kernel bodies work on strided memrefs (a dynamic
+    offset), so every `memref.copy` becomes a `linalg.copy`, lowered to
+    loops with the rest (LLVM recognises a contiguous one as a memcpy).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 def ConvertNNToRTL : Pass<"convert-nn-to-rtl", "mlir::ModuleOp"> {

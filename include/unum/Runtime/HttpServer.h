@@ -20,9 +20,10 @@
 //    delays nobody else; at most `maxHandlers` handler calls run at once.
 //  * Memory. A body is refused by its Content-Length (413) before any of it
 //    is read when it exceeds `maxBody`, and with 503 when all connections'
-//    bodies together would exceed `maxBuffered`; a request without a
-//    Content-Length gets 411 (chunked bodies are not read at all). Headers
-//    are read up to `maxHeader` bytes (431 beyond).
+//    bodies together would exceed `maxBuffered`; a chunked body is read
+//    only up to `maxBody` (413 at the first chunk beyond it), and a request
+//    with neither gets 411. Headers are read up to `maxHeader` bytes (431
+//    beyond).
 //
 // Only POST is served (405 otherwise); each answer closes the connection.
 // Handlers must be quick (queue the work, then answer 202).
@@ -114,6 +115,18 @@ private:
   int authenticate(const std::string &method, const std::string &path,
                    const std::string &timestamp, const std::string &nonce,
                    const std::string &signature, const std::string &body,
+                   std::string &why);
+  /// Reads a body of `length` bytes (`start`: those read with the head),
+  /// or a chunked one (`pending`: what was read after the head), claiming
+  /// its bytes of the budget in `reserved`. 0, -1 when the client went away,
+  /// or the status to refuse the request with (and `why`).
+  int readLength(int fd, std::string start, size_t length, std::string &body,
+                 size_t &reserved, std::string &why);
+  int readChunked(int fd, std::string pending, std::string &body,
+                  size_t &reserved, std::string &why);
+  /// Appends at most `max` more bytes of a body to `into`: 0, -1, or 408.
+  int readBodyPart(int fd, std::string &into, size_t max,
+                   std::chrono::steady_clock::time_point deadline,
                    std::string &why);
   /// Claims `bytes` of the body budget; false if it has not that much.
   bool reserve(size_t bytes);

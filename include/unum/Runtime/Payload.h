@@ -38,16 +38,25 @@ struct FanOutLevel {
   /// a Parallel branch's body): advanced by the functions that loop in it
   /// ("Loop"), 0 until one does.
   int64_t visit = 0;
+  /// A Map level with MaxConcurrency ("Window", "Items"): at most `window`
+  /// iterations run at once, and the iteration's tail invokes iteration
+  /// `index + window`, whose item it reads from the record `items`.
+  int64_t window = 0;
+  std::string items;
   friend bool operator==(const FanOutLevel &a, const FanOutLevel &b) {
     return a.type == b.type && a.index == b.index && a.size == b.size &&
-           a.visit == b.visit;
+           a.visit == b.visit && a.window == b.window && a.items == b.items;
   }
 };
 
 struct Payload {
-  enum class Source { Http, Checkpoint };
+  /// Failure ("unum-failure" on the wire): a failure passed on by a
+  /// "Propagate" error edge; the receiver fails with it without running its
+  /// code.
+  enum class Source { Http, Checkpoint, Failure };
   Source source = Source::Http;
-  Value value;         // Http: the input; Checkpoint: array of instance names
+  Value value;         // Http: the input; Checkpoint: array of instance names;
+                       // Failure: the error, {"Error": name, "Cause": text}
   std::string session; // empty: none (only a start function may lack one)
   std::vector<FanOutLevel> fanout;
   /// The top scope's visit counter ("Visit"; each level has its own).

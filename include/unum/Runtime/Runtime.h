@@ -163,8 +163,8 @@ private:
   Status adoptRecord(Invocation &inv, const std::string &rec, bool &finished,
                      const char *ifDone, const char *ifAdopted);
   Status readCheckpoint(Invocation &inv, bool &reused, bool &finished);
-  Status gatherFanIn(Invocation &inv, Value &gathered,
-                     std::vector<std::string> &consumed, bool &reused,
+  struct FanInInputs;
+  Status gatherFanIn(Invocation &inv, FanInInputs &in, bool &reused,
                      bool &finished);
   Status execute(Invocation &inv, const Value &effective);
   Status attempt(Invocation &inv, const Value &effective, HandlerResult &hr);
@@ -173,8 +173,13 @@ private:
   // A Map or Parallel state's input, for a sink whose ResultPath applies to
   // it: only functions with SaveInput / StateInput call these.
   Status saveStateInput(Invocation &inv, const Value &effective);
-  Status loadStateInput(Invocation &inv, std::vector<std::string> &consumed,
-                        bool &reused, bool &finished);
+  Status loadStateInput(Invocation &inv, FanInInputs &in, bool &reused,
+                        bool &finished);
+  // A Map or Parallel state whose iteration or branch failed (a fan-in
+  // input is a failure): its Retry re-enters it, or it fails.
+  Status stateFailed(Invocation &inv, FanInInputs &in);
+  Status reenterState(Invocation &inv);
+  Result<bool> errorEdgeTaken(const Invocation &inv, const EvalEnv &env) const;
   Status failure(Invocation &inv, const HandlerResult &hr,
                  const Value &effective);
   Result<Value> caught(Invocation &inv, const config::Edge &e);
@@ -187,6 +192,7 @@ private:
   Status addMapSends(Invocation &inv, const config::Edge &e,
                      const FunctionSpec *targetSpec,
                      const std::vector<FanOutLevel> &post, Sends &sends);
+  Status nextIteration(Invocation &inv);
   Status addFanIn(Invocation &inv, const config::Edge &e,
                   const FunctionSpec *targetSpec, const EvalEnv &env,
                   const std::vector<FanOutLevel> &post,

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "unum/Conversion/AirToLinalg/AirToLinalg.h"
+#include "AbiEntry.h"
 #include "unum/Conversion/Passes.h"
 #include "unum/Dialect/Air/IR/AirOps.h"
 #include "unum/Dialect/Air/IR/AirTypeText.h"
@@ -20,9 +21,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -248,6 +251,9 @@ public:
       for (int64_t a : axes.asArrayRef())
         reduced[a] = true;
     }
+    // Over no axis (`axes=[]`) every kind of reduction is the identity.
+    if (llvm::none_of(reduced, [](bool r) { return r; }))
+      return pointwise(input);
     SmallVector<AffineExpr> outExprs;
     SmallVector<utils::IteratorType> iters;
     for (int64_t d = 0; d < rank; ++d) {
@@ -747,12 +753,41 @@ struct ConvertAirToLinalgPass
         return failure();
     } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
       auto type = cast<RankedTensorType>(reshape.getType());
-      if (!type.hasStaticShape())
-        return reshape.emitError("reshape to ")
-               << formatAirType(type) << " needs a static shape to lower";
       auto shapeType = RankedTensorType::get({type.getRank()}, b.getI64Type());
-      Value shape = arith::ConstantOp::create(
-          b, loc, DenseIntElementsAttr::get(shapeType, type.getShape()));
+      Value shape;
+      if (type.hasStaticShape()) {
+        shape = arith::ConstantOp::create(
+            b, loc, DenseIntElementsAttr::get(shapeType, type.getShape()));
+      } else {
+        // The one dynamic size (a -1) is the element count over the others'
+        // product; the ABI entry has checked that it divides.
+        Value in = reshape.getOperand();
+        auto inType = cast<RankedTensorType>(in.getType());
+        Value count = arith::ConstantIndexOp::create(b, loc, 1);
+        for (int64_t d = 0; d < inType.getRank(); ++d)
+          count = arith::MulIOp::create(
+              b, loc, count,
+              inType.isDynamicDim(d)
+                  ? Value(tensor::DimOp::create(b, loc, in, d))
+                  : Value(arith::ConstantIndexOp::create(
+                        b, loc, inType.getDimSize(d))));
+        int64_t known = 1;
+        for (int64_t s : type.getShape())
+          if (!ShapedType::isDynamic(s))
+            known *= s;
+        SmallVector<Value> sizes;
+        for (int64_t s : type.getShape()) {
+          Value size = ShapedType::isDynamic(s)
+                           ? Value(arith::DivUIOp::create(
+                                 b, loc, count,
+                                 arith::ConstantIndexOp::create(
+                                     b, loc, std::max<int64_t>(known, 1))))
+                           : Value(arith::ConstantIndexOp::create(b, loc, s));
+          sizes.push_back(
+              arith::IndexCastOp::create(b, loc, b.getI64Type(), size));
+        }
+        shape = tensor::FromElementsOp::create(b, loc, shapeType, sizes);
+      }
       result = tensor::ReshapeOp::create(b, loc, type, reshape.getOperand(), shape);
     } else if (auto transpose = dyn_cast<TransposeOp>(op)) {
       auto type = cast<RankedTensorType>(transpose.getType());
@@ -874,18 +909,35 @@ struct ConvertAirToLinalgPass
         .getResult(0);
   }
 
-  /// The public ABI: results become memref out-parameters after the inputs.
+  /// A kernel body (see AbiEntry.h): inputs become contiguous memrefs read
+  /// through bufferization.to_tensor, results memref out-parameters after
+  /// them, written in place and `noalias` (the ABI's promise).
   void passDestinations(func::FuncOp func) {
-    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-    OpBuilder b(ret);
+    Block &entry = func.getBody().front();
+    OpBuilder b = OpBuilder::atBlockBegin(&entry);
+    SmallVector<Type> inputTypes;
+    for (BlockArgument arg : entry.getArguments()) {
+      auto t = cast<RankedTensorType>(arg.getType());
+      arg.setType(contiguousMemRefType(t));
+      inputTypes.push_back(arg.getType());
+      auto read = bufferization::ToTensorOp::create(b, func.getLoc(), t, arg,
+                                                    /*restrict=*/true);
+      arg.replaceAllUsesExcept(read, read);
+    }
+    func.setType(FunctionType::get(func.getContext(), inputTypes,
+                                   func.getResultTypes()));
+    auto ret = cast<func::ReturnOp>(entry.getTerminator());
+    b.setInsertionPoint(ret);
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       auto t = cast<RankedTensorType>(v.getType());
-      auto memrefType = MemRefType::get(t.getShape(), t.getElementType());
       unsigned index = func.getNumArguments();
       (void)func.insertArgument(
-          index, memrefType,
-          b.getDictionaryAttr(b.getNamedAttr(
-              "air.name", b.getStringAttr("result" + std::to_string(i)))),
+          index, contiguousMemRefType(t),
+          b.getDictionaryAttr(
+              {b.getNamedAttr("air.name",
+                              b.getStringAttr("result" + std::to_string(i))),
+               b.getNamedAttr(LLVM::LLVMDialect::getNoAliasAttrName(),
+                              b.getUnitAttr())}),
           func.getLoc());
       auto m = bufferization::MaterializeInDestinationOp::create(
           b, ret.getLoc(), v, func.getArgument(index));
@@ -895,6 +947,24 @@ struct ConvertAirToLinalgPass
     func::ReturnOp::create(b, ret.getLoc());
     ret.erase();
     (void)func.eraseResults(llvm::BitVector(func.getNumResults(), true));
+  }
+
+  /// A public function that another calls keeps a private copy for the
+  /// calls, which pass tensors (the public one becomes the ABI entry).
+  void copyCalledPublicFunctions(ModuleOp module) {
+    SymbolTable table(module);
+    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      if (!func.isPublic() || func.isExternal())
+        continue;
+      auto uses = SymbolTable::getSymbolUses(func, module);
+      if (!uses || uses->empty())
+        continue;
+      func::FuncOp copy = func.clone();
+      copy.setPrivate();
+      copy->removeAttr("llvm.emit_c_interface");
+      table.insert(copy); // renamed, the name being taken
+      (void)SymbolTable::replaceAllSymbolUses(func, copy.getNameAttr(), module);
+    }
   }
 
   void runOnOperation() override {
@@ -915,17 +985,32 @@ struct ConvertAirToLinalgPass
           return signalPassFailure();
         }
     }
+    // Public functions split into an ABI entry (memref code already) and
+    // the kernel body the entry calls.
+    llvm::DenseSet<Operation *> entries, bodies;
+    if (destinationPassing) {
+      copyCalledPublicFunctions(module);
+      for (auto func : llvm::to_vector(module.getOps<func::FuncOp>()))
+        if (func.isPublic() && !func.isExternal()) {
+          bodies.insert(func);
+          createAbiEntry(func);
+          entries.insert(func->getPrevNode());
+        }
+    }
     OpBuilder b(&getContext());
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      if (entries.contains(func) || func.isExternal())
+        continue;
       for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
         if (op.getDialect() != getContext().getLoadedDialect<AirDialect>())
           continue;
         if (failed(lowerOp(b, &op)))
           return signalPassFailure();
       }
-      if (destinationPassing && func.isPublic() && !func.isExternal())
+      if (bodies.contains(func))
         passDestinations(func);
-      func->setAttr("llvm.emit_c_interface", UnitAttr::get(&getContext()));
+      else if (!destinationPassing && func.isPublic())
+        func->setAttr("llvm.emit_c_interface", UnitAttr::get(&getContext()));
     }
   }
 };

@@ -72,6 +72,7 @@ void unum::air::buildLinalgToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass()); // drops copies of a buffer to itself
   bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(unum::createAirCopiesToLinalg());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createAirExpandMath());
   pm.addPass(createSCFToControlFlowPass());

@@ -26,6 +26,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 namespace unum {
 #define GEN_PASS_DEF_CONVERTSFNTOUNUM
@@ -47,6 +48,9 @@ struct Edge {
   std::string cond;                // empty: always taken
   bool pop = false;
   Attribute resultPath; // Error: a Catch's ResultPath (unit: null)
+  /// Error: passes an uncaught failure on to the body's last function.
+  bool propagate = false;
+  std::optional<int64_t> maxConcurrency; // Map: the state's MaxConcurrency
 };
 
 struct Function {
@@ -156,6 +160,12 @@ struct Scope {
   unsigned depth; // fan-out levels around it
   llvm::StringMap<Operation *> states;
   std::vector<std::pair<size_t, std::string>> exits; // function, condition
+  /// The functions whose failure, when no Catch of theirs takes it (the
+  /// condition), fails the Map iteration or Parallel branch this scope is.
+  std::vector<std::pair<size_t, std::string>> raisers;
+  /// A failure here must fail the state around (it, or a state around it,
+  /// has Retry or Catch); otherwise it ends the workflow where it happens.
+  bool propagates = false;
 
   Scope(Region &r, StringRef start, unsigned depth)
       : region(&r), start(start), depth(depth) {
@@ -192,11 +202,15 @@ private:
   FailureOr<std::vector<Target>> entryTargets(Scope &scope, StringRef name);
   FailureOr<std::vector<Target>> choiceTargets(Scope &scope, ChoiceOp choice);
   LogicalResult connect(Scope &scope, size_t from, Operation *state);
+  LogicalResult connectCatchers(Scope &scope, size_t from, Operation *state);
+  LogicalResult applyChoiceOutputPath(Scope &scope, ChoiceOp choice,
+                                      SmallVector<Target> &targets);
   LogicalResult addEdges(Scope &scope);
   FailureOr<size_t> scopeEntry(Scope &scope);
   FailureOr<size_t> entryFunction(Scope &scope, StringRef name, bool direct);
   FailureOr<size_t> scopeExit(Scope &scope, Operation *owner, size_t sink,
                               StringRef branch);
+  void propagateFailures(Scope &scope, size_t last);
   std::optional<int64_t> loopOf(const Function &fn) const;
   void trim();
 
@@ -234,12 +248,20 @@ void addField(Function &fn, Operation *op, StringRef attr, StringRef key) {
 
 /// A Map or Parallel sink applies its ResultPath to the state's input, which
 /// only its entry has: unless ResultPath is `$` (the default, which addField
-/// drops) the entry saves its input for the sink.
-void linkStateInput(std::vector<Function> &functions, size_t entry,
-                    size_t sink) {
+/// drops) the entry saves its input for the sink. So it does when the state
+/// has Retry (the sink re-enters the state with that input) or a Catch (a
+/// ResultPath places the error in that input; and a sink with StateInput is
+/// where the runtime knows that a failed iteration or branch fails the state,
+/// so that its Catch applies).
+void linkStateInput(std::vector<Function> &functions, size_t entry, size_t sink,
+                    Operation *state) {
   bool relative = llvm::any_of(functions[sink].dataflow, [](NamedAttribute a) {
     return a.getName() == "ResultPath";
   });
+  if (state->getAttr("retry"))
+    relative = true;
+  if (state->getAttr("catchers"))
+    relative = true;
   if (!relative)
     return;
   functions[entry].saveInput = true;
@@ -313,6 +335,10 @@ void markCycles(Block &block, llvm::DenseSet<Operation *> &cyclic) {
   for (unsigned v = 0; v < nodes.size(); ++v)
     if (onCycle[v])
       cyclic.insert(nodes[v]);
+  // A Map or Parallel state with Retry re-enters itself: a loop of one.
+  for (Operation *state : nodes)
+    if (isa<sfn::MapOp, ParallelOp>(state) && state->getAttr("retry"))
+      cyclic.insert(state);
 }
 
 /// Depth-first from the start, in the order the transitions are written
@@ -358,7 +384,8 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
                              {"lambda_invoke", "LambdaInvoke"},
                              {"result_selector", "ResultSelector"},
                              {"result_path", "ResultPath"},
-                             {"output_path", "OutputPath"}})
+                             {"output_path", "OutputPath"},
+                             {"timeout_seconds_path", "TimeoutSecondsPath"}})
       addField(functions[fn], task, attr, key);
     // The retriers as written: the runtime applies them (ErrorEquals in
     // order, waits with backoff and jitter).
@@ -409,14 +436,10 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
       auto p = dyn_cast_or_null<StringAttr>(state->getAttr(attr));
       return state->getAttr(attr) && !(p && p.getValue() == "$");
     };
-    if (path("output_path"))
-      return mlir::emitError(loc)
-             << "OutputPath on Choice state '" << stateName
-             << "' is not supported (its rules see the input after "
-                "InputPath; give the next states an InputPath instead)";
-    if (path("input_path")) {
+    if (path("input_path") || path("output_path")) {
       // The rules see the input after InputPath, which is also what the
-      // Choice passes on: a built-in Pass whose output the rules read.
+      // Choice passes on: a built-in Pass whose output the rules read
+      // (OutputPath then applies on the way to the next state: connect).
       size_t fn = addFunction(sanitize(stateName), state, Function::Role::User);
       functions[fn].builtin = "Pass";
       addField(functions[fn], state, "input_path", "InputPath");
@@ -462,11 +485,8 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
     addField(functions[sink], map, "result_selector", "ResultSelector");
     addField(functions[sink], map, "result_path", "ResultPath");
     addField(functions[sink], map, "output_path", "OutputPath");
-    linkStateInput(functions, entry, sink);
-    if (map.getMaxConcurrency())
-      emitWarning(loc) << "MaxConcurrency of Map '" << stateName
-                       << "' is not expressible in Unum configs; the runtime "
-                          "bounds map concurrency itself";
+    linkStateInput(functions, entry, sink, state);
+    functions[sink].retriers = map.getRetryAttr();
     helpers[state] = {entry, sink};
   } else if (auto parallel = dyn_cast<ParallelOp>(state)) {
     if (failed(checkDepth(state, scope.depth + 1)))
@@ -487,7 +507,8 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
     addField(functions[sink], parallel, "result_selector", "ResultSelector");
     addField(functions[sink], parallel, "result_path", "ResultPath");
     addField(functions[sink], parallel, "output_path", "OutputPath");
-    linkStateInput(functions, entry, sink);
+    linkStateInput(functions, entry, sink, state);
+    functions[sink].retriers = parallel.getRetryAttr();
     helpers[state] = {entry, sink};
   }
   // $$.State.Name is the state's name, which the function's may not be.
@@ -498,17 +519,6 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
     functions[it->second.first].stateName = stateName.str();
     functions[it->second.second].stateName = stateName.str();
   }
-  // Re-running or abandoning a whole body: not yet (an error inside it
-  // fails the workflow). Refused rather than ignored, which would change
-  // what the state machine does.
-  for (StringRef field : {"retry", "catchers"})
-    if (isa<sfn::MapOp, ParallelOp>(state) && state->getAttr(field))
-      return emitError(loc)
-             << (field == "retry" ? "Retry" : "Catch") << " on the "
-             << state->getName().stripDialect() << " state '" << stateName
-             << "' is not supported yet: Unum retries and catches the "
-                "errors of Task states";
-
   return success();
 }
 
@@ -703,11 +713,14 @@ FailureOr<std::vector<Target>> Lowering::entryTargets(Scope &scope,
 LogicalResult Lowering::connect(Scope &scope, size_t from, Operation *state) {
   SmallVector<Target> targets;
   if (auto choice = dyn_cast<ChoiceOp>(state)) {
-    // A Choice with InputPath: its rules decide where its function goes.
+    // A Choice with InputPath or OutputPath: its rules decide where its
+    // function goes.
     FailureOr<std::vector<Target>> rules = choiceTargets(scope, choice);
     if (failed(rules))
       return failure();
     targets.append(rules->begin(), rules->end());
+    if (failed(applyChoiceOutputPath(scope, choice, targets)))
+      return failure();
   } else if (auto next = state->getAttrOfType<StringAttr>("next")) {
     FailureOr<std::vector<Target>> entry = entryTargets(scope, next.getValue());
     if (failed(entry))
@@ -722,7 +735,13 @@ LogicalResult Lowering::connect(Scope &scope, size_t from, Operation *state) {
     else
       scope.exits.push_back({from, t.cond});
   }
+  return connectCatchers(scope, from, state);
+}
 
+/// The Catch edges of `from`, which runs `state` (or enters it); what they
+/// do not catch fails the body `scope` is (a raiser).
+LogicalResult Lowering::connectCatchers(Scope &scope, size_t from,
+                                        Operation *state) {
   // Catchers, tried in order: the first whose ErrorEquals matches. On an
   // error edge `$out` is the error: {"Error": ..., "Cause": ...}.
   std::string noneBefore;
@@ -736,10 +755,13 @@ LogicalResult Lowering::connect(Scope &scope, size_t from, Operation *state) {
           matches.clear();
           break;
         }
-        // States.TaskFailed names every error but States.Timeout.
-        std::string test = error == "States.TaskFailed"
-                               ? "$out.Error != 'States.Timeout'"
-                               : "$out.Error == " + quoteString(error);
+        // On a Task, States.TaskFailed names every error but
+        // States.Timeout; on a Map or Parallel (whose error is an
+        // iteration's or branch's) it is just a name.
+        std::string test =
+            error == "States.TaskFailed" && !isa<sfn::MapOp, ParallelOp>(state)
+                ? "$out.Error != 'States.Timeout'"
+                : "$out.Error == " + quoteString(error);
         matches = matches.empty() ? test : matches + " or " + test;
       }
       // The handler state gets a function even if it would fold away (a
@@ -755,9 +777,46 @@ LogicalResult Lowering::connect(Scope &scope, size_t from, Operation *state) {
       edge.resultPath = dict.get("ResultPath");
       functions[from].edges.push_back(std::move(edge));
       if (matches.empty())
-        break; // everything is caught
+        return success(); // everything is caught (but States.Runtime)
       noneBefore = andExpr(noneBefore, notExpr(matches));
     }
+  }
+  scope.raisers.push_back({from, noneBefore});
+  return success();
+}
+
+/// A Choice's OutputPath applies to what it passes on, after its rules read
+/// their input: each target is reached through a built-in Pass with the
+/// OutputPath (one per target state; the NoChoiceMatched Fail needs none).
+LogicalResult Lowering::applyChoiceOutputPath(Scope &scope, ChoiceOp choice,
+                                              SmallVector<Target> &targets) {
+  auto path = dyn_cast_or_null<StringAttr>(choice->getAttr("output_path"));
+  if (!choice->getAttr("output_path") || (path && path.getValue() == "$"))
+    return success();
+  StringRef name = choice->getAttrOfType<StringAttr>("name").getValue();
+  std::optional<size_t> noMatch;
+  if (auto it = noChoiceMatched.find(choice); it != noChoiceMatched.end())
+    noMatch = it->second;
+  std::map<std::optional<size_t>, size_t> through;
+  for (Target &t : targets) {
+    if (t.fn && t.fn == noMatch)
+      continue;
+    auto [it, fresh] = through.try_emplace(t.fn, 0);
+    if (fresh) {
+      size_t out = addFunction(sanitize(name) + "-OutputPath", choice,
+                               Function::Role::User);
+      functions[out].builtin = "Pass";
+      functions[out].stateName = name.str();
+      addField(functions[out], choice, "output_path", "OutputPath");
+      if (t.fn)
+        functions[out].edges.push_back({*t.fn, EdgeKind::Scalar, {}, ""});
+      else
+        scope.exits.push_back({out, ""});
+      // OutputPath can fail (States.Runtime).
+      scope.raisers.push_back({out, ""});
+      it->second = out;
+    }
+    t.fn = it->second;
   }
   return success();
 }
@@ -827,6 +886,25 @@ FailureOr<size_t> Lowering::scopeExit(Scope &scope, Operation *owner,
   return end;
 }
 
+/// A failure inside a Map iteration or Parallel branch that no Catch there
+/// takes fails the state: each raiser passes it on to the body's last
+/// function (a "Propagate" error edge), which reports it to the sink as its
+/// outcome over its "Propagate" fan-in; the last function itself reports
+/// its own failures. Only where a Retry or Catch of the state, or of a state
+/// around it, needs the failure: elsewhere it ends the workflow where it
+/// happens, as before, and the functions keep their configs.
+void Lowering::propagateFailures(Scope &scope, size_t last) {
+  if (!scope.propagates)
+    return;
+  for (auto &[from, cond] : scope.raisers) {
+    if (from == last)
+      continue;
+    Edge edge{last, EdgeKind::Error, {}, cond};
+    edge.propagate = true;
+    functions[from].edges.push_back(std::move(edge));
+  }
+}
+
 /// "Loop": the function can run more than once at the same fan-out indices
 /// when its state, or a Map or Parallel state around it, is on a loop of
 /// its scope. Its names then carry the visit counters of the scopes down to
@@ -858,6 +936,8 @@ LogicalResult Lowering::addEdges(Scope &scope) {
     Operation *state = &op;
     if (!visited.contains(state))
       continue; // unreachable (warned about by the importer)
+    if (auto it = noChoiceMatched.find(state); it != noChoiceMatched.end())
+      scope.raisers.push_back({it->second, ""});
     if (auto it = stateFunction.find(state); it != stateFunction.end()) {
       if (failed(connect(scope, it->second, state)))
         return failure();
@@ -867,17 +947,30 @@ LogicalResult Lowering::addEdges(Scope &scope) {
     if (helper == helpers.end())
       continue;
     auto [entry, sink] = helper->second;
+    // An entry with data-flow fields can fail (a path that selects nothing):
+    // the state fails, and its Catch applies.
+    if (functions[entry].hasDataflow() &&
+        failed(connectCatchers(scope, entry, state)))
+      return failure();
     std::vector<std::string> values;
     std::vector<size_t> lasts;
+    const bool propagates = scope.propagates || state->getAttr("retry") ||
+                            state->getAttr("catchers");
     if (auto map = dyn_cast<sfn::MapOp>(state)) {
       Scope inner(map.getIterator(), map.getStart(), scope.depth + 1);
+      inner.propagates = propagates;
       FailureOr<size_t> first = scopeEntry(inner);
       if (failed(first) || failed(addEdges(inner)))
         return failure();
-      functions[entry].edges.push_back({*first, EdgeKind::Map, {}, ""});
+      Edge edge{*first, EdgeKind::Map, {}, ""};
+      // MaxConcurrency 0 is no bound.
+      if (std::optional<int64_t> k = map.getMaxConcurrency(); k && *k > 0)
+        edge.maxConcurrency = *k;
+      functions[entry].edges.push_back(std::move(edge));
       FailureOr<size_t> last = scopeExit(inner, state, sink, "");
       if (failed(last))
         return failure();
+      propagateFailures(inner, *last);
       lasts.push_back(*last);
       values.push_back(functions[*last].name + "-unumIndex-*" +
                        outerIndices(inner.depth));
@@ -888,6 +981,7 @@ LogicalResult Lowering::addEdges(Scope &scope) {
         Scope inner(branch,
                     cast<StringAttr>(parallel.getStarts()[i]).getValue(),
                     scope.depth + 1);
+        inner.propagates = propagates;
         FailureOr<size_t> first = scopeEntry(inner);
         if (failed(first) || failed(addEdges(inner)))
           return failure();
@@ -896,14 +990,17 @@ LogicalResult Lowering::addEdges(Scope &scope) {
             scopeExit(inner, state, sink, "_" + std::to_string(i));
         if (failed(last))
           return failure();
+        propagateFailures(inner, *last);
         lasts.push_back(*last);
         values.push_back(functions[*last].name + "-unumIndex-" +
                          std::to_string(i) + outerIndices(inner.depth));
       }
     }
-    for (size_t last : lasts)
-      functions[last].edges.push_back(
-          {sink, EdgeKind::FanIn, values, "", /*pop=*/true});
+    for (size_t last : lasts) {
+      Edge edge{sink, EdgeKind::FanIn, values, "", /*pop=*/true};
+      edge.propagate = propagates;
+      functions[last].edges.push_back(std::move(edge));
+    }
     if (failed(connect(scope, sink, state)))
       return failure();
   }
@@ -939,7 +1036,7 @@ void Lowering::trim() {
   for (size_t s = 0; s < functions.size(); ++s) {
     Function &sink = functions[s];
     if ((sink.role != Role::MapSink && sink.role != Role::ParallelSink) ||
-        sink.hasDataflow() || sink.edges.size() != 1)
+        sink.hasDataflow() || sink.edges.size() != 1 || sink.retriers)
       continue;
     const Edge &out = sink.edges.front();
     if (out.kind != EdgeKind::Scalar || !out.cond.empty() || out.target == s)
@@ -955,6 +1052,7 @@ void Lowering::trim() {
     // An entry that saves the state's input is kept: its predecessor's
     // input is not the state's.
     if (helper.role != Role::MapEntry || helper.start || helper.saveInput ||
+        helper.edges.size() != 1 ||
         helper.hasDataflow({"ItemsPath", "ItemSelector"}))
       continue;
     bool keep = false;
@@ -972,6 +1070,7 @@ void Lowering::trim() {
         continue;
       }
       e.kind = EdgeKind::Map;
+      e.maxConcurrency = helper.edges.front().maxConcurrency;
       retarget(f, i, helper.edges.front().target);
       pred.dataflow.append(helper.dataflow.begin(), helper.dataflow.end());
     }
@@ -983,7 +1082,9 @@ void Lowering::trim() {
   for (size_t p = 0; p < functions.size(); ++p) {
     Function &helper = functions[p];
     if (helper.role != Role::ParallelEntry || helper.start ||
-        helper.saveInput || helper.hasDataflow())
+        helper.saveInput || helper.hasDataflow() ||
+        llvm::any_of(helper.edges,
+                     [](const Edge &e) { return e.kind != EdgeKind::Scalar; }))
       continue;
     bool keep = false;
     for (auto [f, i] : references(p)) {
@@ -1086,10 +1187,14 @@ LogicalResult Lowering::emit(OpBuilder &builder) {
         ChainOp::create(builder, fn.loc, target, cond, mods);
         break;
       case EdgeKind::Map:
-        unum::MapOp::create(builder, fn.loc, target, cond, mods);
+        unum::MapOp::create(builder, fn.loc, target, cond, mods,
+                            e.maxConcurrency
+                                ? builder.getI64IntegerAttr(*e.maxConcurrency)
+                                : IntegerAttr());
         break;
       case EdgeKind::Error:
-        ErrorOp::create(builder, fn.loc, target, cond, mods, e.resultPath);
+        ErrorOp::create(builder, fn.loc, target, cond, mods, e.resultPath,
+                        e.propagate ? builder.getUnitAttr() : UnitAttr());
         break;
       case EdgeKind::FanIn: {
         SmallVector<Attribute> values;
@@ -1099,7 +1204,8 @@ LogicalResult Lowering::emit(OpBuilder &builder) {
               context, *config::parseNamePattern(v, error)));
         }
         FanInOp::create(builder, fn.loc, target, cond, mods,
-                        builder.getArrayAttr(values));
+                        builder.getArrayAttr(values),
+                        e.propagate ? builder.getUnitAttr() : UnitAttr());
         break;
       }
       }

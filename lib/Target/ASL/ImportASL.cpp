@@ -159,6 +159,7 @@ const FieldSpec stateFields[] = {
     {"Retry", Task | Parallel | Map},
     {"Catch", Task | Parallel | Map},
     {"TimeoutSeconds", Task},
+    {"TimeoutSecondsPath", Task},
     {"HeartbeatSeconds", Task},
     {"Result", Pass},
     {"Choices", Choice},
@@ -181,7 +182,6 @@ const FieldSpec stateFields[] = {
 
 /// ASL fields that the sfn dialect has no place for, and why.
 const std::pair<const char *, const char *> unsupportedFields[] = {
-    {"TimeoutSecondsPath", "a timeout read from the input"},
     {"HeartbeatSecondsPath", "a heartbeat read from the input"},
     {"Credentials", "cross-account roles"},
     {"Arguments", "JSONata"},
@@ -978,6 +978,9 @@ void Importer::buildState(const Node::Member &member,
       timeout = readInteger(value, key, 1);
       if (timeout)
         set("timeout_seconds", builder.getI64IntegerAttr(*timeout));
+    } else if (key == "TimeoutSecondsPath") {
+      set("timeout_seconds_path",
+          readPath(value, key, PathSyntax::Reference, /*allowNull=*/false));
     } else if (key == "HeartbeatSeconds") {
       heartbeat = readInteger(value, key, 1);
       heartbeatNode = &value;
@@ -1058,6 +1061,10 @@ void Importer::buildState(const Node::Member &member,
       if (lambdaInvoke)
         attrs.set("lambda_invoke", builder.getBoolAttr(true));
     }
+    if (body.find("TimeoutSeconds") && body.find("TimeoutSecondsPath"))
+      error(member.keyLoc, "Task state " + quoted(name) +
+                               " has both 'TimeoutSeconds' and "
+                               "'TimeoutSecondsPath'");
     if (timeout && heartbeat && *heartbeat >= *timeout)
       error(heartbeatNode->loc, "'HeartbeatSeconds' must be smaller than "
                                 "'TimeoutSeconds'");

@@ -606,16 +606,17 @@ private:
   }
 
   /// Resolves positional operands: values first, then numbers typed after
-  /// the first value operand.
+  /// the first value operand from `firstPeer` on (select's condition, an
+  /// i1, gives its branches no dtype).
   bool operands(const std::vector<const Arg *> &args,
-                SmallVectorImpl<Value> &out) {
+                SmallVectorImpl<Value> &out, size_t firstPeer = 0) {
     Type peer;
-    for (const Arg *a : args)
+    for (auto [i, a] : llvm::enumerate(args))
       if (a->kind == Arg::Kind::Value) {
         Value v = lookup(*a, {});
         if (!v)
           return false;
-        if (!peer && isa<RankedTensorType>(v.getType()))
+        if (!peer && i >= firstPeer && isa<RankedTensorType>(v.getType()))
           peer = v.getType();
       }
     for (const Arg *a : args) {
@@ -819,7 +820,7 @@ private:
       if (!attribute(s, *a, *opName, attrs))
         return false;
     SmallVector<Value> ins;
-    if (!operands(positional, ins))
+    if (!operands(positional, ins, mnemonic == "select" ? 1 : 0))
       return false;
     Location loc = parser.loc(s.calleePos);
     OperationState state(loc, *opName);

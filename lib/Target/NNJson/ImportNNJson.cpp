@@ -455,8 +455,9 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
 
   // Build from the inputs along the edges (one producer each, so this is a
   // forest rooted at the inputs); nodes never reached sit on a cycle.
-  auto module = ModuleOp::create(loc(root));
-  builder.setInsertionPointToEnd(module.getBody());
+  // Owned from the start: an error below must not leak what was built.
+  OwningOpRef<ModuleOp> owned(ModuleOp::create(loc(root)));
+  builder.setInsertionPointToEnd(owned->getBody());
   auto model = nn::ModelOp::create(builder, loc(root), modelName->text);
   builder.createBlock(&model.getBody());
   std::vector<Value> value(nodes->items.size());
@@ -504,7 +505,6 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
             "node '" + nodes->items[i].find("name")->text + "' is on a cycle");
   if (diags.hasErrors())
     return nullptr;
-  OwningOpRef<ModuleOp> owned(module);
   if (failed(verify(*owned)))
     return nullptr;
   return owned;

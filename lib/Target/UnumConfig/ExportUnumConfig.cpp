@@ -99,6 +99,13 @@ static LogicalResult exportFunction(FunctionOp function,
         return error.emitOpError()
                << "has a 'result_path' that is not a JSON image";
     }
+    if (auto error = dyn_cast<ErrorOp>(op))
+      e.propagate = error.getPropagate();
+    if (auto fanin = dyn_cast<FanInOp>(op))
+      e.propagate = fanin.getPropagate();
+    if (auto map = dyn_cast<MapOp>(op))
+      if (std::optional<uint64_t> k = map.getMaxConcurrency())
+        e.maxConcurrency = int64_t(*k);
     out.next.push_back(std::move(e));
   }
   if (modifiers)

@@ -107,11 +107,16 @@ static void buildEdge(OpBuilder &builder, const config::Edge &edge,
     ChainOp::create(builder, loc, target, condition, modifiers);
     return;
   case config::EdgeKind::Map:
-    MapOp::create(builder, loc, target, condition, modifiers);
+    MapOp::create(builder, loc, target, condition, modifiers,
+                  edge.maxConcurrency
+                      ? builder.getI64IntegerAttr(*edge.maxConcurrency)
+                      : IntegerAttr());
     return;
   case config::EdgeKind::Error: {
-    auto error = ErrorOp::create(builder, loc, target, condition, modifiers,
-                                 /*result_path=*/Attribute());
+    auto error = ErrorOp::create(
+        builder, loc, target, condition, modifiers,
+        /*result_path=*/Attribute(),
+        /*propagate=*/edge.propagate ? builder.getUnitAttr() : UnitAttr());
     if (edge.resultPath)
       error.setResultPathAttr(jsonToAttr(*edge.resultPath, context));
     return;
@@ -121,7 +126,8 @@ static void buildEdge(OpBuilder &builder, const config::Edge &edge,
     for (const config::NamePattern &p : edge.values)
       values.push_back(NamePatternAttr::get(context, p));
     FanInOp::create(builder, loc, target, condition, modifiers,
-                    builder.getArrayAttr(values));
+                    builder.getArrayAttr(values),
+                    edge.propagate ? builder.getUnitAttr() : UnitAttr());
     return;
   }
   }

@@ -6,9 +6,15 @@
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-DAG: #[[STRETCH:.*]] = affine_map<(d0, d1) -> (0, d1)>
+// The public function is the ABI entry (abi-entry.mlir); the kernel body
+// reads contiguous memrefs and writes its noalias out-parameter.
 // CHECK-LABEL: func.func @fused
-// CHECK-SAME: (%[[A:.*]]: tensor<?x3xf32>, %[[B:.*]]: tensor<3xf32>, %[[OUT:.*]]: memref<?x3xf32> {air.name = "result0"})
-// CHECK-SAME: attributes {llvm.emit_c_interface}
+// CHECK-SAME: -> i32 attributes {llvm.emit_c_interface}
+// CHECK: func.call @__unum_air_fused
+// CHECK-LABEL: func.func private @__unum_air_fused
+// CHECK-SAME: (%[[AM:.*]]: memref<?x3xf32, strided<[3, 1], offset: ?>>, %[[BM:.*]]: memref<3xf32, strided<[1], offset: ?>>, %[[OUT:.*]]: memref<?x3xf32, strided<[3, 1], offset: ?>> {air.name = "result0", llvm.noalias})
+// CHECK: %[[A:.*]] = bufferization.to_tensor %[[AM]] restrict
+// CHECK: %[[B:.*]] = bufferization.to_tensor %[[BM]] restrict
 // CHECK: %[[N:.*]] = tensor.dim %[[A]], %c0
 // CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x3xf32>
 // CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[A]], %[[B]] : tensor<?x3xf32>, tensor<3xf32>) outs(%[[E]] : tensor<?x3xf32>)

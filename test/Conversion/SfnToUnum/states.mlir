@@ -72,12 +72,26 @@ sfn.state_machine "retry" start "A" {
 
 // -----
 
-// Retry on a Map or Parallel state (re-running its whole body) is refused.
+// Retry and Catch on a Map: an uncaught failure in the iterator goes on to
+// its last function ("propagate"), which reports it to the sink; the sink
+// carries the state's retriers and catchers and has the state's input; a
+// retry re-enters the state, so its functions get "Loop".
+// CHECK-LABEL: unum.app @mapretry
+// CHECK: unum.function @T checkpoint loop(1) {
+// CHECK-NEXT: unum.chain @U
+// CHECK-NEXT: unum.error @U propagate
+// CHECK: unum.function @U checkpoint loop(1) {
+// CHECK-NEXT: unum.fanin @UnumSinkMap0 values ["U-unumIndex-*"] modifiers ["Pop"]
+// CHECK: unum.function @UnumMap0 start checkpoint save_input loop(1) {
+// CHECK: unum.function @UnumSinkMap0 checkpoint state_input(@UnumMap0) loop(1) retriers [{ErrorEquals = ["States.ALL"]}] {
+// CHECK-NEXT: unum.chain @Done
+// CHECK-NEXT: unum.error @Done if "($out.Error == 'Bad')" result_path "$.err"
 sfn.state_machine "mapretry" start "M" {
-  // expected-error @+1 {{Retry on the map state 'M' is not supported yet: Unum retries and catches the errors of Task states}}
-  sfn.map "M" end attributes {start = "T", retry = [{ErrorEquals = ["States.ALL"]}]} {
-    sfn.task "T" end {resource = "T"}
+  sfn.map "M" next "Done" attributes {start = "T", retry = [{ErrorEquals = ["States.ALL"]}], catchers = [{ErrorEquals = ["Bad"], ResultPath = "$.err", Next = "Done"}]} {
+    sfn.task "T" next "U" {resource = "T"}
+    sfn.task "U" end {resource = "U"}
   }
+  sfn.task "Done" end {resource = "Done"}
 }
 
 // -----

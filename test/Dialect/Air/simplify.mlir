@@ -1,13 +1,16 @@
 // RUN: unum-opt %s --air-simplify | FileCheck %s
 // RUN: unum-opt %s --air-simplify="inline-threshold=0" | FileCheck %s --check-prefix=NOINLINE
 
+// The identity of IEEE addition is -0.0 (x + 0.0 is not x: -0.0 + 0.0 is
+// +0.0); x - 0.0 is x.
 // CHECK-LABEL: func.func @identities
 // CHECK-SAME: (%[[X:.*]]: tensor<4xf32>
 // CHECK-NEXT: return %[[X]] : tensor<4xf32>
 func.func @identities(%x: tensor<4xf32>) -> tensor<4xf32> {
   %zero = air.constant dense<0.0> : tensor<f32>
+  %negzero = air.constant dense<-0.0> : tensor<f32>
   %one = air.constant dense<1.0> : tensor<4xf32>
-  %0 = air.add %x, %zero : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %0 = air.add %x, %negzero : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   %1 = air.mul %one, %0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   %2 = air.neg %1 : tensor<4xf32> -> tensor<4xf32>
   %3 = air.neg %2 : tensor<4xf32> -> tensor<4xf32>
@@ -16,6 +19,14 @@ func.func @identities(%x: tensor<4xf32>) -> tensor<4xf32> {
   %t = air.make_tuple %5, %x : (tensor<4xf32>, tensor<4xf32>) -> tuple<tensor<4xf32>, tensor<4xf32>>
   %6 = air.get %t[0] : tuple<tensor<4xf32>, tensor<4xf32>> -> tensor<4xf32>
   return %6 : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @plus_zero
+// CHECK: air.add
+func.func @plus_zero(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = air.constant dense<0.0> : tensor<f32>
+  %0 = air.add %zero, %x : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }
 
 // x + 0 must not fold when the zero broadcasts x to a larger shape.

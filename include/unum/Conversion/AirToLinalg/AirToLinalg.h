@@ -30,6 +30,9 @@ void buildLinalgToLLVMPipeline(mlir::OpPassManager &pm);
 /// Registers the external interface models the lowering relies on
 /// (bufferization of arith/linalg/tensor/scf/func, conversion to LLVM).
 void registerAirLoweringInterfaces(mlir::DialectRegistry &registry);
+/// The private kernel body behind the ABI entry of public function `name`
+/// (convert-air-to-linalg; the entry checks sizes and layouts, then calls it).
+std::string abiBodyName(const std::string &name);
 /// Registers both pipelines (unum-opt --air-optimize / --air-to-llvm).
 void registerAirPipelines();
 } // namespace unum::air

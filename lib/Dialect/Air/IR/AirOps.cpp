@@ -11,6 +11,7 @@
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
 #include <numeric>
 
 using namespace mlir;
@@ -638,8 +639,11 @@ bool isSplatOf(Attribute attr, double value) {
   if (!splat)
     return false;
   Type t = splat.getElementType();
-  if (isa<FloatType>(t))
-    return splat.getSplatValue<APFloat>().convertToDouble() == value;
+  if (isa<FloatType>(t)) {
+    // Bitwise: -0.0 is not +0.0 (x + 0.0 is not x for x = -0.0).
+    double v = splat.getSplatValue<APFloat>().convertToDouble();
+    return v == value && std::signbit(v) == std::signbit(value);
+  }
   if (t.isInteger(1))
     return false;
   return splat.getSplatValue<APInt>().getSExtValue() == (int64_t)value;
@@ -731,7 +735,9 @@ OpFoldResult foldRightIdentity(Operation *op, ArrayRef<Attribute> operands,
 } // namespace
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
-  if (OpFoldResult r = foldRightIdentity(*this, adaptor.getOperands(), 0))
+  // The identity of IEEE addition is -0.0 (-0.0 + 0.0 is +0.0); on integers
+  // -0.0 means 0.
+  if (OpFoldResult r = foldRightIdentity(*this, adaptor.getOperands(), -0.0))
     return r;
   return foldElementwise(
       *this, adaptor.getOperands(),

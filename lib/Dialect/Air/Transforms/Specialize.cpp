@@ -34,12 +34,13 @@ bool isGeneric(func::FuncOp func) {
 }
 
 /// Replaces weak literal operands of `op` by constants in the dtype of its
-/// first typed tensor operand (f32 when there is none). A literal that is
+/// first typed tensor operand (f32 when there is none); select's condition
+/// does not count (its branches have their own dtype). A literal that is
 /// not an integer of the integer dtype it meets is an error (a C cast would
 /// truncate 1.5 and is undefined for 1e30).
 LogicalResult typeLiterals(Operation *op) {
   Type dtype;
-  for (Value v : op->getOperands())
+  for (Value v : op->getOperands().drop_front(isa<SelectOp>(op) ? 1 : 0))
     if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
       dtype = t.getElementType();
       break;

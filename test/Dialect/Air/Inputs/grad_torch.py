@@ -15,81 +15,38 @@ torch run in f32. Exit status 1 on any mismatch, with the program printed.
 
 Usage: grad_torch.py --airc unum-airc --cc cc --workdir DIR [--count N]
 """
-import argparse
-import concurrent.futures
-import ctypes
 import os
 import random
-import subprocess
 import sys
 
 import numpy as np
 import torch
 
+from air_ctypes import build_library, call, parse_args
+from air_random import RandomProgram
+
 torch.set_num_threads(1)
 
 
-class Program:
+class Program(RandomProgram):
     """One random program, written in both AIR and torch."""
 
     def __init__(self, index, rng, dtype):
+        super().__init__(rng)
         self.index = index
-        self.rng = rng
         self.dtype = dtype
-        self.params = []  # (name, shape)
         self.air = []  # body lines
         self.py = []  # torch lines
-        self.pool = []  # (name, shape) values available as operands
-        self.used = set()
         self.helpers = []  # extra AIR functions (called)
-        self.count = 0
         self.has_cast = False  # rounds to f32: no finite differences
 
     # -- building blocks -------------------------------------------------
-    def fresh(self):
-        self.count += 1
-        return "v%d" % self.count
-
-    def param(self, shape):
-        name = "p%d" % len(self.params)
-        self.params.append((name, list(shape)))
-        self.pool.append((name, list(shape)))
-        return name, list(shape)
-
     def emit(self, air_rhs, py_rhs, shape):
         name = self.fresh()
         self.air.append("    %%%s = %s" % (name, air_rhs))
         self.py.append("    %s = %s" % (name, py_rhs))
         self.pool.append((name, list(shape)))
         return name, list(shape)
-
-    def k(self, op, *args, **attrs):
-        parts = [op] + ["%" + a if isinstance(a, str) else repr(a) for a in args]
-        parts += ["%s=%s" % (key, val) for key, val in attrs.items()]
-        return "kernel(%s)" % ", ".join(parts)
-
-    def pick(self, rank=None, min_dims=None):
-        cands = [v for v in self.pool
-                 if (rank is None or len(v[1]) == rank) and
-                 (min_dims is None or all(d >= m for d, m in zip(v[1], min_dims)))]
-        if not cands:
-            return None
-        # Prefer values nothing uses yet, so that most of the program counts.
-        fresh = [v for v in cands if v[0] not in self.used]
-        v = self.rng.choice(fresh if fresh and self.rng.random() < 0.7 else cands)
-        self.used.add(v[0])
-        return v
-
-    @staticmethod
-    def broadcast(a, b):
-        out = []
-        for i in range(max(len(a), len(b))):
-            x = a[len(a) - 1 - i] if i < len(a) else 1
-            y = b[len(b) - 1 - i] if i < len(b) else 1
-            if x != y and x != 1 and y != 1:
-                return None
-            out.append(max(x, y))
-        return out[::-1]
 
     def positive(self, v):
         """x*x + 0.5: a smooth positive value (for log, sqrt, pow, div)."""
@@ -334,58 +291,13 @@ class Program:
         return env["fn"], src
 
 
-# -- calling the compiled kernels -----------------------------------------
-_desc_types = {}
-
-
-def desc_type(rank, ctype):
-    key = (rank, ctype)
-    if key not in _desc_types:
-        fields = [("allocated", ctypes.POINTER(ctype)),
-                  ("aligned", ctypes.POINTER(ctype)), ("offset", ctypes.c_int64)]
-        if rank:
-            fields += [("sizes", ctypes.c_int64 * rank),
-                       ("strides", ctypes.c_int64 * rank)]
-        _desc_types[key] = type("Desc%d" % rank, (ctypes.Structure,),
-                                {"_fields_": fields})
-    return _desc_types[key]
-
-
-def descriptor(array):
-    ctype = ctypes.c_double if array.dtype == np.float64 else ctypes.c_float
-    d = desc_type(array.ndim, ctype)()
-    ptr = array.ctypes.data_as(ctypes.POINTER(ctype))
-    d.allocated = d.aligned = ptr
-    d.offset = 0
-    if array.ndim:
-        for i, (n, s) in enumerate(zip(array.shape, array.strides)):
-            d.sizes[i] = n
-            d.strides[i] = s // array.itemsize
-    return d
-
-
-def call(fn, inputs, out_shapes, dtype):
-    outs = [np.zeros(s, dtype=dtype) for s in out_shapes]
-    descs = [descriptor(a) for a in inputs] + [descriptor(a) for a in outs]
-    fn(*[ctypes.byref(d) for d in descs])
-    return outs
-
-
 def rel_error(got, want):
     scale = max(float(np.max(np.abs(want))) if want.size else 0.0, 1.0)
     return float(np.max(np.abs(got - want))) / scale if want.size else 0.0
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--airc", required=True)
-    ap.add_argument("--cc", required=True)
-    ap.add_argument("--workdir", required=True)
-    ap.add_argument("--count", type=int, default=240)
-    ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--chunk", type=int, default=20)
-    ap.add_argument("--jobs", type=int, default=2)
-    args = ap.parse_args()
+    args = parse_args(count=240, seed=2026, chunk=20)
 
     rng = random.Random(args.seed)
     programs = []
@@ -395,7 +307,7 @@ def main():
         programs.append(p)
     # Files of `chunk` programs, compiled `jobs` at a time: the lowering's
     # cost grows faster than linearly with the module's size.
-    objects = []
+    files = []
     for start in range(0, len(programs), args.chunk):
         air = os.path.join(args.workdir, "programs%d.air" % start)
         with open(air, "w") as f:
@@ -403,16 +315,11 @@ def main():
                 f.write(p.text())
                 if p.second():
                     f.write(p.second_text())
-        objects.append((air, air[:-4] + ".o"))
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for r in pool.map(lambda io: subprocess.run(
-                [args.airc, io[0], "-o", io[1]]).returncode, objects):
-            if r:
-                return 1
-    lib = os.path.join(args.workdir, "programs.so")
-    subprocess.run([args.cc, "-shared"] + [o for _, o in objects] +
-                   ["-o", lib, "-lm"], check=True)
-    so = ctypes.CDLL(lib)
+        files.append(air)
+    so = build_library(args.airc, args.cc, files,
+                       os.path.join(args.workdir, "programs.so"), args.jobs)
+    if so is None:
+        return 1
 
     kinds = {}
     failures = 0

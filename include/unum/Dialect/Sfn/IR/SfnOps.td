@@ -93,6 +93,7 @@ def Sfn_TaskOp : Sfn_StateOp<"task"> {
     OptionalAttr<ArrayAttr>:$retry,
     OptionalAttr<ArrayAttr>:$catchers,
     OptionalAttr<I64Attr>:$timeout_seconds,
+    OptionalAttr<StrAttr>:$timeout_seconds_path,
     OptionalAttr<I64Attr>:$heartbeat_seconds
   ));
 }

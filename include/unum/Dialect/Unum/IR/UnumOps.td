@@ -181,11 +181,23 @@ def Unum_MapOp : Unum_EdgeOp<"map"> {
   let description = !strconcat([{
     The output must be a list; element `i` of `n` is passed to an instance
     of the target with a new innermost fan-out level (index `i`, size `n`).
+    With `max_concurrency(k)` (a Step Functions Map's `MaxConcurrency`) at
+    most `k` iterations run at once: the first `k` are invoked, and each
+    iteration's last function (the tail that reports to the collecting
+    fan-in) invokes iteration `i + k` before it reports.
 
     ```mlir
     unum.map @Mapper
+    unum.map @Charge max_concurrency(1)
     ```
   }], edgeDoc);
+  let arguments = !con(edgeArgs,
+                       (ins OptionalAttr<ConfinedAttr<I64Attr,
+                                                      [IntPositive]>>:$max_concurrency));
+  let assemblyFormat = [{
+    $target `` custom<EdgeTail>($condition, $modifiers)
+    (`max_concurrency` `(` $max_concurrency^ `)`)? attr-dict
+  }];
 }
 
 def Unum_ErrorOp : Unum_EdgeOp<"error"> {
@@ -197,15 +209,23 @@ def Unum_ErrorOp : Unum_EdgeOp<"error"> {
     path (a Step Functions Catch's `ResultPath`; a unit value is `null`:
     the input unchanged).
 
+    With `propagate` the failure is not handled but passed on: the target
+    (the last function of the Map iteration or Parallel branch the function
+    runs in) is failed with the same error without running its code, and
+    reports the failure to the state's sink over its `propagate` fan-in,
+    which fails the state (and then its Retry and Catch apply).
+
     ```mlir
     unum.error @Handler
     unum.error @Report if "$out.Error == 'Timeout'" result_path "$.error"
+    unum.error @UnumEndMap0 propagate
     ```
   }], edgeDoc);
-  let arguments = !con(edgeArgs, (ins OptionalAttr<AnyAttr>:$result_path));
+  let arguments = !con(edgeArgs, (ins OptionalAttr<AnyAttr>:$result_path,
+                                      UnitAttr:$propagate));
   let assemblyFormat = [{
     $target `` custom<EdgeTail>($condition, $modifiers)
-    (`result_path` $result_path^)? attr-dict
+    (`result_path` $result_path^)? (`propagate` $propagate^)? attr-dict
   }];
 }
 
@@ -219,12 +239,20 @@ def Unum_FanInOp : Unum_EdgeOp<"fanin"> {
     ```mlir
     unum.fanin @Summary values ["Mapper-unumIndex-*"] modifiers ["Pop"]
     unum.fanin @rebase values ["vpxenc-unumIndex-$0", "xcdec-unumIndex-($0-1)"] if "$0 == 1"
+    unum.fanin @UnumSinkMap0 values ["F-unumIndex-*"] modifiers ["Pop"] propagate
     ```
+
+    With `propagate` the edge also reports a failure of the function (one
+    that no error edge takes, or one passed on to it by a `propagate` error
+    edge): the target, a Map or Parallel state's sink, then fails with it.
+    Without it a failure ends the workflow at this function.
   }], edgeDoc);
-  let arguments = !con(edgeArgs, (ins Unum_NamePatternArrayAttr:$values));
+  let arguments = !con(edgeArgs, (ins Unum_NamePatternArrayAttr:$values,
+                                      UnitAttr:$propagate));
   let assemblyFormat = [{
     $target `values` custom<NamePatterns>($values)
-    `` custom<EdgeTail>($condition, $modifiers) attr-dict
+    `` custom<EdgeTail>($condition, $modifiers) (`propagate` $propagate^)?
+    attr-dict
   }];
 }
 
