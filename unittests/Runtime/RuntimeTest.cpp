@@ -116,8 +116,9 @@ TEST_P(StoreRuntimeTest, MapMaxConcurrencyBoundsTheIterationsInFlight) {
     ASSERT_TRUE(r.ok()) << errorsOf(r);
     EXPECT_EQ(outputsOf(r), t.expected);
     EXPECT_LE(most.load(), k);
-    if (k == 1)
+    if (k == 1) {
       EXPECT_EQ(order, (std::vector<int64_t>{1, 2, 3, 4, 5, 6}));
+    }
   }
 }
 

@@ -366,7 +366,6 @@ LogicalResult Lowering::createFunctions(Scope &scope) {
 
 LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
   StringRef stateName = state->getAttrOfType<StringAttr>("name").getValue();
-  Location loc = state->getLoc();
 
   if (auto task = dyn_cast<TaskOp>(state)) {
     StringRef resource = task.getResource();
