@@ -6,6 +6,7 @@
 #include "Sockets.h"
 #include "unum/Runtime/App.h"
 #include "unum/Runtime/HttpAuth.h"
+#include "unum/Runtime/Runtime.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -345,4 +346,63 @@ Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
   if (end != std::string::npos)
     out.body = resp.substr(end + 4);
   return out;
+}
+
+Status FunctionUrls::add(const std::string &name, const std::string &url,
+                         const std::string &where) {
+  if (url.rfind("http://", 0) != 0)
+    return Status::error(where + ": '" + name +
+                         "': expected an http:// URL, got '" + url + "'");
+  if (name == "*")
+    fallback = url;
+  else
+    urls[name] = url;
+  return Status::ok();
+}
+
+Status FunctionUrls::addEntry(const std::string &entry,
+                              const std::string &where) {
+  size_t eq = entry.find('=');
+  if (eq == std::string::npos || eq == 0)
+    return Status::error(where + ": expected NAME=URL, got '" + entry + "'");
+  return add(entry.substr(0, eq), entry.substr(eq + 1), where);
+}
+
+Status FunctionUrls::addFile(const std::string &path) {
+  auto text = readFileOrStdin(path);
+  if (!text)
+    return text.getStatus();
+  auto v = parseJsonValue(*text, path);
+  if (!v)
+    return v.getStatus();
+  if (!v->isObject())
+    return Status::error(path + ": expected an object of function name -> "
+                                "URL");
+  for (const Value::Member &m : v->getObject()) {
+    if (!m.second.isString())
+      return Status::error(path + ": '" + m.first +
+                           "': expected an http:// URL");
+    if (Status s = add(m.first, m.second.getString(), path); !s)
+      return s;
+  }
+  return Status::ok();
+}
+
+Status FunctionUrls::check(const App &app, const std::string &where) const {
+  for (const auto &entry : urls)
+    if (!app.find(entry.first))
+      return Status::error(where + ": '" + entry.first +
+                           "' is not a function of the application");
+  return Status::ok();
+}
+
+std::string FunctionUrls::urlFor(const std::string &function) const {
+  auto it = urls.find(function);
+  if (it != urls.end())
+    return it->second;
+  std::string url = fallback;
+  const std::string slot = "{function}";
+  for (size_t at; (at = url.find(slot)) != std::string::npos;)
+    url.replace(at, slot.size(), function);
+  return url;
 }

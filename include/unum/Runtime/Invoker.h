@@ -21,6 +21,7 @@
 
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -150,6 +151,32 @@ private:
   std::function<std::string(const std::string &)> urlFor;
   int timeoutMs;
   std::string secret;
+};
+
+class App;
+
+/// Where each function of an application is served: NAME -> URL entries,
+/// and a "*" template for the others in which {function} stands for the
+/// name (unum-run --url-map, unum-serve --peer).
+class FunctionUrls {
+public:
+  /// Adds NAME -> URL (an http:// URL; NAME "*": the template). `where`
+  /// names the source in errors.
+  Status add(const std::string &name, const std::string &url,
+             const std::string &where);
+  /// Adds "NAME=URL".
+  Status addEntry(const std::string &entry, const std::string &where);
+  /// Adds a JSON file's object of NAME -> URL.
+  Status addFile(const std::string &path);
+  /// An error for the first NAME that is not a function of `app`.
+  Status check(const App &app, const std::string &where) const;
+  /// The function's URL; "" if there is none.
+  std::string urlFor(const std::string &function) const;
+  bool hasTemplate() const { return !fallback.empty(); }
+
+private:
+  std::map<std::string, std::string> urls;
+  std::string fallback;
 };
 
 struct HttpResponse {
