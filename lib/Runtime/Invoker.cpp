@@ -9,6 +9,7 @@
 #include "unum/Runtime/Runtime.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -252,11 +253,26 @@ bool connectBy(int fd, const addrinfo &addr, Clock::time_point deadline,
 }
 } // namespace
 
+std::string HttpResponse::header(const std::string &lowerName) const {
+  for (const auto &[name, value] : headers)
+    if (name == lowerName)
+      return value;
+  return "";
+}
+
 Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
                                              const std::string &body,
                                              const std::string &contentType,
                                              int timeoutMs,
                                              const std::string &secret) {
+  return httpRequest("POST", url, body, {{"Content-Type", contentType}},
+                     timeoutMs, secret, kMaxHttpResponse);
+}
+
+Result<HttpResponse> unum::runtime::httpRequest(
+    const std::string &method, const std::string &url, const std::string &body,
+    const std::vector<std::pair<std::string, std::string>> &headers,
+    int timeoutMs, const std::string &secret, size_t maxResponse) {
   const Clock::time_point deadline =
       Clock::now() + std::chrono::milliseconds(timeoutMs);
   const std::string scheme = "http://";
@@ -295,13 +311,16 @@ Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
   if (sock.fd < 0)
     return Status::error("cannot connect to '" + url + "': " + lastError);
 
-  std::string req = "POST " + path + " HTTP/1.1\r\nHost: " + hostPort +
-                    "\r\nContent-Type: " + contentType +
-                    "\r\nContent-Length: " + std::to_string(body.size()) +
-                    "\r\nConnection: close\r\n";
+  std::string req =
+      method + " " + path + " HTTP/1.1\r\nHost: " + hostPort + "\r\n";
+  for (const auto &[name, value] : headers)
+    req += name + ": " + value + "\r\n";
+  if (method == "POST" || !body.empty())
+    req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  req += "Connection: close\r\n";
   if (!secret.empty())
     for (const auto &[name, value] :
-         httpauth::signRequest(secret, "POST", path, body))
+         httpauth::signRequest(secret, method, path, body))
       req += name + ": " + value + "\r\n";
   req += "\r\n";
   req += body;
@@ -325,9 +344,9 @@ Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
       return Status::error("'" + url + "': recv: " + std::strerror(errno));
     if (n == 0)
       break;
-    if (resp.size() + size_t(n) > kMaxHttpResponse)
+    if (resp.size() + size_t(n) > maxResponse)
       return Status::error("'" + url + "': response larger than " +
-                           std::to_string(kMaxHttpResponse) + " bytes");
+                           std::to_string(maxResponse) + " bytes");
     resp.append(buf, size_t(n));
   }
   // "HTTP/1.1 202 Accepted\r\n...\r\n\r\nbody"; an interim 100 Continue
@@ -345,6 +364,21 @@ Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
   size_t end = resp.find("\r\n\r\n");
   if (end != std::string::npos)
     out.body = resp.substr(end + 4);
+  // The header fields, between the status line and the blank line.
+  for (size_t at = resp.find("\r\n"); at != std::string::npos && at < end;) {
+    size_t eol = resp.find("\r\n", at + 2);
+    std::string field = resp.substr(at + 2, eol - at - 2);
+    at = eol;
+    size_t colon = field.find(':');
+    if (colon == std::string::npos)
+      continue;
+    std::string name = field.substr(0, colon);
+    for (char &c : name)
+      c = char(std::tolower(static_cast<unsigned char>(c)));
+    size_t v = field.find_first_not_of(" \t", colon + 1);
+    out.headers.emplace_back(name,
+                             v == std::string::npos ? "" : field.substr(v));
+  }
   return out;
 }
 

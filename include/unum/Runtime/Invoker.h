@@ -25,6 +25,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace unum::runtime {
@@ -182,7 +183,23 @@ private:
 struct HttpResponse {
   int status = 0;
   std::string body;
+  /// The answer's header fields, names in lower case (httpRequest).
+  std::vector<std::pair<std::string, std::string>> headers = {};
+  /// The value of field `lowerName`; "" if absent.
+  std::string header(const std::string &lowerName) const;
 };
+
+/// A minimal HTTP/1.1 request over a plain TCP socket (Connection: close):
+/// METHOD to an http:// URL with `headers` and `body` (a Content-Length is
+/// sent for a POST, or any non-empty body), the whole exchange within
+/// `timeoutMs`. With a `secret` the request is signed (HttpAuth.h). An
+/// answer larger than `maxResponse` bytes is an error.
+Result<HttpResponse>
+httpRequest(const std::string &method, const std::string &url,
+            const std::string &body,
+            const std::vector<std::pair<std::string, std::string>> &headers,
+            int timeoutMs, const std::string &secret = "",
+            size_t maxResponse = 1 << 20);
 
 /// A minimal HTTP/1.1 POST over a plain TCP socket (Connection: close): the
 /// whole exchange (connect, send, the answer) within `timeoutMs`. With a
