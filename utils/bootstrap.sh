@@ -10,6 +10,8 @@ PACKAGES=(
   libyaml-cpp-dev ninja-build ccache cmake g++
   # Runtime data stores (lib/Runtime); redis-server runs the Redis tests
   libsqlite3-dev libhiredis-dev redis-server
+  # curl: the commands of docs/Tools/unum-serve.md (health checks, a POST)
+  curl
   # Unit tests
   libgtest-dev libgmock-dev
   # Hardware path: VHDL analysis, synthesis check and simulation (test/Target/VHDL)
