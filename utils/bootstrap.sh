@@ -18,8 +18,10 @@ PACKAGES=(
   ghdl
   # Array benchmarks (utils/bench): numpy for /usr/bin/python3, oneDNN for conv1d
   python3-numpy libdnnl-dev
-  # Gradient checks against PyTorch autograd (test/Dialect/Air/grad-torch.test)
-  python3-torch
+  # Gradient checks against PyTorch autograd (test/Dialect/Air/grad-torch.test);
+  # the PyTorch and ONNX importers' tests (unum.nn.from_torch/from_onnx,
+  # test/python/test_nn_*.py)
+  python3-torch python3-onnx
   # The Python package (python/unum, test/python): pytest runs its suite;
   # dask and distributed run a jitted function on a local cluster
   python3-pytest python3-dask python3-distributed
