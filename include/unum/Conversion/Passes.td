@@ -117,6 +117,30 @@ def AirCopiesToLinalg : Pass<"air-copies-to-linalg"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def AirFuseRows : Pass<"air-fuse-rows", "mlir::func::FuncOp"> {
+  let summary = "Fuse row statistics and their row-wise users into one loop "
+                "over row blocks";
+  let description = [{
+    Row-wise patterns (softmax, layernorm, logsumexp over the last axis)
+    lower to several loop nests over the whole array: a reduction per row
+    statistic, and elementwise nests that read it, one of whose values is
+    used twice and so materialised in full. This pass (linalg on tensors,
+    before bufferization) tiles the last all-parallel `linalg.generic` of
+    such a chain along its first dimension into an `scf.for` over blocks of
+    rows (about 16 KB of each input per block) and fuses into that loop
+    every producer whose row slice it reads: the row reductions and the
+    multi-use elementwise values, computed once per block (CSE merges the
+    copies fusion makes) into block-sized temporaries that stay in cache.
+    The array is then read from memory once to reduce and once to write.
+    A producer the block reads in full (a reduction over axis 0) or that has
+    users outside the chain stays outside, computed once.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def ConvertNNToRTL : Pass<"convert-nn-to-rtl", "mlir::ModuleOp"> {
   let summary = "Lower quantised nn models to rtl streaming datapaths";
   let description = [{
