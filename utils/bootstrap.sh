@@ -10,14 +10,18 @@ PACKAGES=(
   libyaml-cpp-dev ninja-build ccache cmake g++
   # Runtime data stores (lib/Runtime); redis-server runs the Redis tests
   libsqlite3-dev libhiredis-dev redis-server
+  # curl: the commands of docs/Tools/unum-serve.md (health checks, a POST)
+  curl
   # Unit tests
   libgtest-dev libgmock-dev
   # Hardware path: VHDL analysis, synthesis check and simulation (test/Target/VHDL)
   ghdl
   # Array benchmarks (utils/bench): numpy for /usr/bin/python3, oneDNN for conv1d
   python3-numpy libdnnl-dev
-  # Gradient checks against PyTorch autograd (test/Dialect/Air/grad-torch.test)
-  python3-torch
+  # Gradient checks against PyTorch autograd (test/Dialect/Air/grad-torch.test);
+  # the PyTorch and ONNX importers' tests (unum.nn.from_torch/from_onnx,
+  # test/python/test_nn_*.py)
+  python3-torch python3-onnx
   # The Python package (python/unum, test/python): pytest runs its suite;
   # dask and distributed run a jitted function on a local cluster
   python3-pytest python3-dask python3-distributed

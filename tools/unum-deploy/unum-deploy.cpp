@@ -15,7 +15,9 @@
 //              /async-function/ route, which queues them).
 //  * lambda:   OUTDIR/template.yaml, an AWS SAM template: a function per Unum
 //              function on the custom runtime provided.al2023 (the code in
-//              OUTDIR/package: the Lambda bootstrap and the app), a DynamoDB
+//              OUTDIR/package: the app's function directories, and the Lambda
+//              bootstrap, unum-lambda, which runs the function named by the
+//              handler setting), a DynamoDB
 //              table with TTL, each function's environment (its name, the
 //              store URI, its peers' ARNs) and an IAM policy allowing
 //              exactly the table and the functions it continues to.
@@ -259,7 +261,6 @@ std::string samTemplate(const App &app,
     << "Globals:\n"
     << "  Function:\n"
     << "    Runtime: provided.al2023\n"
-    << "    Handler: bootstrap\n"
     << "    CodeUri: package/\n"
     << "    Timeout: " << o.timeout << "\n"
     << "    MemorySize: " << o.memory << "\n"
@@ -289,12 +290,12 @@ std::string samTemplate(const App &app,
     y << "  " << ids.at(fn) << "Function:\n"
       << "    Type: AWS::Serverless::Function\n"
       << "    Properties:\n"
+      << "      Handler: " << q(fn) << "\n"
       << "      FunctionName: !Sub " << q("${AWS::StackName}-" + ids.at(fn))
       << "\n"
       << "      Environment:\n"
       << "        Variables:\n"
       << "          UNUM_FUNCTION: " << q(fn) << "\n"
-      << "          UNUM_APP: /var/task/app\n"
       << "          UNUM_STORE: !Sub "
       << q("dynamodb:///${UnumTable}?region=${AWS::Region}&ttl=" +
            std::to_string(o.ttl))
@@ -437,7 +438,7 @@ int main(int argc, char **argv) {
   }
   // The app goes next to the files: into the image, or the Lambda package.
   fs::path appCopy =
-      fs::path(o.out) / (o.target == "lambda" ? "package/app" : "app");
+      fs::path(o.out) / (o.target == "lambda" ? "package" : "app");
   fs::create_directories(appCopy, ec);
   if (!ec)
     fs::copy(appDir, appCopy,

@@ -153,7 +153,7 @@ def lambda_(out, fns):
     check(str(doc["AWSTemplateFormatVersion"]) == "2010-09-09", "format version")
     res = doc["Resources"]
     g = doc["Globals"]["Function"]
-    check(g["Runtime"] == "provided.al2023" and g["Handler"], "Globals: runtime")
+    check(g["Runtime"] == "provided.al2023", "Globals: runtime")
     check(0 < g["Timeout"] <= 900, "Globals: Timeout")
     table = res["UnumTable"]
     check(table["Type"] == "AWS::DynamoDB::Table", "UnumTable type")
@@ -196,7 +196,8 @@ def lambda_(out, fns):
     check(set(byfn) == set(fns), "functions %s != %s" % (sorted(byfn), sorted(fns)))
     arn_prefix = "arn:aws:lambda:${AWS::Region}:${AWS::AccountId}:function:"
     for fn, (rid, p, env) in byfn.items():
-        check(env["UNUM_APP"], fn + ": UNUM_APP")
+        # unum-lambda runs the function its handler setting names.
+        check(p["Handler"] == fn, fn + ": Handler " + str(p.get("Handler")))
         store = env["UNUM_STORE"]
         check(isinstance(store, Tag) and
               re.fullmatch(r"dynamodb:///\$\{UnumTable\}\?region=\$\{AWS::Region\}&ttl=\d+",
@@ -229,7 +230,7 @@ def lambda_(out, fns):
         check(set(allowed) <= ddb | {"lambda:InvokeFunction"}, fn + ": extra actions")
     starts = [o for o in doc["Outputs"] if o.endswith("Arn")]
     check(len(starts) == sum(f["start"] for f in fns.values()), "Outputs: start ARNs")
-    check_app_copy(None, os.path.join(out, "package", "app"), fns)
+    check_app_copy(None, os.path.join(out, g["CodeUri"]), fns)
     return "%d Lambda functions, table, %d intrinsics" % (len(byfn), len(list(walk(doc))))
 
 
