@@ -384,9 +384,11 @@ Result<HttpResponse> unum::runtime::httpRequest(
 
 Status FunctionUrls::add(const std::string &name, const std::string &url,
                          const std::string &where) {
-  if (url.rfind("http://", 0) != 0)
+  // The targets makeRemoteInvoker routes: a host, or an AWS Lambda function.
+  if (url.rfind("http://", 0) != 0 && url.rfind("arn:aws:lambda:", 0) != 0)
     return Status::error(where + ": '" + name +
-                         "': expected an http:// URL, got '" + url + "'");
+                         "': expected an http:// URL or an arn:aws:lambda: "
+                         "ARN, got '" + url + "'");
   if (name == "*")
     fallback = url;
   else
@@ -415,7 +417,8 @@ Status FunctionUrls::addFile(const std::string &path) {
   for (const Value::Member &m : v->getObject()) {
     if (!m.second.isString())
       return Status::error(path + ": '" + m.first +
-                           "': expected an http:// URL");
+                           "': expected an http:// URL or an arn:aws:lambda: "
+                           "ARN");
     if (Status s = add(m.first, m.second.getString(), path); !s)
       return s;
   }

@@ -200,12 +200,13 @@ int main(int argc, char **argv) {
 
   // Continuations: every function is elsewhere (its own Lambda function, or
   // a host), this one included (a loop's next visit is a new event).
-  HttpInvoker continuations(
+  // Peers are ARNs (Invoke, asynchronous) or http:// hosts.
+  std::unique_ptr<Invoker> continuations = makeRemoteInvoker(
       [&peers](const std::string &fn) { return peers.urlFor(fn); }, 30000,
       *secret);
   LocalRunner::Options opts;
   opts.workers = 1;
-  opts.platform = &continuations;
+  opts.platform = continuations.get();
   opts.keepResults = false;
   if (const char *v = env("UNUM_TIME_SCALE"))
     opts.runtime.timeScale = std::strtod(v, nullptr) > 0

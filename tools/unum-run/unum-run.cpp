@@ -174,7 +174,8 @@ class Routes final : public Invoker {
 public:
   Routes(std::function<std::string(const std::string &)> urlFor,
          std::string ownPrefix, std::string secret)
-      : http(urlFor, 30000, std::move(secret)), urlFor(std::move(urlFor)),
+      : remote(makeRemoteInvoker(urlFor, 30000, std::move(secret))),
+        urlFor(std::move(urlFor)),
         ownPrefix(std::move(ownPrefix)) {}
 
   Status invoke(const std::string &function, Payload &&payload) override {
@@ -184,7 +185,7 @@ public:
       sent[function].url = url;
       sent[function].instances.insert(instanceName(function, payload.fanout));
     }
-    return http.invoke(function, std::move(payload));
+    return remote->invoke(function, std::move(payload));
   }
   bool blocking() const override { return true; }
 
@@ -211,7 +212,8 @@ public:
   }
 
 private:
-  HttpInvoker http;
+  /// An http:// host or an arn:aws:lambda: function (makeRemoteInvoker).
+  std::unique_ptr<Invoker> remote;
   std::function<std::string(const std::string &)> urlFor;
   std::string ownPrefix;
   mutable std::mutex mu;

@@ -126,7 +126,8 @@ static std::vector<std::string> splitList(const std::string &s) {
 }
 
 /// The runtime's platform: a hosted function's invocation goes onto the
-/// local pool (journaled there), any other is an HTTP POST to its host.
+/// local pool (journaled there), any other goes to its target: an HTTP POST
+/// to its host, or an asynchronous AWS Lambda Invoke (makeRemoteInvoker).
 /// `retryFor`: how long an invocation a host refused or could not take (a
 /// host being restarted) is tried again here; 0: not at all (the runner
 /// delivers the invocation again, then the sweep does).
@@ -135,8 +136,9 @@ public:
   Routes(std::set<std::string> hosted, const FunctionUrls &peers,
          std::string secret, std::chrono::milliseconds retryFor)
       : hosted(std::move(hosted)),
-        http([&peers](const std::string &fn) { return peers.urlFor(fn); },
-             30000, std::move(secret)),
+        remote(makeRemoteInvoker(
+            [&peers](const std::string &fn) { return peers.urlFor(fn); },
+            30000, std::move(secret))),
         retryFor(retryFor) {}
   void setLocal(Invoker *pool) { local = pool; }
 
@@ -146,8 +148,9 @@ public:
     const auto deadline = std::chrono::steady_clock::now() + retryFor;
     for (;;) {
       Payload copy = retryFor.count() ? payload : Payload();
-      Status s = http.invoke(function, retryFor.count() ? std::move(copy)
-                                                        : std::move(payload));
+      Status s = remote->invoke(function, retryFor.count()
+                                              ? std::move(copy)
+                                              : std::move(payload));
       if (!s.isCrash() || std::chrono::steady_clock::now() >= deadline)
         return s;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -157,7 +160,7 @@ public:
 
 private:
   std::set<std::string> hosted;
-  HttpInvoker http;
+  std::unique_ptr<Invoker> remote;
   std::chrono::milliseconds retryFor;
   std::atomic<Invoker *> local{nullptr};
 };

@@ -185,7 +185,8 @@ class App;
 /// name (unum-run --url-map, unum-serve --peer).
 class FunctionUrls {
 public:
-  /// Adds NAME -> URL (an http:// URL; NAME "*": the template). `where`
+  /// Adds NAME -> target (an http:// URL or an arn:aws:lambda: ARN, the
+  /// targets makeRemoteInvoker routes; NAME "*": the template). `where`
   /// names the source in errors.
   Status add(const std::string &name, const std::string &url,
              const std::string &where);
