@@ -15,8 +15,8 @@ using namespace unum::config::detail;
 
 namespace {
 
-constexpr size_t kMaxLength = 4096;
-constexpr unsigned kMaxDepth = 64;
+constexpr size_t kMaxLength = unum::limits::kMaxExprText;
+constexpr unsigned kMaxDepth = unum::limits::kMaxExprNesting;
 
 /// The first node found below unum::limits::kMaxExprDepth levels (`level` is
 /// `e`'s), or null. Recursion is bounded by the tree's height, itself

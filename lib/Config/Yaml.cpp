@@ -415,6 +415,26 @@ bool unum::config::parseYaml(std::string_view text,
     diags.error(*bad, "invalid UTF-8");
     return false;
   }
+  // YAML text is printable characters only (YAML 1.2, c-printable): no C0
+  // control but tab, line feed and carriage return, and no DEL. A control
+  // character is written as an escape in a double-quoted scalar ("\x15").
+  // yaml-cpp would also take a NUL among the first bytes for a UTF-16 or
+  // UTF-32 encoding and read the rest as other characters.
+  unsigned line = 1;
+  size_t lineStart = 0;
+  for (size_t pos = 0; pos < text.size(); ++pos) {
+    unsigned char c = text[pos];
+    if (c == '\n') {
+      ++line;
+      lineStart = pos + 1;
+    } else if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7F) {
+      diags.error({line, unsigned(pos - lineStart + 1)},
+                  "control character " + detail::describeChar(text, pos) +
+                      " in YAML text (write it as an escape in a "
+                      "double-quoted string)");
+      return false;
+    }
+  }
   std::istringstream input{std::string(text)};
   Builder builder(text, documents, diags);
   try {

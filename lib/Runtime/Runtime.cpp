@@ -1118,6 +1118,13 @@ Status Runtime::addMapSends(Invocation &inv, const Edge &e,
   if (post.size() + 1 > kMaxFanOutDepth)
     return Status::error("fan-out nested deeper than " +
                          std::to_string(kMaxFanOutDepth));
+  // The iterations' fan-in could not name them all: refused before any
+  // runs (each used to run, and then fail at the fan-in).
+  if (items->size() > kMaxFanInInstances)
+    return Status::error("Map edge to '" + e.target + "': " +
+                         std::to_string(items->size()) +
+                         " items, more than a fan-in can collect (" +
+                         std::to_string(kMaxFanInInstances) + ")");
   int64_t n = int64_t(items->size());
   if (n == 0) {
     auto closing = findMapClosing(app, e.target, post);

@@ -13,7 +13,8 @@ void unum::printVersion(raw_ostream &os, StringRef tool) {
 }
 
 void unum::initToolCommandLine(StringRef tool,
-                               ArrayRef<cl::OptionCategory *> own) {
+                               ArrayRef<cl::OptionCategory *> own,
+                               bool boundsDiagnostics) {
   static std::string toolName;
   toolName = tool.str();
   cl::SetVersionPrinter(
@@ -23,11 +24,13 @@ void unum::initToolCommandLine(StringRef tool,
                                           "help-list-hidden", "version"};
   for (auto &entry : cl::getRegisteredOptions()) {
     cl::Option *opt = entry.second;
-    if (helpOptions.contains(entry.first)) {
-      if (!own.empty()) {
-        opt->Categories.clear();
-        opt->addCategory(*own.front());
-      }
+    // --error-limit (unum/Support/Diagnostics.h) is the tool's own when it
+    // bounds its diagnostics.
+    if (helpOptions.contains(entry.first) ||
+        (boundsDiagnostics && entry.first == "error-limit")) {
+      // (Not clear() then addCategory(): addCategory reads Categories[0].)
+      if (!own.empty())
+        opt->Categories.assign(1, own.front());
       continue;
     }
     bool isOwn = any_of(opt->Categories, [&](cl::OptionCategory *cat) {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "unum/Dialect/NN/IR/NNDialect.h"
 #include "unum/Dialect/NN/Reference/Reference.h"
+#include "unum/Support/Diagnostics.h"
 #include "unum/Support/ToolSupport.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -43,7 +44,8 @@ static int fail(const llvm::Twine &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  unum::initToolCommandLine("unum-nn-sim", {&category});
+  unum::initToolCommandLine("unum-nn-sim", {&category},
+                            /*boundsDiagnostics=*/true);
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "Unum CPU fixed-point reference\n");
   DialectRegistry registry;
@@ -52,6 +54,7 @@ int main(int argc, char **argv) {
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  unum::boundDiagnostics(&context, &sourceMgr);
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(modelFile, sourceMgr, &context);
   if (!module)

@@ -24,7 +24,7 @@ static bool takesSeparateValue(llvm::StringRef arg) {
 }
 
 int main(int argc, char **argv) {
-  unum::initToolCommandLine("unum-translate");
+  unum::initToolCommandLine("unum-translate", {}, /*boundsDiagnostics=*/true);
   unum::registerAllTranslations();
 
   std::vector<char *> args = unum::withQuietOpDiagnostics(argc, argv);

@@ -12,6 +12,7 @@
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
 #include "unum/Dialect/Unum/IR/UnumOps.h"
 #include "unum/Dialect/Unum/Transforms/Passes.h"
+#include "unum/Support/Diagnostics.h"
 #include "unum/Support/ToolSupport.h"
 #include "unum/Target/ASL/ASL.h"
 #include "unum/Target/UnumConfig/UnumConfig.h"
@@ -44,8 +45,8 @@ static cl::opt<std::string>
                     "file ('-': stdout)"),
            cl::value_desc("dir"), cl::cat(category));
 static cl::opt<std::string> formatName("format", cl::init("json"),
-                                   cl::desc("Config format: json or yaml"),
-                                   cl::cat(category));
+                                       cl::desc("Config format: json or yaml"),
+                                       cl::cat(category));
 static cl::opt<std::string> name("name",
                                  cl::desc("Application name (default: the "
                                           "file name)"),
@@ -70,8 +71,7 @@ static cl::opt<std::string>
          cl::desc("What to produce: configs, sfn (IR after import) or unum "
                   "(IR after lowering)"),
          cl::cat(category));
-static cl::opt<bool> timing("time",
-                            cl::desc("Print the time each phase took"),
+static cl::opt<bool> timing("time", cl::desc("Print the time each phase took"),
                             cl::cat(category));
 
 namespace {
@@ -105,7 +105,7 @@ static int printIR(ModuleOp module) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  unum::initToolCommandLine("unumc", {&category});
+  unum::initToolCommandLine("unumc", {&category}, /*boundsDiagnostics=*/true);
   cl::ParseCommandLineOptions(argc, argv,
                               "unumc: compile a Step Functions state machine "
                               "to Unum configs\n");
@@ -124,6 +124,7 @@ int main(int argc, char **argv) {
   context.loadDialect<unum::sfn::SfnDialect, unum::UnumDialect>();
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  unum::boundDiagnostics(&context, &sourceMgr);
   Phases phases;
 
   unum::ASLImportOptions options;
@@ -153,7 +154,7 @@ int main(int argc, char **argv) {
   if (!app || failed(unum::translateAppToConfig(
                   app,
                   formatName == "json" ? unum::config::Format::Json
-                                   : unum::config::Format::Yaml,
+                                       : unum::config::Format::Yaml,
                   outputDir, llvm::outs())))
     return 1;
   phases.mark("export");

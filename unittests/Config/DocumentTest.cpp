@@ -458,7 +458,7 @@ TEST(YamlTest, EmptyStreamHasNoDocuments) {
 }
 
 struct YamlErrorCase {
-  const char *text;
+  std::string text;
   unsigned line, col;
   const char *message;
 };
@@ -507,7 +507,27 @@ INSTANTIATE_TEST_SUITE_P(
         YamlErrorCase{"a: 0x1FFFFFFFFFFFFFFFF\n", 1, 4, "out of range"},
         // A config is text.
         YamlErrorCase{"a: 1\nb: \"x\xff\"\n", 2, 6, "invalid UTF-8"},
-        YamlErrorCase{"a: \xc3\x28\n", 1, 4, "invalid UTF-8"}));
+        YamlErrorCase{"a: \xc3\x28\n", 1, 4, "invalid UTF-8"},
+        // YAML is printable characters (a NUL among the first bytes also
+        // made yaml-cpp read the text as UTF-16 or UTF-32: fuzz finding).
+        YamlErrorCase{std::string("-\0\0\0\x15\n", 6), 1, 2,
+                      "control character U+0000 in YAML text"},
+        YamlErrorCase{"a: 1\nb: x\x15y\n", 2, 5, "control character U+0015"},
+        YamlErrorCase{"a: \x7f\n", 1, 4, "control character U+007F"}));
+
+TEST(YamlTest, ControlCharactersAsEscapes) {
+  // Escaped in a double-quoted string they are data, and their JSON
+  // spelling reads back.
+  DiagnosticSink diags;
+  std::vector<Node> docs;
+  ASSERT_TRUE(parseYaml("a: \"\\0\\x15\\t\"\n", docs, diags));
+  ASSERT_EQ(docs.size(), 1u);
+  EXPECT_EQ(docs[0].find("a")->text, std::string("\0\x15\t", 3));
+  std::string json = writeJsonValue(docs[0]);
+  std::vector<Node> again;
+  ASSERT_TRUE(parseJson(json, again, diags)) << json;
+  EXPECT_EQ(writeJsonValue(again[0]), json);
+}
 
 TEST(YamlTest, DuplicateKeyNotesTheFirst) {
   DiagnosticSink diags;

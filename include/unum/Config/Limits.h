@@ -19,6 +19,15 @@ namespace unum::limits {
 /// and when written, so that every checkpoint can be read back.
 constexpr unsigned kMaxNesting = 256;
 
+/// The longest conditional, modifier or fan-in name pattern, in characters.
+constexpr size_t kMaxExprText = 4096;
+/// The deepest nesting of parentheses, operators and calls the expression
+/// parser (a recursive descent) follows; the tree it builds may be deeper
+/// (operator chains), up to kMaxExprDepth. The compiler folds a Choice's
+/// rules into the conditions of the states after it, one level per Choice,
+/// so it refuses more Choice states in a row than this.
+constexpr unsigned kMaxExprNesting = 64;
+
 /// The deepest expression tree (conditionals, modifiers, index arithmetic).
 /// The parser refuses a deeper one; the evaluator's recursion is bounded by it.
 constexpr unsigned kMaxExprDepth = 128;

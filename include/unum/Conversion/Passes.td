@@ -45,7 +45,12 @@ def ConvertSfnToUnum : Pass<"convert-sfn-to-unum", "mlir::ModuleOp"> {
     end in one function unconditionally and outside any loop (several end
     states, a Choice that ends it, a last state that loops) ends in a new
     built-in Pass, `UnumEnd<Map|Parallel><k>[_<branch>]`, whose instance
-    reports to the fan-in.
+    reports to the fan-in. A Parallel of more than 16 branches ends every
+    branch in one shared built-in Pass, `UnumEndParallel<k>`, whose
+    instances (one per branch index) fan in like a Map iteration's
+    (`UnumEndParallel<k>-unumIndex-*`): the original compiler's form, where
+    each branch's tail lists every branch's tail, is quadratic in the
+    branches.
 
     The application options come from the state machine's `checkpoint` and
     `debug` attributes, or from the pass options, which take precedence.

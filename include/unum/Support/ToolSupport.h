@@ -28,8 +28,11 @@ void printVersion(llvm::raw_ostream &os, llvm::StringRef tool);
 /// context and pass-manager options, translations, passes) stay listed.
 /// The help options are moved into the first of `own`, so the tool's own
 /// options come first (cl prints categories in alphabetical order).
+/// `boundsDiagnostics`: the tool bounds its diagnostics
+/// (unum/Support/Diagnostics.h), so its --error-limit is listed too.
 void initToolCommandLine(llvm::StringRef tool,
-                         llvm::ArrayRef<llvm::cl::OptionCategory *> own = {});
+                         llvm::ArrayRef<llvm::cl::OptionCategory *> own = {},
+                         bool boundsDiagnostics = false);
 
 /// `argv` with `--mlir-print-op-on-diagnostic=false` inserted first, for
 /// tools whose main hands the command line to MLIR (MlirOptMain,

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "unum/Config/Cycles.h"
 #include "unum/Config/JsonPath.h"
+#include "unum/Config/Limits.h"
 #include "unum/Conversion/Passes.h"
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
 #include "unum/Dialect/Unum/IR/UnumOps.h"
@@ -40,6 +41,11 @@ using namespace unum::sfn;
 namespace {
 
 enum class EdgeKind { Scalar, Map, FanIn, Error };
+
+/// The most branches of a Parallel whose tails list each other in their
+/// fan-ins (the original compiler's form, which the conformance configs
+/// use); a wider Parallel's branches share one end function (addEdges).
+constexpr size_t kMaxListedBranches = 16;
 
 struct Edge {
   size_t target;
@@ -199,8 +205,10 @@ private:
 
   LogicalResult createFunctions(Scope &scope);
   LogicalResult visitState(Scope &scope, Operation *state);
-  FailureOr<std::vector<Target>> entryTargets(Scope &scope, StringRef name);
-  FailureOr<std::vector<Target>> choiceTargets(Scope &scope, ChoiceOp choice);
+  FailureOr<std::vector<Target>> entryTargets(Scope &scope, StringRef name,
+                                              unsigned depth = 0);
+  FailureOr<std::vector<Target>> choiceTargets(Scope &scope, ChoiceOp choice,
+                                               unsigned depth = 0);
   LogicalResult connect(Scope &scope, size_t from, Operation *state);
   LogicalResult connectCatchers(Scope &scope, size_t from, Operation *state);
   LogicalResult applyChoiceOutputPath(Scope &scope, ChoiceOp choice,
@@ -209,7 +217,8 @@ private:
   FailureOr<size_t> scopeEntry(Scope &scope);
   FailureOr<size_t> entryFunction(Scope &scope, StringRef name, bool direct);
   FailureOr<size_t> scopeExit(Scope &scope, Operation *owner, size_t sink,
-                              StringRef branch);
+                              StringRef branch,
+                              std::optional<size_t> *shared = nullptr);
   void propagateFailures(Scope &scope, size_t last);
   std::optional<int64_t> loopOf(const Function &fn) const;
   void trim();
@@ -646,13 +655,15 @@ FailureOr<std::string> ruleToExpr(DictionaryAttr rule, Operation *choice) {
   return choice->emitOpError() << "has a choice rule without an operator";
 }
 
-FailureOr<std::vector<Target>> Lowering::choiceTargets(Scope &scope,
-                                                       ChoiceOp choice) {
+/// The targets of a Choice's rules and Default; `depth` counts the Choice
+/// states folded into the conditions on the way here (see entryTargets).
+FailureOr<std::vector<Target>>
+Lowering::choiceTargets(Scope &scope, ChoiceOp choice, unsigned depth) {
   std::vector<Target> targets;
   std::string noneBefore; // none of the earlier rules matched
   auto addBranch = [&](StringRef next,
                        const std::string &guard) -> LogicalResult {
-    FailureOr<std::vector<Target>> inner = entryTargets(scope, next);
+    FailureOr<std::vector<Target>> inner = entryTargets(scope, next, depth);
     if (failed(inner))
       return failure();
     for (Target t : *inner) {
@@ -685,28 +696,49 @@ FailureOr<std::vector<Target>> Lowering::choiceTargets(Scope &scope,
 // Edges
 //===----------------------------------------------------------------------===//
 
-FailureOr<std::vector<Target>> Lowering::entryTargets(Scope &scope,
-                                                      StringRef name) {
-  Operation *state = scope.states.lookup(name);
-  if (auto it = stateFunction.find(state); it != stateFunction.end())
-    return std::vector<Target>{{it->second, ""}};
-  if (auto it = helpers.find(state); it != helpers.end())
-    return std::vector<Target>{{it->second.first, ""}};
-  if (isa<SucceedOp>(state))
-    return std::vector<Target>{{std::nullopt, ""}};
+/// Where entering state `name` leads. Identity Pass states are followed in
+/// a loop (a chain of them can be as long as the state machine); a Choice
+/// folds its rules into the conditions of the targets it leads to, nesting
+/// them a level deeper, so more Choice states in a row than a condition can
+/// nest (limits::kMaxExprNesting) are refused here, at the Choice, rather
+/// than followed recursively.
+FailureOr<std::vector<Target>>
+Lowering::entryTargets(Scope &scope, StringRef name, unsigned depth) {
+  SmallVector<Operation *> entered; // folded states on the way
+  llvm::scope_exit done([&] {
+    for (Operation *state : entered)
+      resolving.erase(state);
+  });
+  for (;;) {
+    Operation *state = scope.states.lookup(name);
+    if (auto it = stateFunction.find(state); it != stateFunction.end())
+      return std::vector<Target>{{it->second, ""}};
+    if (auto it = helpers.find(state); it != helpers.end())
+      return std::vector<Target>{{it->second.first, ""}};
+    if (isa<SucceedOp>(state))
+      return std::vector<Target>{{std::nullopt, ""}};
 
-  // Folded states: follow them, guarding against loops of folded states.
-  if (!resolving.insert(state).second)
-    return state->emitOpError()
-           << "is part of a loop of Choice and Pass states that never runs a "
-              "function";
-  llvm::scope_exit done([&] { resolving.erase(state); });
-  if (auto choice = dyn_cast<ChoiceOp>(state))
-    return choiceTargets(scope, choice);
-  auto pass = cast<PassOp>(state);
-  if (auto next = pass.getNext())
-    return entryTargets(scope, *next);
-  return std::vector<Target>{{std::nullopt, ""}};
+    // Folded states: follow them, guarding against loops of folded states.
+    if (!resolving.insert(state).second)
+      return state->emitOpError()
+             << "is part of a loop of Choice and Pass states that never runs "
+                "a function";
+    entered.push_back(state);
+    if (auto choice = dyn_cast<ChoiceOp>(state)) {
+      if (depth >= limits::kMaxExprNesting)
+        return mlir::emitError(state->getLoc())
+               << "more than " << limits::kMaxExprNesting
+               << " Choice states in a row before a state that runs a "
+                  "function: their rules would make a condition nested "
+                  "deeper than a condition can be (put a Pass with a "
+                  "Result, or another state that runs, between them)";
+      return choiceTargets(scope, choice, depth + 1);
+    }
+    auto next = cast<PassOp>(state).getNext();
+    if (!next)
+      return std::vector<Target>{{std::nullopt, ""}};
+    name = *next;
+  }
 }
 
 LogicalResult Lowering::connect(Scope &scope, size_t from, Operation *state) {
@@ -862,12 +894,15 @@ FailureOr<size_t> Lowering::entryFunction(Scope &scope, StringRef name,
 /// their functions); otherwise (several end states, a Choice that ends it,
 /// a last state that loops) every end goes to a new built-in Pass
 /// ("UnumEnd..."), which runs once per iteration or branch, after any loop.
+/// With `shared`, every branch of a wide Parallel ends in that one built-in
+/// Pass (made by the first branch), whatever its end: see addEdges.
 FailureOr<size_t> Lowering::scopeExit(Scope &scope, Operation *owner,
-                                      size_t sink, StringRef branch) {
+                                      size_t sink, StringRef branch,
+                                      std::optional<size_t> *shared) {
   // A body whose every path ends in a Fail never reports: the Fail ends
   // the workflow (the Map or Parallel state fails with its error). Its end
   // function is then never reached.
-  if (!scope.exits.empty()) {
+  if (!shared && !scope.exits.empty()) {
     size_t fn = scope.exits.front().first;
     bool single = llvm::all_of(scope.exits, [&](auto &exit) {
       return exit.first == fn && exit.second.empty();
@@ -877,9 +912,14 @@ FailureOr<size_t> Lowering::scopeExit(Scope &scope, Operation *owner,
   }
   StringRef kind = functions[sink].name;
   kind.consume_front("UnumSink");
-  size_t end = addFunction(("UnumEnd" + kind + branch).str(), owner,
-                           Function::Role::User);
+  size_t end =
+      shared && *shared
+          ? **shared
+          : addFunction(("UnumEnd" + kind + (shared ? "" : branch)).str(),
+                        owner, Function::Role::User);
   functions[end].builtin = "Pass";
+  if (shared)
+    *shared = end;
   for (auto &[from, cond] : scope.exits)
     functions[from].edges.push_back({end, EdgeKind::Scalar, {}, cond});
   return end;
@@ -976,6 +1016,14 @@ LogicalResult Lowering::addEdges(Scope &scope) {
     } else {
       auto parallel = cast<ParallelOp>(state);
       functions[entry].nextIsList = true;
+      // Each branch's tail lists every branch's tail in its fan-in, as the
+      // original compiler does: quadratic in the branches. Beyond
+      // kMaxListedBranches every branch ends in one shared built-in Pass
+      // instead, whose instances (one per branch index) fan in like a
+      // Map's, `UnumEndParallel<k>-unumIndex-*`: one hop more per branch,
+      // and configs linear in the branches.
+      std::optional<size_t> sharedEnd;
+      const bool wide = parallel.getBranches().size() > kMaxListedBranches;
       for (auto [i, branch] : llvm::enumerate(parallel.getBranches())) {
         Scope inner(branch,
                     cast<StringAttr>(parallel.getStarts()[i]).getValue(),
@@ -986,13 +1034,21 @@ LogicalResult Lowering::addEdges(Scope &scope) {
           return failure();
         functions[entry].edges.push_back({*first, EdgeKind::Scalar, {}, ""});
         FailureOr<size_t> last =
-            scopeExit(inner, state, sink, "_" + std::to_string(i));
+            scopeExit(inner, state, sink, "_" + std::to_string(i),
+                      wide ? &sharedEnd : nullptr);
         if (failed(last))
           return failure();
         propagateFailures(inner, *last);
+        if (wide)
+          continue;
         lasts.push_back(*last);
         values.push_back(functions[*last].name + "-unumIndex-" +
                          std::to_string(i) + outerIndices(inner.depth));
+      }
+      if (wide) {
+        lasts.push_back(*sharedEnd);
+        values.push_back(functions[*sharedEnd].name + "-unumIndex-*" +
+                         outerIndices(scope.depth + 1));
       }
     }
     for (size_t last : lasts) {
@@ -1175,8 +1231,14 @@ LogicalResult Lowering::emit(OpBuilder &builder) {
         std::optional<config::Expression> expr =
             config::parseConditional(e.cond, error);
         if (!expr) {
-          return emitError(fn.loc) << "cannot express the condition '" << e.cond
-                                   << "': " << error.message;
+          // The condition can be long (Choice rules folded together): at
+          // most a line of it around where the parse failed.
+          size_t from = error.offset > 60 ? error.offset - 60 : 0;
+          std::string shown = e.cond.substr(from, 120);
+          return emitError(fn.loc)
+                 << "cannot express the condition '" << (from ? "..." : "")
+                 << shown << (from + shown.size() < e.cond.size() ? "..." : "")
+                 << "': " << error.message;
         }
         cond = ConditionAttr::get(context, *expr);
       }
