@@ -163,4 +163,29 @@ def ConvertNNToRTL : Pass<"convert-nn-to-rtl", "mlir::ModuleOp"> {
   let dependentDialects = ["::unum::rtl::RTLDialect"];
 }
 
+def ConvertNNToAir : Pass<"convert-nn-to-air", "mlir::ModuleOp"> {
+  let summary = "Lower float nn models to air functions (the CPU path)";
+  let description = [{
+    Replaces every float `nn.model` NAME by a public function NAME of the
+    same inputs (`tensor<LxCxf32>`, `air.name` the input's name, in the order
+    of the `nn.input` ops) returning the output, so that the air pipeline
+    (`air-optimize`, `air-to-llvm`; `unum-airc`, the JIT) compiles the model
+    into fused CPU kernels. Weights become `air.constant`s:
+    conv1d is `air.conv1d` with the filter `[K, C_in, C_out]` (groups
+    expanded to a block-diagonal filter) after a `tensor.pad` with the
+    padding value, linear `air.matmul` with the transposed weight, each plus
+    its bias (fused into the kernel); relu, hardtanh and hardsigmoid are
+    `air.max`/`air.min` chains (hardsigmoid `x * (1/6) + 0.5` clamped to
+    [0, 1]); batchnorm is `x * s + t` with `s = gamma / sqrt(var + eps)`
+    and `t = beta - mean * s` folded in float64; flatten is `air.reshape`
+    (the `[L, C]` rows are already position-major).
+
+    A quantised model (`!nn.fixed` values) and a layer without a lowering
+    are errors located at the layer; nothing is changed then.
+  }];
+  let dependentDialects = [
+    "::unum::air::AirDialect", "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect", "::mlir::tensor::TensorDialect"];
+}
+
 #endif // UNUM_CONVERSION_PASSES_TD
