@@ -3,7 +3,7 @@
 hand-fused C loops, one thread, all ratios from one run.
 
   utils/bench/air_grad_bench.py [--airc build/bin/unum-airc] [--log2n 24]
-                                [--reps 5]
+                                [--reps 5] [--clock wall|cpu]
 
 E1 sum((a*b+c)*d), E2 sum(exp(a)*b + c/d), E3 sum((a-b)^2) on 2^n f32
 elements, the value and the gradient with respect to every input; MLP:
@@ -21,6 +21,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 import torch
@@ -140,12 +141,17 @@ def main():
     ap.add_argument("--cc", default="cc")
     ap.add_argument("--log2n", type=int, default=24)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                    help="cpu: this process's CPU time (on a busy machine)")
     args = ap.parse_args()
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     torch.set_num_threads(1)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     model, simd = cpu_info()
-    print("CPU: %s (%s); one thread; torch %s; best of %d" %
-          (model, " ".join(simd), torch.__version__, args.reps))
+    print("CPU: %s (%s); one thread; torch %s; best of %d, %s clock; load "
+          "average %s" % (model, " ".join(simd), torch.__version__, args.reps,
+                          args.clock,
+                          " ".join("%.2f" % a for a in os.getloadavg())))
 
     work = tempfile.mkdtemp(prefix="air-grad-bench-")
     with open(os.path.join(work, "k.air"), "w") as f:
@@ -186,7 +192,7 @@ def main():
     for label, (kernel, ins, cname, tfn) in exprs.items():
         outs_shapes = [()] + [(n,)] * len(ins)
         run, got = prepared(getattr(so, kernel), ins, outs_shapes)
-        t_unum = best(run, args.reps)
+        t_unum = best(run, args.reps, clock)
         leaves = [torch.from_numpy(x).requires_grad_() for x in ins]
 
         def torch_vg():
@@ -195,12 +201,12 @@ def main():
             v = tfn(*leaves)
             v.backward()
             return v
-        t_torch = best(torch_vg, args.reps)
+        t_torch = best(torch_vg, args.reps, clock)
         grads = [np.ones(n, np.float32) for _ in ins]
         cargs = [x.ctypes.data_as(fp) for x in ins] + \
                 [g.ctypes.data_as(fp) for g in grads] + [ctypes.c_int64(n)]
         cfn = getattr(ref, cname)
-        t_c = best(lambda: cfn(*cargs), args.reps)
+        t_c = best(lambda: cfn(*cargs), args.reps, clock)
         # The three agree (gradients exactly or to rounding).
         v = torch_vg()
         for g, l, h in zip(got[1:], leaves, grads):
@@ -219,7 +225,7 @@ def main():
     w1 = (rng.standard_normal((256, 256)) / 16).astype(np.float32)
     w2 = (rng.standard_normal((256, 64)) / 16).astype(np.float32)
     run, got = prepared(so.mlp_vg, [x, w1, w2], [(), (256, 256), (256, 64)])
-    t_unum = best(run, args.reps)
+    t_unum = best(run, args.reps, clock)
     tx = torch.from_numpy(x)
     l1 = torch.from_numpy(w1).requires_grad_()
     l2 = torch.from_numpy(w2).requires_grad_()
@@ -229,7 +235,7 @@ def main():
         v = torch.relu(torch.relu(tx @ l1) @ l2).sum()
         v.backward()
         return v
-    t_torch = best(mlp, args.reps)
+    t_torch = best(mlp, args.reps, clock)
     v = mlp()
     if not (np.allclose(got[1], l1.grad.numpy(), rtol=1e-4, atol=1e-4) and
             np.allclose(got[2], l2.grad.numpy(), rtol=1e-4, atol=1e-4)):

@@ -132,7 +132,7 @@ def AirFuseRows : Pass<"air-fuse-rows", "mlir::func::FuncOp"> {
     used twice and so materialised in full. This pass (linalg on tensors,
     before bufferization) tiles the last all-parallel `linalg.generic` of
     such a chain along its first dimension into an `scf.for` over blocks of
-    rows (about 16 KB of each input per block) and fuses into that loop
+    rows (about 8 KB of each input per block) and fuses into that loop
     every producer whose row slice it reads: the row reductions and the
     multi-use elementwise values, computed once per block (CSE merges the
     copies fusion makes) into block-sized temporaries that stay in cache.

@@ -323,15 +323,23 @@ public:
                           x = arith::ExtFOp::create(nb, l, accType, x);
                         return combine(nb, l, op, a, x);
                       });
+    return finish(op, acc, reduced);
+  }
+
+  /// A reduction's result from its accumulator: mean divides by the number
+  /// of reduced elements; a widened (f64) accumulator rounds once.
+  Value finish(Operation *op, Value acc, ArrayRef<bool> reduced) {
+    auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+    Type t = outType.getElementType();
+    Type accType = getElementTypeOrSelf(acc.getType());
+    bool widen = accType != t;
     if (!isa<MeanOp>(op) && !widen)
       return acc;
-    // Finish: mean divides by the number of reduced elements; a widened
-    // accumulator rounds once to the result's dtype.
     Value countF;
     if (isa<MeanOp>(op)) {
       Value count = arith::ConstantOp::create(b, loc, b.getIndexAttr(1));
-      for (int64_t d = 0; d < rank; ++d)
-        if (reduced[d])
+      for (auto [d, r] : llvm::enumerate(reduced))
+        if (r)
           count = arith::MulIOp::create(b, loc, count, dimOf(leafFor(d), d));
       countF = arith::SIToFPOp::create(
           b, loc, accType,
@@ -353,6 +361,95 @@ public:
                  linalg::YieldOp::create(nb, l, r);
                })
         .getResult(0);
+  }
+
+  /// Several results of one loop nest over the same elements (a multi-result
+  /// air.fused, air-fuse's multi-output fusion): pointwise values of one
+  /// shape, written element by element, and full reductions of arrays of
+  /// that shape (f32 sums in f64), accumulated in the same loop. The inputs
+  /// are read once for all of them.
+  SmallVector<Value> multi(ArrayRef<Value> roots) {
+    auto reductionOf = [&](Value r) -> Operation * {
+      Operation *def = r.getDefiningOp();
+      return def && isLoopAnchor(def) ? def : nullptr;
+    };
+    Value first =
+        reductionOf(roots[0]) ? reductionOf(roots[0])->getOperand(0) : roots[0];
+    auto shape = cast<RankedTensorType>(first.getType());
+    int64_t rank = shape.getRank();
+    AffineMap id = b.getMultiDimIdentityMap(rank);
+    leaves.clear();
+    bool reduces = false;
+    for (Value r : roots) {
+      Operation *red = reductionOf(r);
+      reduces |= red != nullptr;
+      collect(red ? red->getOperand(0) : r, id);
+    }
+    // A dimension no leaf reads still needs its size (static here: air-fuse
+    // merges dynamic loops only when they share an array).
+    for (int64_t d = 0; d < rank; ++d)
+      if (!leafFor(d).first) {
+        Value bounds = tensor::EmptyOp::create(b, loc, shape.getShape(),
+                                               shape.getElementType());
+        leafIndex[{bounds, id}] = leaves.size();
+        leaves.push_back({bounds, id});
+        break;
+      }
+    SmallVector<Value> inits, inputs;
+    SmallVector<AffineMap> maps;
+    for (auto &[v, map] : leaves) {
+      inputs.push_back(lookupOuter(v));
+      maps.push_back(map);
+    }
+    AffineMap scalar = AffineMap::get(rank, 0, {}, b.getContext());
+    for (Value r : roots) {
+      auto type = cast<RankedTensorType>(r.getType());
+      Operation *red = reductionOf(r);
+      if (!red) {
+        inits.push_back(emptyLike(type, id));
+        maps.push_back(id);
+        continue;
+      }
+      Type t = type.getElementType();
+      Type accType = t.isF32() && isa<SumOp, MeanOp>(red) ? b.getF64Type() : t;
+      Value identity =
+          arith::ConstantOp::create(b, loc, reductionIdentity(b, red, accType));
+      Value empty =
+          tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, accType);
+      inits.push_back(
+          linalg::FillOp::create(b, loc, identity, empty).getResult(0));
+      maps.push_back(scalar);
+    }
+    SmallVector<utils::IteratorType> iters(
+        rank, reduces ? utils::IteratorType::reduction
+                      : utils::IteratorType::parallel);
+    scalars.clear();
+    auto generic = linalg::GenericOp::create(
+        b, loc, ValueRange(inits).getTypes(), inputs, inits, maps, iters,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          body = nb.getInsertionBlock();
+          SmallVector<Value> yields;
+          for (auto [i, r] : llvm::enumerate(roots)) {
+            Operation *red = reductionOf(r);
+            if (!red) {
+              yields.push_back(compute(nb, l, r, id));
+              continue;
+            }
+            Value acc = args[inputs.size() + i];
+            Value x = compute(nb, l, red->getOperand(0), id);
+            if (x.getType() != acc.getType())
+              x = arith::ExtFOp::create(nb, l, acc.getType(), x);
+            yields.push_back(combine(nb, l, red, acc, x));
+          }
+          linalg::YieldOp::create(nb, l, yields);
+        });
+    SmallVector<Value> results;
+    SmallVector<bool> all(rank, true);
+    for (auto [r, v] : llvm::zip(roots, generic.getResults())) {
+      Operation *red = reductionOf(r);
+      results.push_back(red ? finish(red, v, all) : v);
+    }
+    return results;
   }
 
   /// Elements per block of a 1-D f32 sum's first level.
@@ -787,8 +884,18 @@ struct ConvertAirToLinalgPass
       SmallVector<Operation *> ops;
       for (Operation &inner : body.without_terminator())
         ops.push_back(&inner);
-      Value root = cast<YieldOp>(body.getTerminator()).getValues()[0];
-      result = lowerGroup(b, loc, ops, root, std::move(outer));
+      ValueRange roots = cast<YieldOp>(body.getTerminator()).getValues();
+      if (roots.size() > 1) {
+        llvm::DenseSet<Operation *> members(ops.begin(), ops.end());
+        GroupEmitter emitter(b, loc, members, std::move(outer));
+        SmallVector<Value> rootList(roots.begin(), roots.end());
+        for (auto [r, v] :
+             llvm::zip(fused.getResults(), emitter.multi(rootList)))
+          r.replaceAllUsesWith(v);
+        fused.erase();
+        return success();
+      }
+      result = lowerGroup(b, loc, ops, roots[0], std::move(outer));
     } else if (isPointwise(op) || isLoopAnchor(op)) {
       result = lowerGroup(b, loc, {op}, op->getResult(0),
                           DenseMap<Value, Value>());

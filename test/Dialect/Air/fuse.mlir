@@ -15,11 +15,18 @@ func.func @chain(%a: tensor<?xf32>, %b: tensor<?xf32>, %c: tensor<?xf32>) -> ten
   return %2 : tensor<?xf32>
 }
 
-// A value used outside stays outside: the group never recomputes it.
+// A value used by two groups stays outside each (no group recomputes it);
+// then multi-output fusion makes the three loops over the same 8 elements
+// one, with a result per value used outside it.
 // CHECK-LABEL: func.func @shared
-// CHECK: %[[M:.*]] = air.mul
-// CHECK: air.fused(%[[M]]
-// CHECK: air.fused(%[[M]]
+// CHECK: %[[F:.*]]:2 = air.fused(%{{.*}}) : (tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+// CHECK: air.mul
+// CHECK: air.exp
+// CHECK: air.neg
+// CHECK: air.log
+// CHECK: air.abs
+// CHECK: air.yield
+// CHECK: return %[[F]]#0, %[[F]]#1
 func.func @shared(%a: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   %0 = air.mul %a, %a : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
   %1 = air.exp %0 : tensor<8xf32> -> tensor<8xf32>
@@ -75,4 +82,48 @@ func.func @centre(%x: tensor<8xf32>) -> tensor<8xf32> {
   %2 = air.sub %x, %1 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
   %3 = air.abs %2 : tensor<8xf32> -> tensor<8xf32>
   return %3 : tensor<8xf32>
+}
+
+// Multi-output fusion: the value and both gradients of sum((a-b)^2), as
+// air-grad leaves them, are one loop (a - b computed once, inside).
+// CHECK-LABEL: func.func @value_and_grad
+// CHECK: %[[F:.*]]:3 = air.fused(%{{.*}}, %{{.*}}) : (tensor<?xf32>, tensor<?xf32>) -> (tensor<f32>, tensor<?xf32>, tensor<?xf32>) {
+// CHECK: air.sub
+// CHECK: air.mul
+// CHECK: air.sum
+// CHECK: air.add
+// CHECK: air.neg
+// CHECK: air.yield %{{.*}}, %{{.*}}, %{{.*}} : tensor<f32>, tensor<?xf32>, tensor<?xf32>
+// CHECK-NOT: air.
+// CHECK: return %[[F]]#0, %[[F]]#1, %[[F]]#2
+func.func @value_and_grad(%a: tensor<?xf32>, %b: tensor<?xf32>) -> (tensor<f32>, tensor<?xf32>, tensor<?xf32>) {
+  %0 = air.sub %a, %b : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %1 = air.mul %0, %0 : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %2 = air.sum %1 : tensor<?xf32> -> tensor<f32>
+  %3 = air.add %0, %0 : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %4 = air.neg %3 : tensor<?xf32> -> tensor<?xf32>
+  return %2, %3, %4 : tensor<f32>, tensor<?xf32>, tensor<?xf32>
+}
+
+// Dynamic sizes that nothing relates (two parameters of type f32[?]) may
+// differ at run time: their loops stay apart.
+// CHECK-LABEL: func.func @unrelated
+// CHECK: air.exp
+// CHECK-NEXT: air.exp
+// CHECK-NOT: air.fused
+func.func @unrelated(%a: tensor<?xf32>, %b: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %0 = air.exp %a : tensor<?xf32> -> tensor<?xf32>
+  %1 = air.exp %b : tensor<?xf32> -> tensor<?xf32>
+  return %0, %1 : tensor<?xf32>, tensor<?xf32>
+}
+
+// A loop that reads a reduction of another needs the whole of it first.
+// CHECK-LABEL: func.func @reads_reduction
+// CHECK: %[[S:.*]] = air.sum
+// CHECK: air.fused(%[[S]], %{{.*}}) : (tensor<f32>, tensor<8xf32>) -> tensor<8xf32>
+func.func @reads_reduction(%x: tensor<8xf32>) -> (tensor<f32>, tensor<8xf32>) {
+  %0 = air.sum %x : tensor<8xf32> -> tensor<f32>
+  %1 = air.broadcast %0 : tensor<f32> -> tensor<8xf32>
+  %2 = air.div %x, %1 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  return %0, %2 : tensor<f32>, tensor<8xf32>
 }

@@ -101,6 +101,16 @@ def AirFuse : Pass<"air-fuse", "mlir::func::FuncOp"> {
     inside the reduction loop); a reduction, matmul or conv1d with the
     elementwise consumers of its result (the epilogue). A kernel whose value
     has other users stays outside, so nothing is computed twice.
+
+    Then multi-output fusion: loops over the same elements (elementwise
+    groups of one shape, full reductions of arrays of that shape) merge, in
+    block order, into one `air.fused` with a result per value used outside
+    it, lowered as one loop nest that reads each input once (the value and
+    gradients of `sum((a-b)^2)`: one loop). A loop joins only when both
+    provably run over the same elements (the shape is static, or they share
+    an array: a dynamic size never stretches), when it does not read a
+    reduction of the group, and when no other op uses the group's values
+    before it.
   }];
   let dependentDialects = ["::unum::air::AirDialect"];
 }
