@@ -31,7 +31,7 @@ else:
                     "(set UNUM_SHARED_DIR)" % shared)
 
 tool_dirs = [config.unum_tools_dir, config.llvm_tools_dir]
-tools = ["unum-opt", "unum-translate", "unumc", "unum-run", "unum-serve", "unum-lambda", "unum-airc", "unum-nn-sim",
+tools = ["unum-opt", "unum-translate", "unumc", "unum-run", "unum-serve", "unum-lambda", "unum-deploy", "unum-airc", "unum-nn-sim",
          "split-file", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
@@ -41,16 +41,28 @@ if cc:
     config.available_features.add("c-compiler")
     config.substitutions.append(("%cc", cc))
 
-# Gradient checks against PyTorch autograd run under Debian's python3, which
-# has python3-torch (utils/bootstrap.sh installs it).
+# Tests that need Debian's python3 modules run /usr/bin/python3 (the
+# python3 on PATH may be another interpreter without them).
 import subprocess
-if subprocess.run(["/usr/bin/python3", "-c", "import torch, numpy"],
-                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
-    config.available_features.add("torch")
-    config.substitutions.append(("%torch_python", "/usr/bin/python3"))
-else:
-    lit_config.note("gradient checks against PyTorch unsupported: /usr/bin/python3 "
-                    "cannot import torch (apt-get install python3-torch)")
+
+
+def debian_python_feature(modules, feature, substitution, what, package):
+    if subprocess.run(["/usr/bin/python3", "-c", "import " + modules],
+                      stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode == 0:
+        config.available_features.add(feature)
+        config.substitutions.append((substitution, "/usr/bin/python3"))
+    else:
+        lit_config.note("%s unsupported: /usr/bin/python3 cannot import %s "
+                        "(apt-get install %s)" % (what, modules, package))
+
+
+# Gradient checks against PyTorch autograd (python3-torch).
+debian_python_feature("torch, numpy", "torch", "%torch_python",
+                      "gradient checks against PyTorch", "python3-torch")
+# The deployment files' checks (test/Runtime/deploy*.test) read YAML.
+debian_python_feature("yaml", "python3-yaml", "%debian_python",
+                      "deployment file checks", "python3-yaml")
 
 # Runtime tests against a real Redis start their own redis-server.
 if shutil.which("redis-server"):

@@ -11,6 +11,8 @@
 //    further ones go to the shared queue for the other workers.
 //  * HttpInvoker: POSTs the payload as JSON to a per-function URL (a FaaS
 //    gateway); a 2xx answer means accepted.
+//  * makeLambdaInvoker: AWS Lambda's asynchronous Invoke (SigV4-signed);
+//    makeRemoteInvoker picks HTTP or Lambda by each function's target.
 //
 //===----------------------------------------------------------------------===//
 #ifndef UNUM_RUNTIME_INVOKER_H
@@ -22,6 +24,7 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -153,6 +156,27 @@ private:
   int timeoutMs;
   std::string secret;
 };
+
+/// AWS Lambda's Invoke API, asynchronous (InvocationType Event: a 202 means
+/// Lambda queued the event; its own retries and dead-letter settings apply,
+/// see docs/Deploy.md). `arnFor` maps a function name to its target:
+/// "arn:aws:lambda:REGION:ACCOUNT:function:NAME[:QUALIFIER]". Requests are
+/// SigV4-signed with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
+/// AWS_SESSION_TOKEN; the endpoint is https://lambda.REGION.amazonaws.com
+/// unless AWS_ENDPOINT_URL_LAMBDA (or AWS_ENDPOINT_URL) names another. A
+/// throttled (429) or failing (5xx) Invoke, or one that never reached Lambda,
+/// is a Crash status (deliver again); any other refusal is an error.
+Result<std::unique_ptr<Invoker>>
+makeLambdaInvoker(std::function<std::string(const std::string &)> arnFor,
+                  int timeoutMs = 30000);
+
+/// The invoker for functions deployed elsewhere, chosen per target by its
+/// scheme: "http://..." goes to an HttpInvoker (with `secret`),
+/// "arn:aws:lambda:..." to the Lambda invoker (credentials are read at its
+/// first use). Any other target is an error when invoked.
+std::unique_ptr<Invoker>
+makeRemoteInvoker(std::function<std::string(const std::string &)> targetFor,
+                  int timeoutMs = 30000, std::string secret = "");
 
 class App;
 

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Per-transition latency through unum-serve over loopback HTTP with Redis,
+against a bare HTTP round trip plus one Redis write (issue 17's goal: at
+most 1.5x).
+
+usage: utils/bench/serve_bench.py [--build build] [--transitions N] [--repeat R]
+
+Starts a private redis-server and two unum-serve hosts on 127.0.0.1, writes
+an app that is a chain of N built-in Pass functions (they alternate between
+the hosts, so every transition is an HTTP POST), runs build/bin/unum-serve-bench, and
+prints its figures with the load average (`uptime`): on a busy machine the
+figures are noise, the ratio less so.
+"""
+import argparse, json, os, socket, subprocess, sys, tempfile, time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--build", default="build")
+ap.add_argument("--transitions", type=int, default=200)
+ap.add_argument("--repeat", type=int, default=5)
+args = ap.parse_args()
+bin_dir = os.path.abspath(os.path.join(args.build, "bin"))
+
+
+# The tests' helper: a free 127.0.0.1 port.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "test", "Runtime", "Inputs"))
+from netutil import free_port  # noqa: E402
+
+
+def wait_port(port):
+    for _ in range(500):
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.1).close()
+            return
+        except OSError:
+            time.sleep(0.01)
+    sys.exit("port %d never opened" % port)
+
+
+procs = []
+try:
+    with tempfile.TemporaryDirectory() as d:
+        rport = free_port()
+        procs.append(subprocess.Popen(
+            ["redis-server", "--port", str(rport), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", d], stdout=subprocess.DEVNULL))
+        wait_port(rport)
+        store = "redis://127.0.0.1:%d" % rport
+        n = args.transitions
+        # A chain of N functions written directly (unumc would merge a
+        # chain of Pass states into one function): built-in Pass steps, no
+        # handler process, each checkpointed.
+        app = os.path.join(d, "app")
+        for i in range(1, n + 1):
+            cfg = {"Name": "S%d" % i, "Checkpoint": True, "Builtin": "Pass"}
+            if i == 1:
+                cfg["Start"] = True
+            if i < n:
+                cfg["Next"] = {"Name": "S%d" % (i + 1), "InputType": "Scalar"}
+            os.makedirs(os.path.join(app, "S%d" % i))
+            with open(os.path.join(app, "S%d" % i, "unum_config.json"), "w") as f:
+                json.dump(cfg, f)
+        ports = [free_port(), free_port()]
+        urls = {"S%d" % i: "http://127.0.0.1:%d/fn/S%d" % (ports[i % 2], i)
+                for i in range(1, n + 1)}
+        url_map = os.path.join(d, "urls.json")
+        with open(url_map, "w") as f:
+            json.dump(urls, f)
+        for h in (0, 1):
+            cmd = [os.path.join(bin_dir, "unum-serve"), app, "--listen",
+                   "127.0.0.1:%d" % ports[h], "--store", store, "--url-map", url_map]
+            for i in range(1, n + 1):
+                if i % 2 == h:
+                    cmd += ["--function", "S%d" % i]
+            procs.append(subprocess.Popen(cmd, stderr=subprocess.DEVNULL))
+        for p in ports:
+            wait_port(p)
+        print(subprocess.check_output(["uptime"]).decode().strip())
+        rc = subprocess.call([os.path.join(bin_dir, "unum-serve-bench"), "--store", store,
+                              "--app", app, "--url-map", url_map,
+                              "--transitions", str(n), "--repeat", str(args.repeat)])
+        print(subprocess.check_output(["uptime"]).decode().strip())
+        sys.exit(rc)
+finally:
+    for p in procs:
+        p.terminate()
+        p.wait()
