@@ -14,8 +14,9 @@ PACKAGES=(
   curl
   # Unit tests
   libgtest-dev libgmock-dev
-  # Hardware path: VHDL analysis, synthesis check and simulation (test/Target/VHDL)
-  ghdl
+  # Hardware path: VHDL analysis, synthesis check and simulation (test/Target/VHDL);
+  # the iCE40 synthesis flow (utils/nn-flow/synth.py: yosys, nextpnr-ice40)
+  ghdl yosys nextpnr-ice40
   # Array benchmarks (utils/bench): numpy for /usr/bin/python3, oneDNN for conv1d
   python3-numpy libdnnl-dev
   # Gradient checks against PyTorch autograd (test/Dialect/Air/grad-torch.test);

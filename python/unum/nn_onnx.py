@@ -149,8 +149,11 @@ class _Importer:
                 w = (w if a.get("transB", 0) else w.T) * a.get("alpha", 1.0)
                 bias = None
                 if len(node.input) > 2 and node.input[2]:
-                    bias = np.broadcast_to(self.const(node, node.input[2], "bias") *
-                                           a.get("beta", 1.0), (w.shape[0],))
+                    c = self.const(node, node.input[2], "bias") * a.get("beta", 1.0)
+                    if c.size not in (1, w.shape[0]) or c.ndim > 2:
+                        raise UnsupportedModel("%s: a bias of shape %s is not "
+                                               "supported" % (label, list(c.shape)))
+                    bias = np.broadcast_to(c.reshape(-1), (w.shape[0],))
             else:
                 if w.ndim != 2:
                     raise UnsupportedModel("%s: needs a 2-D weight" % label)

@@ -124,7 +124,7 @@ class _Importer:
         what = "'%s' (%s)" % (node.name, getattr(fn, "__name__", fn))
         if node.op == "call_method":
             fn = {"add": operator.add, "relu": F.relu, "flatten": torch.flatten,
-                  "__add__": operator.add}.get(fn, fn)
+                  "__add__": operator.add, "hardsigmoid": F.hardsigmoid}.get(fn, fn)
         if fn in (operator.add, operator.iadd, torch.add):
             if kwargs.get("alpha", 1) != 1 or len(args) != 2 or not all(
                     isinstance(a, Value) for a in args):
@@ -148,10 +148,15 @@ class _Importer:
             return self.b.flatten(node.name, args[0])
         if fn in (F.relu, torch.relu) and len(args) == 1:
             return self.b.unary(node.name, "relu", args[0])
-        if fn is F.hardtanh or fn is F.hardsigmoid:
-            raise UnsupportedModel("operation %s: use the module form (nn.%s)"
-                                   % (what, "Hardtanh" if fn is F.hardtanh else
-                                      "Hardsigmoid"))
+        if fn in (F.hardtanh, F.relu6):
+            lo, hi = (-1.0, 1.0) if fn is F.hardtanh else (0.0, 6.0)
+            if fn is F.hardtanh:
+                lo = args[1] if len(args) > 1 else kwargs.get("min_val", lo)
+                hi = args[2] if len(args) > 2 else kwargs.get("max_val", hi)
+            return self.b.unary(node.name, "hardtanh", args[0], min=float(lo),
+                                max=float(hi))
+        if fn is F.hardsigmoid:
+            return self.b.unary(node.name, "hardsigmoid", args[0])
         raise UnsupportedModel("operation %s is not supported (docs/NNImport.md lists "
                                "what is)" % what)
 

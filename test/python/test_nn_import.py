@@ -8,9 +8,10 @@ directly (from_torch) and through ONNX (torch.onnx.export + from_onnx),
   two imports and within the documented error bound (docs/NNQuantization.md,
   utils/nn/nnhw.py:error_bound) of PyTorch.
 
-The layer kinds the hardware path does not have yet (add, concat, pooling:
-issue 16's other branch) are checked on the JSON level in test_nn_torch.py;
-compile_float and to_vhdl refuse them with a located error until then."""
+Both for a chain and for a graph (residual add, concat along channels and
+length). Pooling, which the nn dialect does not have yet, is checked on the
+JSON level in test_nn_torch.py; compile_float and to_vhdl refuse it with a
+located error until then."""
 import io
 import os
 import subprocess
@@ -41,6 +42,32 @@ def chain():
         nn.Flatten(), nn.Linear(4 * 7, 5)))
 
 
+class Graph(nn.Module):
+    """A residual block, a fork into a channel concat, a length concat."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv1d(3, 4, 3, padding=1)
+        self.bn = nn.BatchNorm1d(4)
+        self.c2 = nn.Conv1d(4, 4, 3, padding=1)
+        self.c3 = nn.Conv1d(8, 4, 3, stride=2)
+        self.fc = nn.Linear(4 * (7 + 16), 5)
+
+    def forward(self, x):
+        y = torch.relu(self.bn(self.c1(x)))
+        z = torch.cat([nn.functional.hardtanh(self.c2(y)) + y, y], 1)
+        w = torch.cat([self.c3(z), y], 2)
+        return self.fc(torch.flatten(w, 1))
+
+
+def graph():
+    torch.manual_seed(3)
+    return randomize_batchnorm(Graph())
+
+
+MODELS = {"chain": chain, "graph": graph}
+
+
 def imports(module, x):
     """The module's JSON from PyTorch and from its ONNX export."""
     models = {"torch": unum.nn.from_torch(module, x)}
@@ -51,8 +78,9 @@ def imports(module, x):
     return models
 
 
-def test_float_cpu_path_matches_pytorch():
-    module = chain()
+@pytest.mark.parametrize("kind", sorted(MODELS))
+def test_float_cpu_path_matches_pytorch(kind):
+    module = MODELS[kind]()
     x = torch.rand(1, 3, 16) * 2 - 1
     with torch.no_grad():
         want = module(x).numpy()  # [1, 5]: the IR's [1, 5]
@@ -83,8 +111,9 @@ def test_float_cpu_path_in_ir_layout():
         compiled(np.zeros((2, 32), dtype=np.float32))
 
 
-def test_quantized_reference_agrees_with_pytorch_and_across_importers(tmp_path):
-    module = chain()
+@pytest.mark.parametrize("kind", sorted(MODELS))
+def test_quantized_reference_agrees_with_pytorch_and_across_importers(kind, tmp_path):
+    module = MODELS[kind]()
     x = torch.rand(1, 3, 16) * 2 - 1
     models = imports(module, x)
     rng = np.random.default_rng(0)
@@ -117,24 +146,16 @@ def test_quantized_reference_agrees_with_pytorch_and_across_importers(tmp_path):
 
 
 def test_layers_without_a_lowering_are_refused_with_a_location():
-    """Until the nn dialect has add/concat/pooling, the JSON importer refuses
-    them (located); an imported graph using them gets that error."""
-    class Res(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.c = nn.Conv1d(2, 2, 3, padding=1)
-
-        def forward(self, x):
-            return self.c(x) + x
-
-    module = Res()
+    """Until the nn dialect has pooling, the JSON importer refuses it
+    (located); once it has, compile_float must compute it."""
+    module = nn.Sequential(nn.Conv1d(2, 2, 3, padding=1), nn.MaxPool1d(2))
     x = torch.randn(1, 2, 8)
     model = unum.nn.from_torch(module, x)
     try:
         compiled = unum.nn.compile_float(model)
     except unum.UnumError as e:
-        assert str(e).startswith("<model>:") and "add" in str(e), e
+        assert str(e).startswith("<model>:") and "maxpool1d" in str(e), e
         return
-    with torch.no_grad():  # the nn dialect has add now: it must compute it
+    with torch.no_grad():
         want = module(x)[0].numpy().T
     np.testing.assert_allclose(compiled(x[0].numpy().T), want, rtol=1e-5, atol=1e-5)

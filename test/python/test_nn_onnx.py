@@ -75,6 +75,18 @@ def test_matmul_plus_bias_clip_and_hardsigmoid_by_hand():
     np.testing.assert_allclose(evaluate(model, x[0].T), want, atol=1e-7)
 
 
+def test_gemm_attributes_by_hand():
+    """transB=0 (weight [in, out]), alpha, beta and a [1, out] bias."""
+    rng = np.random.default_rng(1)
+    w, c = rng.standard_normal((4, 3)), rng.standard_normal((1, 3))
+    m = graph([helper.make_node("Gemm", ["x", "w", "c"], ["y"], alpha=0.5, beta=2.0)],
+              {"w": w, "c": c}, [1, 4])
+    model = unum.nn.from_onnx(m)
+    x = rng.standard_normal((1, 4))
+    w32, c32 = (v.astype(np.float32).astype(np.float64) for v in (w, c))
+    np.testing.assert_allclose(evaluate(model, x), 0.5 * x @ w32 + 2.0 * c32, atol=1e-12)
+
+
 @pytest.mark.parametrize("node, inits, message", [
     (helper.make_node("Conv", ["x", "w"], ["y"], dilations=[2], name="c"),
      {"w": np.ones((2, 2, 3))}, r"node 'c' \(Conv\): dilations=\[2\]"),

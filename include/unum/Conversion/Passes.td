@@ -183,7 +183,8 @@ def ConvertNNToAir : Pass<"convert-nn-to-air", "mlir::ModuleOp"> {
     `air.max`/`air.min` chains (hardsigmoid `x * (1/6) + 0.5` clamped to
     [0, 1]); batchnorm is `x * s + t` with `s = gamma / sqrt(var + eps)`
     and `t = beta - mean * s` folded in float64; flatten is `air.reshape`
-    (the `[L, C]` rows are already position-major).
+    (the `[L, C]` rows are already position-major); add is `air.add`,
+    concat a `tensor.concat` (channels: dimension 1, length: dimension 0).
 
     A quantised model (`!nn.fixed` values) and a layer without a lowering
     are errors located at the layer; nothing is changed then.

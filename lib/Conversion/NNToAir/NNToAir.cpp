@@ -49,22 +49,33 @@ class Lowering {
 public:
   explicit Lowering(OpBuilder &b) : b(b) {}
 
-  /// The air value of `op`'s result, or failure after a located error.
-  FailureOr<Value> lower(Operation *op, Value in) {
+  /// The air value of `op`'s result from the air values of its operands
+  /// (`in`), or failure after a located error.
+  FailureOr<Value> lower(Operation *op, ArrayRef<Value> in) {
     return TypeSwitch<Operation *, FailureOr<Value>>(op)
-        .Case([&](nn::Conv1dOp c) { return conv1d(c, in); })
-        .Case([&](nn::LinearOp l) { return linear(l, in); })
-        .Case([&](nn::ReluOp r) { return clamp(r.getLoc(), in, 0.0, {}); })
+        .Case([&](nn::Conv1dOp c) { return conv1d(c, in[0]); })
+        .Case([&](nn::LinearOp l) { return linear(l, in[0]); })
+        .Case([&](nn::ReluOp r) { return clamp(r.getLoc(), in[0], 0.0, {}); })
         .Case([&](nn::HardtanhOp h) {
-          return clamp(h.getLoc(), in, number(h.getMinVal()),
+          return clamp(h.getLoc(), in[0], number(h.getMinVal()),
                        number(h.getMaxVal()));
         })
-        .Case([&](nn::HardsigmoidOp h) { return hardsigmoid(h, in); })
-        .Case([&](nn::BatchNormOp n) { return batchnorm(n, in); })
+        .Case([&](nn::HardsigmoidOp h) { return hardsigmoid(h, in[0]); })
+        .Case([&](nn::BatchNormOp n) { return batchnorm(n, in[0]); })
         .Case([&](nn::FlattenOp f) -> Value {
           auto type = resultType(f);
           return air::ReshapeOp::create(
-              b, f.getLoc(), type, in, b.getDenseI64ArrayAttr(type.getShape()));
+              b, f.getLoc(), type, in[0],
+              b.getDenseI64ArrayAttr(type.getShape()));
+        })
+        .Case([&](nn::AddOp a) {
+          return binary<air::AddOp>(a.getLoc(), in[0], in[1]);
+        })
+        .Case([&](nn::ConcatOp c) -> Value {
+          // [L, C] tensors: channels are dimension 1, positions dimension 0.
+          uint64_t dim = c.getAxis() == "length" ? 0 : 1;
+          return tensor::ConcatOp::create(b, c.getLoc(), Type(resultType(c)),
+                                          dim, in);
         })
         .Default([&](Operation *other) -> FailureOr<Value> {
           return other->emitError("convert-nn-to-air: no lowering for '")
@@ -229,12 +240,10 @@ struct ConvertNNToAir : unum::impl::ConvertNNToAirBase<ConvertNNToAir> {
     for (Operation &op : body) {
       if (isa<nn::InputOp, nn::OutputOp>(op))
         continue;
-      if (op.getNumOperands() != 1) {
-        func.erase();
-        return op.emitError("convert-nn-to-air: no lowering for '")
-               << op.getName() << "' yet";
-      }
-      FailureOr<Value> v = lowering.lower(&op, map.lookup(op.getOperand(0)));
+      SmallVector<Value> operands;
+      for (Value v : op.getOperands())
+        operands.push_back(map.lookup(v));
+      FailureOr<Value> v = lowering.lower(&op, operands);
       if (failed(v)) {
         func.erase();
         return failure();

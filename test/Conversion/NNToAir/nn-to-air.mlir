@@ -69,3 +69,19 @@ nn.model @chain {
       : tensor<3x8xf64>} : tensor<1x8xf32> -> tensor<1x3xf32>
   nn.output "y" %7 : tensor<1x3xf32>
 }
+
+// Graphs: a value with several users, add, concat along channels and length.
+// CHECK-LABEL: func.func @graph(%arg0: tensor<4x2xf32> {air.name = "x"}) -> tensor<8x4xf32>
+// CHECK: %[[R:.*]] = air.max %arg0
+// CHECK: %[[A:.*]] = air.add %[[R]], %arg0 : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+// CHECK: %[[C:.*]] = tensor.concat dim(1) %[[A]], %arg0 : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x4xf32>
+// CHECK: %[[L:.*]] = tensor.concat dim(0) %[[C]], %[[C]] : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+// CHECK: return %[[L]]
+nn.model @graph {
+  %0 = nn.input "x" : tensor<4x2xf32>
+  %1 = nn.relu "r" %0 : tensor<4x2xf32> -> tensor<4x2xf32>
+  %2 = nn.add "a" %1, %0 : tensor<4x2xf32>, tensor<4x2xf32> -> tensor<4x2xf32>
+  %3 = nn.concat "c" "channels" %2, %0 : tensor<4x2xf32>, tensor<4x2xf32> -> tensor<4x4xf32>
+  %4 = nn.concat "l" "length" %3, %3 : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<8x4xf32>
+  nn.output "y" %4 : tensor<8x4xf32>
+}
