@@ -105,6 +105,108 @@ def random_model(seed):
     return {"name": "rand%d" % seed, "nodes": nodes, "edges": edges}
 
 
+def _out_shape(node, shape):
+    if node["type"] == "conv1d":
+        lo, hi = _padding(node)
+        return [(shape[0] + lo + hi - node["kernel_size"]) // node["stride"] + 1,
+                node["out_channels"]]
+    if node["type"] == "linear":
+        return [shape[0], node["out_features"]]
+    return shape
+
+
+def linear_node(rng, name, in_features, out_features):
+    return {"name": name, "type": "linear", "in_features": in_features,
+            "out_features": out_features,
+            "weight": [[_uniform(rng, -1, 1) for _ in range(in_features)]
+                       for _ in range(out_features)],
+            "bias": [_uniform(rng, -0.5, 0.5) for _ in range(out_features)]}
+
+
+def _activation(rng, name):
+    kind = rng.choice(["relu", "hardtanh", "hardsigmoid"])
+    node = {"name": name, "type": kind}
+    if kind == "hardtanh":
+        node.update({"min": _uniform(rng, -2, -0.25), "max": _uniform(rng, 0.25, 2)})
+    return node
+
+
+GRAPH_BLOCKS = ["residual", "concat_channels", "concat_length", "fan_out"]
+
+
+def random_graph(seed):
+    """A layer graph of 1-3 blocks: residual (a conv1d branch, perhaps with
+    batchnorm and an activation, added to its input), concat along channels
+    (2-3 branches, one may be the input itself), concat along length, or a
+    fork with a dead branch; sometimes a dead second input. Nodes in
+    shuffled order."""
+    rng = random.Random(50000 + seed)
+    length, ch = rng.randint(4, 8), rng.randint(1, 3)
+    nodes = [{"name": "x", "type": "input", "shape": [length, ch]}]
+    edges = []
+
+    def add(node, *srcs):
+        nodes.append(node)
+        edges.extend({"src": src, "dst": node["name"]} for src in srcs)
+        return node["name"]
+
+    cur, shape = "x", [length, ch]
+    blocks = [GRAPH_BLOCKS[(seed + b) % len(GRAPH_BLOCKS)]
+              for b in range(rng.randint(1, 3))]
+    for b, kind in enumerate(blocks):
+        p = "b%d_" % b
+        if kind == "residual":
+            conv = conv1d_node(rng, p + "conv", shape[1], shape[0], out_ch=shape[1],
+                               groups=1, stride=1, padding="same")
+            t = add(conv, cur)
+            if rng.random() < 0.3:
+                c = shape[1]
+                t = add({"name": p + "bn", "type": "batchnorm1d", "num_features": c,
+                         "weight": [_uniform(rng, 0.5, 1.5) for _ in range(c)],
+                         "bias": [_uniform(rng, -0.5, 0.5) for _ in range(c)],
+                         "running_mean": [_uniform(rng, -0.5, 0.5) for _ in range(c)],
+                         "running_var": [_uniform(rng, 0.5, 2) for _ in range(c)]}, t)
+            if rng.random() < 0.5:
+                t = add(_activation(rng, p + "act"), t)
+            operands = [t, cur]
+            rng.shuffle(operands)
+            cur = add({"name": p + "add", "type": "add"}, *operands)
+        elif kind == "concat_channels":
+            conv = conv1d_node(rng, p + "conv", shape[1], shape[0], stride=1,
+                               padding="same")
+            branches = [(add(conv, cur), conv["out_channels"])]
+            branches.append((add(linear_node(rng, p + "lin", shape[1],
+                                             rng.randint(1, 3)), cur),
+                             nodes[-1]["out_features"]))
+            if rng.random() < 0.5:
+                branches.append((cur, shape[1]))
+            rng.shuffle(branches)
+            cur = add({"name": p + "cat", "type": "concat", "axis": "channels"},
+                      *[name for name, _ in branches])
+            shape = [shape[0], sum(c for _, c in branches)]
+        elif kind == "concat_length":
+            conv = conv1d_node(rng, p + "conv", shape[1], shape[0], out_ch=shape[1])
+            a = add(conv, cur)
+            other = add(_activation(rng, p + "act"), cur)
+            operands = [(a, _out_shape(conv, shape)[0]), (other, shape[0])]
+            rng.shuffle(operands)
+            cur = add({"name": p + "cat", "type": "concat", "axis": "length"},
+                      *[name for name, _ in operands])
+            shape = [sum(l for _, l in operands), shape[1]]
+        else:  # fan_out: a dead branch beside the live one
+            add(linear_node(rng, p + "dead", shape[1], 2), cur)
+            cur = add(_activation(rng, p + "act"), cur)
+    if rng.random() < 0.5:
+        cur = add(linear_node(rng, "head", shape[1], rng.randint(1, 4)), cur)
+    add({"name": "y", "type": "output"}, cur)
+    if seed % 3 == 0:  # an input that reaches nothing
+        nodes.append({"name": "z", "type": "input", "shape": [2, 2]})
+        add({"name": "z_act", "type": "relu"}, "z")
+    rng.shuffle(nodes)
+    return {"name": "graph%d" % seed, "nodes": nodes, "edges": edges,
+            "blocks": blocks}
+
+
 # ------------------------------------------------------ float reference
 def _padding(node):
     k, p = node["kernel_size"], node.get("padding", "valid")
@@ -144,21 +246,65 @@ def quantize_const(v, frac, bits):
     return max(-(1 << (bits - 1)), min((1 << (bits - 1)) - 1, q))
 
 
+def _graph(model):
+    """Nodes that reach the output in topological order, and every node's
+    producers (in edge order)."""
+    producers = {nd["name"]: [] for nd in model["nodes"]}
+    for e in model["edges"]:
+        producers[e["dst"]].append(e["src"])
+    live = {nd["name"] for nd in model["nodes"] if nd["type"] == "output"}
+    stack = list(live)
+    while stack:
+        for p in producers[stack.pop()]:
+            if p not in live:
+                live.add(p)
+                stack.append(p)
+    order, done = [], set()
+    pending = [nd for nd in model["nodes"] if nd["name"] in live]
+    while pending:
+        rest = []
+        for nd in pending:
+            if all(p in done for p in producers[nd["name"]]):
+                order.append(nd)
+                done.add(nd["name"])
+            else:
+                rest.append(nd)
+        if len(rest) == len(pending):
+            raise ValueError("cycle")
+        pending = rest
+    return order, producers
+
+
+def _consumers(model, name):
+    return [e["dst"] for e in model["edges"] if e["src"] == name]
+
+
+def _folded_into(model, node):
+    """The batchnorm folded into this conv1d/linear, or None."""
+    users = _consumers(model, node["name"])
+    nodes = {nd["name"]: nd for nd in model["nodes"]}
+    if len(users) == 1 and nodes[users[0]]["type"] == "batchnorm1d":
+        return nodes[users[0]]
+    return None
+
+
 def float_reference(model, inputs, n, f):
     """Float outputs of one inference (inputs are raw fixed-point)."""
     lo_range, hi_range = -(1 << (n - 1)) / 2.0 ** f, ((1 << (n - 1)) - 1) / 2.0 ** f
-    x = [v / 2.0 ** f for v in inputs]
-    shape = None
-    nodes = model["nodes"]
-    for index, node in enumerate(nodes):
+    sat = lambda v: min(max(v, lo_range), hi_range)  # noqa: E731
+    order, producers = _graph(model)
+    values, shapes = {}, {}
+    result = None
+    for node in order:
         t = node["type"]
+        ins = producers[node["name"]]
+        x = values[ins[0]] if ins else None
+        shape = shapes[ins[0]] if ins else None
         # a conv1d/linear followed by batchnorm saturates once, after both
-        if index + 1 < len(nodes) and nodes[index + 1]["type"] == "batchnorm1d":
-            clamp = lambda v: v
-        else:
-            clamp = lambda v: min(max(v, lo_range), hi_range)
+        clamp = (lambda v: v) if t in ("conv1d", "linear") and _folded_into(model, node) else sat
         if t == "input":
             shape = list(node["shape"])
+            x = [v / 2.0 ** f for v in inputs]
         elif t == "conv1d":
             x, shape = _conv(node, x, shape)
             x = [clamp(v) for v in x]
@@ -171,25 +317,43 @@ def float_reference(model, inputs, n, f):
         elif t == "batchnorm1d":
             c = shape[1]
             eps = node.get("eps", 1e-5)
-            x = [clamp((v - node["running_mean"][i % c]) /
-                       math.sqrt(node["running_var"][i % c] + eps) *
-                       node["weight"][i % c] + node["bias"][i % c])
+            x = [sat((v - node["running_mean"][i % c]) /
+                     math.sqrt(node["running_var"][i % c] + eps) *
+                     node["weight"][i % c] + node["bias"][i % c])
                  for i, v in enumerate(x)]
         elif t == "relu":
             x = [max(v, 0.0) for v in x]
         elif t == "hardtanh":
             x = [min(max(v, node.get("min", -1.0)), node.get("max", 1.0)) for v in x]
         elif t == "hardsigmoid":
-            x = [clamp(min(max(v / 6 + 0.5, 0.0), 1.0)) for v in x]
+            x = [sat(min(max(v / 6 + 0.5, 0.0), 1.0)) for v in x]
         elif t == "flatten":
             shape = [1, shape[0] * shape[1]]
-    return x
+        elif t == "add":
+            x = [sat(a + b) for a, b in zip(values[ins[0]], values[ins[1]])]
+        elif t == "concat":
+            x, shape = _concat(node, [values[i] for i in ins], [shapes[i] for i in ins])
+        elif t == "output":
+            result = x
+        values[node["name"]], shapes[node["name"]] = x, shape
+    return result
 
 
-def _folded(nodes):
+def _concat(node, xs, shapes):
+    if node.get("axis", "channels") == "length":
+        return [v for x in xs for v in x], [sum(s[0] for s in shapes), shapes[0][1]]
+    length = shapes[0][0]
+    out = []
+    for l in range(length):
+        for x, s in zip(xs, shapes):
+            out += x[l * s[1]:(l + 1) * s[1]]
+    return out, [length, sum(s[1] for s in shapes)]
+
+
+def _folded(model):
     """conv1d/linear weights as [out][R] lists and bias, batchnorm folded."""
     result = {}
-    for a, b in zip(nodes, nodes[1:]):
+    for a in model["nodes"]:
         if a["type"] not in ("conv1d", "linear"):
             continue
         if a["type"] == "conv1d":
@@ -197,12 +361,13 @@ def _folded(nodes):
         else:
             w = [list(row) for row in a["weight"]]
         bias = list(a.get("bias") or [0.0] * len(w))
-        if b["type"] == "batchnorm1d":
+        b = _folded_into(model, a)
+        if b:
             for o in range(len(w)):
                 s = b["weight"][o] / math.sqrt(b["running_var"][o] + b.get("eps", 1e-5))
                 w[o] = [v * s for v in w[o]]
                 bias[o] = (bias[o] - b["running_mean"][o]) * s + b["bias"][o]
-        result[a["name"]] = (w, bias)
+        result[a["name"]] = (w, bias, bool(a.get("bias") or b))
     return result
 
 
@@ -211,12 +376,15 @@ def error_bound(model, n, f, rounding):
     lsb = 2.0 ** -f
     r = lsb / 2 if rounding == "nearest" else lsb
     xmax = 2.0 ** (n - 1 - f)
-    folded = _folded(model["nodes"])
-    e = 0.0
-    for node in model["nodes"]:
+    folded = _folded(model)
+    order, producers = _graph(model)
+    bound = {}
+    for node in order:
         t = node["type"]
+        ins = producers[node["name"]]
+        e = bound[ins[0]] if ins else 0.0
         if t in ("conv1d", "linear"):
-            w, bias = folded[node["name"]]
+            w, bias, has_bias = folded[node["name"]]
             e_in = e
             if t == "conv1d":
                 pv = node.get("padding_value", 0.0)
@@ -225,7 +393,7 @@ def error_bound(model, n, f, rounding):
             for o, row in enumerate(w):
                 werr = sum(abs(v - quantize_const(v, f, n) * lsb) for v in row)
                 berr = abs(bias[o] - quantize_const(bias[o], 2 * f, n + f) * lsb * lsb) \
-                    if (node.get("bias") or model_has_bn(model, node)) else 0.0
+                    if has_bias else 0.0
                 worst = max(worst, sum(abs(v) for v in row) * e_in + werr * xmax + berr)
             e = worst + r + 1e-9
         elif t == "hardtanh":
@@ -235,13 +403,14 @@ def error_bound(model, n, f, rounding):
         elif t == "hardsigmoid":
             slope = round(2.0 ** f / 6) * lsb
             e = e / 6 + xmax * abs(1 / 6 - slope) + r
-    return e
-
-
-def model_has_bn(model, node):
-    nodes = model["nodes"]
-    i = nodes.index(node)
-    return i + 1 < len(nodes) and nodes[i + 1]["type"] == "batchnorm1d"
+        elif t == "add":
+            e = bound[ins[0]] + bound[ins[1]]  # saturation is 1-Lipschitz
+        elif t == "concat":
+            e = max(bound[i] for i in ins)
+        bound[node["name"]] = e
+        if t == "output":
+            return e
+    return 0.0
 
 
 # ------------------------------------------------------------ the flow

@@ -6,6 +6,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <numeric>
+
 namespace unum {
 #define GEN_PASS_DEF_CONVERTNNTORTL
 #include "unum/Conversion/Passes.h.inc"
@@ -16,8 +18,13 @@ using namespace unum;
 namespace fixed = unum::nn::fixed;
 
 namespace {
-struct Stream {
-  int64_t width, beats;
+using rtl::Stream;
+
+/// Where a value of the nn model comes from in the design: the stream's
+/// name (the design input or a stage) and shape. A flatten changes neither.
+struct Source {
+  StringAttr name;
+  Stream stream;
 };
 
 struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
@@ -45,7 +52,7 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
   /// Lays the weights out: address b * steps + s, column o * pr + r holds the
   /// weight of output channel b * po + o for term s * pr + r (term t is tap
   /// t / cpg, channel t % cpg); zeros past the last channel or term.
-  void buildMac(OpBuilder &b, Location loc, StringRef name,
+  void buildMac(OpBuilder &b, Location loc, StringRef name, ArrayAttr inputs,
                 const nn::MacLayer &m, Stream in, unsigned bits,
                 unsigned frac) {
     int64_t cpg = m.inCh / m.groups, outPerGroup = m.outCh / m.groups;
@@ -73,9 +80,9 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
           }
     }
     auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
-    auto unit =
-        rtl::MacUnitOp::create(b, loc, b.getStringAttr(name), i64(in.width),
-                               i64(in.beats), i64(m.outCh), i64(m.outLen));
+    auto unit = rtl::MacUnitOp::create(b, loc, b.getStringAttr(name), inputs,
+                                       i64(in.width), i64(in.beats),
+                                       i64(m.outCh), i64(m.outLen));
     OpBuilder::InsertionGuard guard(b);
     b.createBlock(&unit.getBody());
     // A line buffer when a power of two below the whole input holds the
@@ -102,36 +109,116 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
         i64(bits), DenseElementsAttr::get(biasType, bias));
   }
 
+  /// An add or concat: the operands' streams must line up beat for beat
+  /// with their logical shapes, which a flatten (beats of the layer before
+  /// it) can break.
+  LogicalResult buildJoin(OpBuilder &b, Operation &op, StringAttr name,
+                          ArrayRef<Source> operands, Stream &out) {
+    auto shape = [](Value v) {
+      return cast<RankedTensorType>(v.getType()).getShape();
+    };
+    StringRef function = "add";
+    if (auto concat = dyn_cast<nn::ConcatOp>(op))
+      function =
+          concat.getAxis() == "channels" ? "concat_channels" : "concat_length";
+    SmallVector<Attribute> inputs;
+    SmallVector<int64_t> widths, beats;
+    for (auto [i, source] : llvm::enumerate(operands)) {
+      // channels: beat l must be position l; add: equal streams (checked
+      // below); length: equal beat widths.
+      if (function == "concat_channels" &&
+          source.stream.beats != shape(op.getOperand(i))[0])
+        return op.emitOpError()
+               << "operand " << i << " arrives as " << source.stream.beats
+               << " beats, not one per position (after a flatten): the "
+                  "hardware cannot concatenate its channels";
+      inputs.push_back(source.name);
+      widths.push_back(source.stream.width);
+      beats.push_back(source.stream.beats);
+    }
+    if (function == "add" && (widths[0] != widths[1] || beats[0] != beats[1]))
+      return op.emitOpError()
+             << "operands arrive as " << beats[0] << " beats of " << widths[0]
+             << " and " << beats[1] << " beats of " << widths[1]
+             << " values (a flatten keeps the beats of the layer before it): "
+                "the hardware cannot add them";
+    if (function == "concat_length")
+      for (int64_t w : widths)
+        if (w != widths[0])
+          return op.emitOpError()
+                 << "operands arrive as beats of " << widths[0] << " and " << w
+                 << " values (a flatten keeps the beats of the layer before "
+                    "it): the hardware cannot concatenate them";
+    out =
+        function == "concat_channels"
+            ? Stream{std::accumulate(widths.begin(), widths.end(), int64_t(0)),
+                     beats[0]}
+        : function == "concat_length"
+            ? Stream{widths[0],
+                     std::accumulate(beats.begin(), beats.end(), int64_t(0))}
+            : Stream{widths[0], beats[0]};
+    rtl::JoinOp::create(
+        b, op.getLoc(), name, b.getStringAttr(function), b.getArrayAttr(inputs),
+        b.getDenseI64ArrayAttr(widths), b.getDenseI64ArrayAttr(beats),
+        b.getDenseI64ArrayAttr(beats), b.getI64IntegerAttr(out.width),
+        b.getI64IntegerAttr(out.beats));
+    return success();
+  }
+
   LogicalResult convert(nn::ModelOp model) {
     OpBuilder b(model);
+    if (llvm::range_size(model.getBody().getOps<nn::InputOp>()) != 1)
+      return model.emitOpError("needs exactly one input (run "
+                               "nn-dead-node-elim)");
     nn::InputOp input = *model.getBody().getOps<nn::InputOp>().begin();
     auto inType = cast<RankedTensorType>(input.getType());
     auto fixedType = dyn_cast<nn::FixedType>(inType.getElementType());
     if (!fixedType)
       return model.emitOpError("must be quantised first (nn-quantize)");
-    if (llvm::range_size(model.getBody().getOps<nn::InputOp>()) != 1)
-      return model.emitOpError("needs exactly one input (run "
-                               "nn-dead-node-elim)");
     unsigned bits = fixedType.getWidth(), frac = fixedType.getFrac();
     auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
     auto design = rtl::DesignOp::create(
         b, model.getLoc(), model.getSymNameAttr(), i64(bits), i64(frac),
-        i64(inType.getDimSize(1)), i64(inType.getDimSize(0)), i64(0), i64(0));
+        input.getNameAttr(), i64(inType.getDimSize(1)),
+        i64(inType.getDimSize(0)), input.getNameAttr(), i64(0), i64(0));
     b.createBlock(&design.getBody());
-    Stream stream{inType.getDimSize(1), inType.getDimSize(0)};
+    llvm::DenseMap<Value, Source> sources;
     for (Operation &op : model.getBody().front()) {
       Location loc = op.getLoc();
       auto name = op.getAttrOfType<StringAttr>("name");
+      SmallVector<Source> operands;
+      for (Value operand : op.getOperands())
+        operands.push_back(sources.lookup(operand));
+      if (auto in = dyn_cast<nn::InputOp>(op)) {
+        sources[in.getResult()] = {
+            name, {inType.getDimSize(1), inType.getDimSize(0)}};
+        continue;
+      }
+      if (auto output = dyn_cast<nn::OutputOp>(op)) {
+        design.setOutputSourceAttr(operands.front().name);
+        design.setOutWidthAttr(i64(operands.front().stream.width));
+        design.setOutBeatsAttr(i64(operands.front().stream.beats));
+        continue;
+      }
+      if (isa<nn::FlattenOp>(op)) {
+        sources[op.getResult(0)] = operands.front();
+        continue;
+      }
+      Stream stream = operands.front().stream;
+      ArrayAttr inputs = b.getArrayAttr({operands.front().name});
       auto clamp = [&](int64_t lo, int64_t hi) {
-        rtl::ElementwiseOp::create(b, loc, name, i64(stream.width),
+        rtl::ElementwiseOp::create(b, loc, name, inputs, i64(stream.width),
                                    i64(stream.beats), b.getStringAttr("clamp"),
                                    i64(lo), i64(hi), IntegerAttr(),
                                    StringAttr());
       };
       if (isa<nn::Conv1dOp, nn::LinearOp>(op)) {
         nn::MacLayer m = nn::getMacLayer(&op);
-        buildMac(b, loc, name, m, stream, bits, frac);
+        buildMac(b, loc, name, inputs, m, stream, bits, frac);
         stream = {m.outCh, m.outLen};
+      } else if (isa<nn::AddOp, nn::ConcatOp>(op)) {
+        if (failed(buildJoin(b, op, name, operands, stream)))
+          return failure();
       } else if (isa<nn::ReluOp>(op)) {
         clamp(0, fixed::maxValue(bits));
       } else if (auto tanh = dyn_cast<nn::HardtanhOp>(op)) {
@@ -139,18 +226,17 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
               cast<IntegerAttr>(tanh.getMaxVal()).getInt());
       } else if (auto sigmoid = dyn_cast<nn::HardsigmoidOp>(op)) {
         rtl::ElementwiseOp::create(
-            b, loc, name, i64(stream.width), i64(stream.beats),
+            b, loc, name, inputs, i64(stream.width), i64(stream.beats),
             b.getStringAttr("hardsigmoid"), i64(0),
             i64(std::min(int64_t(1) << frac, fixed::maxValue(bits))),
             b.getI64IntegerAttr(*sigmoid.getSlope()),
             b.getStringAttr(*sigmoid.getRounding()));
-      } else if (!isa<nn::InputOp, nn::OutputOp, nn::FlattenOp>(op)) {
+      } else {
         return op.emitOpError("has no hardware lowering (fold batchnorm "
                               "first)");
       }
+      sources[op.getResult(0)] = {name, stream};
     }
-    design.setOutWidthAttr(i64(stream.width));
-    design.setOutBeatsAttr(i64(stream.beats));
     return success();
   }
 

@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -77,6 +78,8 @@ private:
   Value buildConv(const Node &node, Value input, Shape in);
   Value buildLinear(const Node &node, Value input, Shape in);
   Value buildBatchNorm(const Node &node, Value input, Shape in);
+  /// Builds an add or concat of `inputs` (in edge order).
+  Value buildJoin(const Node &node, StringRef type, ArrayRef<Value> inputs);
 
   RankedTensorType tensorType(Shape shape) {
     return RankedTensorType::get({shape.length, shape.channels},
@@ -313,6 +316,52 @@ Value Importer::buildBatchNorm(const Node &node, Value input, Shape in) {
                                  builder.getF64FloatAttr(*eps));
 }
 
+Value Importer::buildJoin(const Node &node, StringRef type,
+                          ArrayRef<Value> inputs) {
+  StringAttr name = builder.getStringAttr(node.find("name")->text);
+  auto describe = [&](size_t i) {
+    Shape s = shapeOf(inputs[i]);
+    return "[" + std::to_string(s.length) + ", " + std::to_string(s.channels) +
+           "]";
+  };
+  if (type == "add") {
+    if (!checkKeys(node, {"name", "type"}))
+      return {};
+    Shape a = shapeOf(inputs[0]), b = shapeOf(inputs[1]);
+    if (a.length != b.length || a.channels != b.channels)
+      return error(node, "add '" + name.getValue() +
+                             "' needs operands of equal shape, got " +
+                             describe(0) + " and " + describe(1)),
+             Value();
+    return nn::AddOp::create(builder, loc(node), tensorType(a), name, inputs[0],
+                             inputs[1]);
+  }
+  if (!checkKeys(node, {"name", "type", "axis"}))
+    return {};
+  StringRef axis = "channels";
+  if (const Node *a = node.find("axis")) {
+    if (a->kind != Node::Kind::String ||
+        (a->text != "channels" && a->text != "length"))
+      return error(*a, "axis must be \"channels\" or \"length\""), Value();
+    axis = a->text;
+  }
+  bool channels = axis == "channels";
+  Shape out = shapeOf(inputs[0]);
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    Shape s = shapeOf(inputs[i]);
+    if (channels ? s.length != out.length
+                 : s.channels != shapeOf(inputs[0]).channels)
+      return error(node, "concat '" + name.getValue() + "' along " + axis +
+                             " needs operands of equal " +
+                             (channels ? "length" : "channels") + ", got " +
+                             describe(0) + " and " + describe(i)),
+             Value();
+    (channels ? out.channels : out.length) += channels ? s.channels : s.length;
+  }
+  return nn::ConcatOp::create(builder, loc(node), tensorType(out), name, inputs,
+                              builder.getStringAttr(axis));
+}
+
 Value Importer::build(const Node &node, StringRef type, Value input) {
   Shape in = shapeOf(input);
   StringAttr name = builder.getStringAttr(node.find("name")->text);
@@ -372,9 +421,9 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
     return nullptr;
 
   // Nodes: unique names, known types.
-  static const StringRef types[] = {"input",       "output",      "conv1d",
-                                    "linear",      "relu",        "hardtanh",
-                                    "hardsigmoid", "batchnorm1d", "flatten"};
+  static const StringRef types[] = {
+      "input",       "output",      "conv1d",  "linear", "relu",  "hardtanh",
+      "hardsigmoid", "batchnorm1d", "flatten", "add",    "concat"};
   llvm::StringMap<size_t> index;
   std::vector<StringRef> typeOf;
   for (const Node &node : nodes->items) {
@@ -399,8 +448,9 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
   if (diags.hasErrors())
     return nullptr;
 
-  // Edges: every non-input node has exactly one producer.
-  std::vector<std::optional<size_t>> producer(nodes->items.size());
+  // Edges: every non-input node has exactly one producer, except add (two)
+  // and concat (two or more, in edge order).
+  std::vector<std::vector<size_t>> producers(nodes->items.size());
   std::vector<std::vector<size_t>> consumers(nodes->items.size());
   for (const Node &edge : edges->items) {
     if (edge.kind != Node::Kind::Object) {
@@ -425,26 +475,39 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
       error(*src, "an output node has no successors");
       continue;
     }
-    if (typeOf[d->second] == "input") {
+    StringRef dstType = typeOf[d->second];
+    if (dstType == "input") {
       error(*dst, "an input node has no predecessors");
       continue;
     }
-    if (producer[d->second]) {
-      error(*dst, "node '" + dst->text +
-                      "' already has an input (layers take one input)");
+    size_t have = producers[d->second].size();
+    if (dstType == "add" ? have == 2 : (dstType != "concat" && have == 1)) {
+      error(*dst, "node '" + dst->text + "' already has " +
+                      (dstType == "add" ? "two inputs (add takes two)"
+                                        : "an input (layers take one input)"));
       continue;
     }
-    producer[d->second] = s->second;
+    producers[d->second].push_back(s->second);
     consumers[s->second].push_back(d->second);
   }
   size_t outputs = 0, inputs = 0;
   for (size_t i = 0; i < typeOf.size(); ++i) {
     const Node &node = nodes->items[i];
+    StringRef name = node.find("name")->text;
+    size_t have = producers[i].size();
     inputs += typeOf[i] == "input";
     if (typeOf[i] == "output" && ++outputs > 1)
       error(node, "a model has exactly one output node");
-    if (typeOf[i] != "input" && !producer[i] && !diags.hasErrors())
-      error(node, "node '" + node.find("name")->text + "' has no input edge");
+    if (diags.hasErrors())
+      continue;
+    if (typeOf[i] == "add" && have != 2)
+      error(node,
+            "add '" + name + "' needs two input edges, has " + Twine(have));
+    else if (typeOf[i] == "concat" && have < 2)
+      error(node, "concat '" + name + "' needs at least two input edges, has " +
+                      Twine(have));
+    else if (typeOf[i] != "input" && !have)
+      error(node, "node '" + name + "' has no input edge");
   }
   if (!outputs && !diags.hasErrors())
     error(*nodes, "the model has no output node");
@@ -453,17 +516,18 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
   if (diags.hasErrors())
     return nullptr;
 
-  // Build from the inputs along the edges (one producer each, so this is a
-  // forest rooted at the inputs); nodes never reached sit on a cycle.
-  // Owned from the start: an error below must not leak what was built.
+  // Build in topological order from the inputs: a node is built once all
+  // its producers are. Owned from the start: an error below must not leak
+  // what was built.
   OwningOpRef<ModuleOp> owned(ModuleOp::create(loc(root)));
   builder.setInsertionPointToEnd(owned->getBody());
   auto model = nn::ModelOp::create(builder, loc(root), modelName->text);
   builder.createBlock(&model.getBody());
   std::vector<Value> value(nodes->items.size());
-  std::vector<bool> built(nodes->items.size());
+  std::vector<size_t> waiting(nodes->items.size());
   std::vector<size_t> work;
   for (size_t i = 0; i < typeOf.size(); ++i) {
+    waiting[i] = producers[i].size();
     if (typeOf[i] != "input")
       continue;
     const Node &node = nodes->items[i];
@@ -483,15 +547,23 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
     value[i] =
         nn::InputOp::create(builder, loc(node), tensorType(s),
                             builder.getStringAttr(node.find("name")->text));
-    built[i] = true;
     work.push_back(i);
   }
+  // Lowest index first, so that the order of the ops follows the file.
+  std::reverse(work.begin(), work.end());
   while (!work.empty() && !diags.hasErrors()) {
     size_t from = work.back();
     work.pop_back();
     for (size_t to : consumers[from]) {
-      value[to] = build(nodes->items[to], typeOf[to], value[from]);
-      built[to] = true;
+      if (--waiting[to])
+        continue;
+      SmallVector<Value> operands;
+      for (size_t p : producers[to])
+        operands.push_back(value[p]);
+      StringRef type = typeOf[to];
+      value[to] = type == "add" || type == "concat"
+                      ? buildJoin(nodes->items[to], type, operands)
+                      : build(nodes->items[to], type, operands.front());
       if (!value[to])
         break;
       work.push_back(to);
@@ -499,10 +571,27 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
   }
   if (diags.hasErrors())
     return nullptr;
-  for (size_t i = 0; i < built.size(); ++i)
-    if (!built[i])
-      error(nodes->items[i],
-            "node '" + nodes->items[i].find("name")->text + "' is on a cycle");
+  // Nodes never built are on a cycle or depend on one.
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (value[i])
+      continue;
+    std::vector<size_t> stack(consumers[i]);
+    std::vector<bool> seen(value.size());
+    bool cycle = false;
+    while (!stack.empty() && !cycle) {
+      size_t n = stack.back();
+      stack.pop_back();
+      cycle = n == i;
+      if (!seen[n] && !value[n]) {
+        seen[n] = true;
+        stack.insert(stack.end(), consumers[n].begin(), consumers[n].end());
+      }
+    }
+    StringRef name = nodes->items[i].find("name")->text;
+    error(nodes->items[i],
+          "node '" + name + "' " +
+              (cycle ? "is on a cycle" : "depends on a cycle"));
+  }
   if (diags.hasErrors())
     return nullptr;
   if (failed(verify(*owned)))

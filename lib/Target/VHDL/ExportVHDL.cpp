@@ -33,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -105,6 +106,39 @@ struct Emitter {
       entities.push_back(namer.get(
           top + "_" +
           stage.getAttrOfType<StringAttr>("sym_name").getValue().str()));
+    buildGraph();
+    if (llvm::any_of(consumers, [](const auto &c) { return c.size() > 1; }))
+      fork = namer.get(top + "_fork");
+  }
+
+  /// Producer 0 is the design input, producer i + 1 stage i; a consumer is
+  /// (stage, input port), stage -1 being the design output.
+  std::vector<std::vector<std::pair<int, int>>> consumers;
+  std::vector<int64_t> producerWidth;
+  std::vector<std::vector<size_t>> stageInputs; // producers per stage port
+  size_t outputProducer = 0;
+  std::string fork; // the fork entity, when a stream has several readers
+
+  void buildGraph() {
+    llvm::StringMap<size_t> producer;
+    producer[design.getInputName()] = 0;
+    producerWidth.push_back(design.getInWidth());
+    size_t i = 0;
+    for (Operation &stage : design.getBody().front()) {
+      StageStreams s = getStageStreams(&stage);
+      stageInputs.emplace_back();
+      for (Attribute name : s.inputs)
+        stageInputs.back().push_back(
+            producer.lookup(cast<StringAttr>(name).getValue()));
+      producer[stage.getAttrOfType<StringAttr>("sym_name").getValue()] = ++i;
+      producerWidth.push_back(s.out.width);
+    }
+    consumers.resize(i + 1);
+    for (size_t st = 0; st < stageInputs.size(); ++st)
+      for (size_t port = 0; port < stageInputs[st].size(); ++port)
+        consumers[stageInputs[st][port]].push_back({int(st), int(port)});
+    outputProducer = producer.lookup(design.getOutputSource());
+    consumers[outputProducer].push_back({-1, 0});
   }
 
   std::string use() const { return header + ("use work." + pkg + ".all;\n"); }
@@ -485,32 +519,253 @@ end architecture;
     files.push_back({entity.str() + ".vhd", text});
   }
 
+  /// One entity for every fork: each reader takes the beat once; the
+  /// producer moves on when all have.
+  void emitFork() {
+    files.push_back({fork + ".vhd", header + llvm::formatv(R"(
+-- Broadcasts a stream to OUTS readers: reader i sees the beat until it has
+-- taken it; the beat leaves when every reader has taken it.
+entity {0} is
+  generic (OUTS : positive);
+  port (
+    clk       : in  std_logic;
+    rst       : in  std_logic;
+    in_valid  : in  std_logic;
+    in_ready  : out std_logic;
+    out_valid : out std_logic_vector(0 to OUTS - 1);
+    out_ready : in  std_logic_vector(0 to OUTS - 1));
+end entity;
+
+architecture rtl of {0} is
+  signal taken : std_logic_vector(0 to OUTS - 1);
+  signal done  : std_logic;
+begin
+  readers : for i in 0 to OUTS - 1 generate
+    out_valid(i) <= in_valid and not taken(i);
+  end generate;
+
+  process (taken, out_ready)
+    variable d : std_logic;
+  begin
+    d := '1';
+    for i in 0 to OUTS - 1 loop
+      if taken(i) = '0' and out_ready(i) = '0' then
+        d := '0';
+      end if;
+    end loop;
+    done <= d;
+  end process;
+  in_ready <= done;
+
+  process (clk)
+  begin
+    if rising_edge(clk) then
+      if rst = '1' or (in_valid = '1' and done = '1') then
+        taken <= (others => '0');
+      else
+        for i in 0 to OUTS - 1 loop
+          if in_valid = '1' and out_ready(i) = '1' then
+            taken(i) <= '1';
+          end if;
+        end loop;
+      end if;
+    end if;
+  end process;
+end architecture;
+)",
+                                                           fork)
+                                                 .str()});
+  }
+
+  /// An add or concat: one FIFO per input, one output register.
+  void emitJoin(JoinOp op, StringRef entity) {
+    ArrayRef<int64_t> widths = op.getInWidths(), depths = op.getFifoDepths(),
+                      beats = op.getInBeats();
+    size_t n = widths.size();
+    std::string ports, decls, ready, resets, pushes, available, data;
+    StringRef f = op.getFunction();
+    int64_t offset = 0;
+    for (size_t i = 0; i < n; ++i) {
+      // GHDL 2.0's --synth fails on a one-entry memory
+      int64_t d = std::max<int64_t>(depths[i], 2);
+      ports += llvm::formatv("    in{0}_valid : in  std_logic;\n"
+                             "    in{0}_ready : out std_logic;\n"
+                             "    in{0}_data  : in  sample_vector(0 to {1});\n",
+                             i, widths[i] - 1);
+      decls += llvm::formatv(
+          "  -- FIFO {0}: a whole inference of input {0} ({1} beats)\n"
+          "  constant D{0} : natural := {2};\n"
+          "  constant B{0} : natural := {1};\n"
+          "  type mem{0}_t is array (0 to D{0} - 1) of "
+          "sample_vector(0 to {3});\n"
+          "  signal mem{0} : mem{0}_t;\n"
+          "  signal wr{0}, rd{0} : natural range 0 to D{0} - 1;\n"
+          "  signal cnt{0} : natural range 0 to D{0};\n",
+          i, beats[i], d, widths[i] - 1);
+      ready += llvm::formatv(
+          "  in{0}_ready <= '1' when cnt{0} < D{0} else '0';\n", i);
+      resets += llvm::formatv(
+          "        wr{0} <= 0;\n        rd{0} <= 0;\n        cnt{0} <= 0;\n",
+          i);
+      std::string pop =
+          f == "concat_length"
+              ? llvm::formatv("fire = '1' and part = {0}", i).str()
+              : "fire = '1'";
+      pushes += llvm::formatv(
+          R"(        -- FIFO {0}: push a beat, pop one when the output takes it
+        push := in{0}_valid = '1' and cnt{0} < D{0};
+        pop := {1};
+        if push then
+          mem{0}(wr{0}) <= in{0}_data;
+          wr{0} <= (wr{0} + 1) mod D{0};
+        end if;
+        if pop then
+          rd{0} <= (rd{0} + 1) mod D{0};
+        end if;
+        if push and not pop then
+          cnt{0} <= cnt{0} + 1;
+        elsif pop and not push then
+          cnt{0} <= cnt{0} - 1;
+        end if;
+)",
+          i, pop);
+      if (f == "concat_length") {
+        available +=
+            llvm::formatv("{0}(part = {1} and cnt{1} > 0)", i ? " or " : "", i);
+        data += llvm::formatv(R"(          if part = {0} then
+            o_data <= mem{0}(rd{0});
+            if sent = B{0} - 1 then
+              sent <= 0;
+              part <= {1};
+            else
+              sent <= sent + 1;
+            end if;
+          end if;
+)",
+                              i, (i + 1) % n);
+      } else {
+        available += llvm::formatv("{0}cnt{1} > 0", i ? " and " : "", i);
+        if (f == "concat_channels")
+          data +=
+              llvm::formatv("          o_data({0} to {1}) <= mem{2}(rd{2});\n",
+                            offset, offset + widths[i] - 1, i);
+      }
+      offset += widths[i];
+    }
+    if (f == "add")
+      data = "          for i in 0 to OUT_W - 1 loop\n"
+             "            o_data(i) <= requantize(resize(mem0(rd0)(i), "
+             "DATA_BITS + 1) +\n"
+             "              resize(mem1(rd1)(i), DATA_BITS + 1), 0, false, "
+             "DATA_BITS);\n"
+             "          end loop;\n";
+    int64_t maxBeats = *llvm::max_element(beats);
+    std::string text =
+        use() + llvm::formatv(R"(
+-- Layer {0}: {1} of {2} streams, each behind a FIFO, one register stage.
+entity {3} is
+  port (
+    clk       : in  std_logic;
+    rst       : in  std_logic;
+{4}    out_valid : out std_logic;
+    out_ready : in  std_logic;
+    out_data  : out sample_vector(0 to {5}));
+end entity;
+
+architecture rtl of {3} is
+  constant OUT_W : natural := {6};
+{7}  signal o_valid : std_logic;
+  signal o_data  : sample_vector(0 to OUT_W - 1);
+  signal fire    : std_logic; -- the output register takes a beat
+  -- concat_length: the input being passed on and its beats so far
+  signal part    : natural range 0 to {8};
+  signal sent    : natural range 0 to {9};
+begin
+{10}  out_valid <= o_valid;
+  out_data  <= o_data;
+  fire <= '1' when (o_valid = '0' or out_ready = '1') and ({11}) else '0';
+
+  process (clk)
+    variable push, pop : boolean;
+  begin
+    if rising_edge(clk) then
+      if rst = '1' then
+{12}        o_valid <= '0';
+        part <= 0;
+        sent <= 0;
+      else
+{13}        if o_valid = '1' and out_ready = '1' then
+          o_valid <= '0';
+        end if;
+        if fire = '1' then
+          o_valid <= '1';
+{14}        end if;
+      end if;
+    end if;
+  end process;
+end architecture;
+)",
+                              op.getSymName(), f, n, entity, ports,
+                              op.getOutWidth() - 1, op.getOutWidth(), decls,
+                              n - 1, maxBeats - 1, ready, available, resets,
+                              pushes, data)
+                    .str();
+    files.push_back({entity.str() + ".vhd", text});
+  }
+
   void emitTop() {
     int64_t n = design.getDataBits();
     std::string decls, body;
     auto sig = [](size_t i) { return "s" + std::to_string(i); };
-    size_t count = entities.size();
-    int64_t width = design.getInWidth();
-    for (size_t i = 0; i <= count; ++i) {
+    // valid and ready of every (consumer stage, port); stage -1 the output
+    std::map<std::pair<int, int>, std::pair<std::string, std::string>> edge;
+    for (size_t p = 0; p < consumers.size(); ++p) {
       decls += llvm::formatv("  signal {0}_valid, {0}_ready : std_logic;\n"
                              "  signal {0}_data : sample_vector(0 to {1});\n",
-                             sig(i), width - 1);
-      if (i < count) {
-        Operation &stage = *std::next(design.getBody().front().begin(), i);
-        width = isa<MacUnitOp>(stage) ? cast<MacUnitOp>(stage).getOutWidth()
-                                      : cast<ElementwiseOp>(stage).getWidth();
-        body += llvm::formatv(R"(  u{0} : entity work.{1}
+                             sig(p), producerWidth[p] - 1);
+      size_t k = consumers[p].size();
+      if (k == 1) {
+        edge[consumers[p][0]] = {sig(p) + "_valid", sig(p) + "_ready"};
+        continue;
+      }
+      std::string f = "f" + std::to_string(p);
+      decls += llvm::formatv(
+          "  signal {0}_valid, {0}_ready : std_logic_vector(0 to {1});\n", f,
+          k - 1);
+      body += llvm::formatv(R"(  {0} : entity work.{1}
+    generic map (OUTS => {2})
+    port map (
+      clk => clk, rst => rst, in_valid => {3}_valid, in_ready => {3}_ready,
+      out_valid => {0}_valid, out_ready => {0}_ready);
+)",
+                            f, fork, k, sig(p));
+      for (size_t j = 0; j < k; ++j)
+        edge[consumers[p][j]] = {f + "_valid(" + std::to_string(j) + ")",
+                                 f + "_ready(" + std::to_string(j) + ")"};
+    }
+    size_t i = 0;
+    for (Operation &stage : design.getBody().front()) {
+      std::string ins;
+      for (size_t port = 0; port < stageInputs[i].size(); ++port) {
+        auto [valid, ready] = edge[{int(i), int(port)}];
+        std::string prefix =
+            isa<JoinOp>(stage) ? "in" + std::to_string(port) : "in";
+        ins += llvm::formatv("      {0}_valid => {1}, {0}_ready => {2},\n"
+                             "      {0}_data => {3}_data,\n",
+                             prefix, valid, ready, sig(stageInputs[i][port]));
+      }
+      body += llvm::formatv(R"(  u{0} : entity work.{1}
     port map (
       clk => clk, rst => rst,
-      in_valid => {2}_valid, in_ready => {2}_ready, in_data => {2}_data,
-      out_valid => {3}_valid, out_ready => {3}_ready, out_data => {3}_data);
+{2}      out_valid => {3}_valid, out_ready => {3}_ready, out_data => {3}_data);
 )",
-                              i, entities[i], sig(i), sig(i + 1));
-      }
+                            i, entities[i], ins, sig(i + 1));
+      ++i;
     }
+    auto [outValid, outReady] = edge[{-1, 0}];
     std::string text =
         use() + llvm::formatv(R"(
--- Network {0}: the stages in a chain. Streaming interface (docs/VHDLInterface.md):
+-- Network {0}: the stages as a graph. Streaming interface (docs/VHDLInterface.md):
 -- one beat = {1} values (in) / {2} values (out) of {3} bits, value i in bits
 -- (i+1)*{3}-1 downto i*{3}; a beat moves when valid and ready are both '1'
 -- at a rising clock edge; rst is synchronous and active high.
@@ -533,10 +788,10 @@ architecture rtl of {4} is
   unpack : for i in 0 to {8} generate
     s0_data(i) <= signed(in_data((i + 1) * {3} - 1 downto i * {3}));
   end generate;
-{9}  out_valid <= {10}_valid;
-  {10}_ready <= out_ready;
-  pack : for i in 0 to {11} generate
-    out_data((i + 1) * {3} - 1 downto i * {3}) <= std_logic_vector({10}_data(i));
+{9}  out_valid <= {10};
+  {11} <= out_ready;
+  pack : for i in 0 to {12} generate
+    out_data((i + 1) * {3} - 1 downto i * {3}) <= std_logic_vector({13}_data(i));
   end generate;
 end architecture;
 )",
@@ -544,8 +799,8 @@ end architecture;
                               design.getOutWidth(), n, top,
                               design.getInWidth() * n - 1,
                               design.getOutWidth() * n - 1, decls,
-                              design.getInWidth() - 1, body, sig(count),
-                              design.getOutWidth() - 1)
+                              design.getInWidth() - 1, body, outValid, outReady,
+                              design.getOutWidth() - 1, sig(outputProducer))
                     .str();
     files.push_back({top + ".vhd", text});
   }
@@ -693,7 +948,8 @@ end architecture;
   /// Static figures; the cycles are measured by the testbench.
   void emitReport() {
     int64_t multipliers = 0, constantMultipliers = 0, adders = 0, romBits = 0,
-            bufferBits = 0, macs = 0, scheduled = 0, ideal = 0, depth = 0;
+            bufferBits = 0, macs = 0, scheduled = 0, ideal = 0, depth = 0,
+            serial = 0;
     std::string stages;
     size_t i = 0;
     for (Operation &stage : design.getBody().front()) {
@@ -710,6 +966,13 @@ end architecture;
         add = p.tree.getCount() * (p.tree.getInputs() - 1);
         buffer = p.buffer.getElements() * p.buffer.getBits();
         ideal += (unitMacs + lanes - 1) / lanes;
+      }
+      if (auto join = dyn_cast<JoinOp>(stage)) {
+        for (auto [w, d] : llvm::zip(join.getInWidths(), join.getFifoDepths()))
+          buffer += w * std::max<int64_t>(d, 2) * design.getDataBits();
+        // concat_length sends its inputs one after the other
+        if (join.getFunction() == "concat_length")
+          serial += join.getOutBeats();
       }
       // hardsigmoid multiplies every value by its constant slope
       int64_t constant = 0;
@@ -739,6 +1002,8 @@ end architecture;
     for (const auto &[name, text] : files)
       fileList += (fileList.empty() ? "\"" : ", \"") + name + "\"";
     int64_t length = design.getInBeats();
+    int64_t forks = llvm::count_if(
+        consumers, [](const auto &readers) { return readers.size() > 1; });
     files.push_back(
         {"report.json",
          llvm::formatv(R"({{
@@ -755,6 +1020,7 @@ end architecture;
   "rom_bits": {11},
   "buffer_bits": {19},
   "constant_multipliers": {20},
+  "forks": {21},
   "macs": {12},
   "pipeline_depth": {13},
   "mac_cycles": {14},
@@ -769,9 +1035,9 @@ end architecture;
                        design.getDataBits(), design.getFracBits(),
                        design.getInWidth(), length, design.getOutWidth(),
                        design.getOutBeats(), multipliers, romBits, macs, depth,
-                       scheduled, ideal + depth + length,
-                       scheduled + depth + length, stages, adders, bufferBits,
-                       constantMultipliers)
+                       scheduled, ideal + depth + length + serial,
+                       scheduled + depth + length + serial, stages, adders,
+                       bufferBits, constantMultipliers, forks)
              .str()});
   }
 
@@ -781,10 +1047,14 @@ end architecture;
     for (Operation &stage : design.getBody().front()) {
       if (auto unit = dyn_cast<MacUnitOp>(stage))
         emitMac(unit, entities[i]);
+      else if (auto join = dyn_cast<JoinOp>(stage))
+        emitJoin(join, entities[i]);
       else
         emitElementwise(cast<ElementwiseOp>(stage), entities[i]);
       ++i;
     }
+    if (!fork.empty())
+      emitFork();
     emitTop();
     emitTestbench();
     emitReport();

@@ -9,8 +9,8 @@
 // reads input channel o, so lane_base is the group's first input channel.
 // ROM address blk * steps + step, column o * reduce_lanes + r.
 // CHECK-LABEL: rtl.design @net
-// CHECK-SAME: in_beats = 5 : i64, in_width = 3 : i64, out_beats = 1 : i64, out_width = 2 : i64
-// CHECK: rtl.mac_unit @conv attributes {in_beats = 5 : i64, in_width = 3 : i64, out_beats = 3 : i64, out_width = 3 : i64}
+// CHECK-SAME: in_beats = 5 : i64, in_width = 3 : i64, input_name = "x", out_beats = 1 : i64, out_width = 2 : i64, output_source = "gate"
+// CHECK: rtl.mac_unit @conv attributes {in_beats = 5 : i64, in_width = 3 : i64, inputs = ["x"], out_beats = 3 : i64, out_width = 3 : i64}
 // CHECK-NEXT: rtl.input_buffer {bits = 8 : i64, elements = 15 : i64}
 // CHECK-NEXT: rtl.counters {blocks = 2 : i64, channels_per_group = 1 : i64, in_channels = 3 : i64, in_len = 5 : i64, kernel = 3 : i64, out_len = 3 : i64, pad_lo = 0 : i64, pad_value = 3 : i64, steps = 3 : i64, stride = 1 : i64}
 // CHECK-NEXT: rtl.weight_rom {bits = 8 : i64, lane_base = array<i64: 0, 1, 2, -1>, out_lanes = 2 : i64, reduce_lanes = 1 : i64, values = dense<{{\[\[}}1, 4], [2, 5], [3, 6], [7, 0], [8, 0], [9, 0]]> : tensor<6x2xi32>}
@@ -21,12 +21,12 @@
 // relu clamps to [0, max]; flatten adds no stage; the linear after it sees
 // the stream as 3 beats of 3 values but a [1, 9] input, one kernel tap. With
 // 2 outputs, P = 2 is one output lane each.
-// CHECK: rtl.elementwise @act "clamp" {beats = 3 : i64, hi = 127 : i64, lo = 0 : i64, width = 3 : i64}
+// CHECK: rtl.elementwise @act "clamp" {beats = 3 : i64, hi = 127 : i64, inputs = ["conv"], lo = 0 : i64, width = 3 : i64}
 // CHECK-NOT: flat
-// CHECK: rtl.mac_unit @fc attributes {in_beats = 3 : i64, in_width = 3 : i64, out_beats = 1 : i64, out_width = 2 : i64}
+// CHECK: rtl.mac_unit @fc attributes {in_beats = 3 : i64, in_width = 3 : i64, inputs = ["act"], out_beats = 1 : i64, out_width = 2 : i64}
 // CHECK: rtl.counters {blocks = 1 : i64, channels_per_group = 9 : i64, in_channels = 9 : i64, in_len = 1 : i64, kernel = 1 : i64, out_len = 1 : i64, pad_lo = 0 : i64, pad_value = 0 : i64, steps = 9 : i64
 // CHECK: rtl.weight_rom {{.*}}out_lanes = 2 : i64, reduce_lanes = 1 : i64
-// CHECK: rtl.elementwise @gate "hardsigmoid" {beats = 1 : i64, hi = 16 : i64, lo = 0 : i64, rounding = "truncate", slope = 3 : i64, width = 2 : i64}
+// CHECK: rtl.elementwise @gate "hardsigmoid" {beats = 1 : i64, hi = 16 : i64, inputs = ["fc"], lo = 0 : i64, rounding = "truncate", slope = 3 : i64, width = 2 : i64}
 // CHECK-NOT: nn.
 
 // P = 8: 3 output lanes x 2 reduction lanes, 2 steps, the last term padded

@@ -84,3 +84,50 @@ nn.model @bad_type {
   // expected-error @+1 {{fraction bits must be 1 to width - 1, got 8}}
   %0 = nn.input "x" : tensor<1x1x!nn.fixed<8, 8>>
 }
+
+// -----
+
+nn.model @add_shapes {
+  %0 = nn.input "x" : tensor<8x2xf32>
+  %1 = nn.input "z" : tensor<8x3xf32>
+  // expected-error @+1 {{operands have different shapes [8, 2] and [8, 3]}}
+  %2 = nn.add "r" %0, %1 : tensor<8x2xf32>, tensor<8x3xf32> -> tensor<8x2xf32>
+  nn.output "y" %2 : tensor<8x2xf32>
+}
+
+// -----
+
+nn.model @concat_one {
+  %0 = nn.input "x" : tensor<8x2xf32>
+  // expected-error @+1 {{needs at least 2 operands, got 1}}
+  %1 = nn.concat "k" "channels" %0 : tensor<8x2xf32> -> tensor<8x2xf32>
+  nn.output "y" %1 : tensor<8x2xf32>
+}
+
+// -----
+
+nn.model @concat_result {
+  %0 = nn.input "x" : tensor<8x2xf32>
+  // expected-error @+1 {{result shape [8, 4] should be [16, 2]}}
+  %1 = nn.concat "k" "length" %0, %0 : tensor<8x2xf32>, tensor<8x2xf32> -> tensor<8x4xf32>
+  nn.output "y" %1 : tensor<8x4xf32>
+}
+
+// -----
+
+nn.model @concat_lengths {
+  %0 = nn.input "x" : tensor<8x2xf32>
+  %1 = nn.input "z" : tensor<4x2xf32>
+  // expected-error @+1 {{operands along channels need equal lengths, got [8, 2] and [4, 2]}}
+  %2 = nn.concat "k" "channels" %0, %1 : tensor<8x2xf32>, tensor<4x2xf32> -> tensor<8x4xf32>
+  nn.output "y" %2 : tensor<8x4xf32>
+}
+
+// -----
+
+nn.model @concat_axis {
+  %0 = nn.input "x" : tensor<8x2xf32>
+  // expected-error @+1 {{axis must be "channels" or "length"}}
+  %1 = nn.concat "k" "rows" %0, %0 : tensor<8x2xf32>, tensor<8x2xf32> -> tensor<8x4xf32>
+  nn.output "y" %1 : tensor<8x4xf32>
+}

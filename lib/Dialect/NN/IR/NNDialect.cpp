@@ -345,3 +345,49 @@ LogicalResult FlattenOp::verify() {
   Shape in = shapeOf(getInput());
   return verifyResult(*this, {1, in.length * in.channels});
 }
+
+/// Operands of a join share the result's element type.
+static LogicalResult verifyJoinTypes(Operation *op) {
+  Type element =
+      cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
+  for (Value operand : op->getOperands())
+    if (cast<RankedTensorType>(operand.getType()).getElementType() != element)
+      return op->emitOpError("operand and result element types differ");
+  return success();
+}
+
+LogicalResult AddOp::verify() {
+  if (failed(verifyJoinTypes(*this)))
+    return failure();
+  Shape a = shapeOf(getLhs()), b = shapeOf(getRhs());
+  if (a.length != b.length || a.channels != b.channels)
+    return emitOpError() << "operands have different shapes [" << a.length
+                         << ", " << a.channels << "] and [" << b.length << ", "
+                         << b.channels << "]";
+  return verifyResult(*this, a);
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().size() < 2)
+    return emitOpError() << "needs at least 2 operands, got "
+                         << getInputs().size();
+  if (getAxis() != "channels" && getAxis() != "length")
+    return emitOpError("axis must be \"channels\" or \"length\"");
+  if (failed(verifyJoinTypes(*this)))
+    return failure();
+  bool channels = getAxis() == "channels";
+  Shape first = shapeOf(getInputs().front()), expected = first;
+  for (Value operand : getInputs().drop_front()) {
+    Shape s = shapeOf(operand);
+    if ((channels ? s.length : s.channels) !=
+        (channels ? first.length : first.channels))
+      return emitOpError() << "operands along " << getAxis() << " need equal "
+                           << (channels ? "lengths" : "channels") << ", got ["
+                           << first.length << ", " << first.channels
+                           << "] and [" << s.length << ", " << s.channels
+                           << "]";
+    (channels ? expected.channels : expected.length) +=
+        channels ? s.channels : s.length;
+  }
+  return verifyResult(*this, expected);
+}

@@ -40,6 +40,21 @@ runMac(const MacLayer &m, const std::vector<int64_t> &x, FixedType type) {
   return y;
 }
 
+/// Channels: row l of every operand in turn; length: every operand whole.
+static void concat(ConcatOp op,
+                   llvm::DenseMap<Value, std::vector<int64_t>> &values,
+                   std::vector<int64_t> &y) {
+  bool channels = op.getAxis() == "channels";
+  int64_t length =
+      cast<RankedTensorType>(op.getResult().getType()).getDimSize(0);
+  for (int64_t l = 0; l < (channels ? length : 1); ++l)
+    for (Value operand : op.getInputs()) {
+      const std::vector<int64_t> &v = values[operand];
+      int64_t row = channels ? v.size() / length : v.size();
+      y.insert(y.end(), v.begin() + l * row, v.begin() + (l + 1) * row);
+    }
+}
+
 LogicalResult unum::nn::evaluateReference(ModelOp model,
                                           const std::vector<int64_t> &input,
                                           std::vector<int64_t> &output,
@@ -101,6 +116,16 @@ LogicalResult unum::nn::evaluateReference(ModelOp model,
                 return fixed::hardsigmoid(v, slope, type.getWidth(),
                                           type.getFrac(), r);
               });
+              return true;
+            })
+            .Case([&](AddOp op) {
+              const std::vector<int64_t> &b = values[op.getRhs()];
+              for (size_t i = 0; i < x.size(); ++i)
+                y.push_back(fixed::saturate(x[i] + b[i], type.getWidth()));
+              return true;
+            })
+            .Case([&](ConcatOp op) {
+              concat(op, values, y);
               return true;
             })
             .Case([&](FlattenOp) {

@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -42,7 +43,8 @@ int64_t unum::rtl::getMinLineBuffer(MacUnitOp unit) {
 }
 
 int64_t unum::rtl::getPipelineDepth(Operation *stage) {
-  return isa<MacUnitOp>(stage) ? 2 : 1;
+  // a join: the FIFO write, then the output register
+  return isa<MacUnitOp, JoinOp>(stage) ? 2 : 1;
 }
 
 static bool fits(int64_t v, int64_t bits) {
@@ -61,39 +63,120 @@ static LogicalResult checkFits(Operation *op, ElementsAttr values, int64_t bits,
   return success();
 }
 
+StageStreams unum::rtl::getStageStreams(Operation *stage) {
+  StageStreams s;
+  if (auto mac = dyn_cast<MacUnitOp>(stage)) {
+    s.inputs = mac.getInputs();
+    s.in.push_back({mac.getInWidth(), mac.getInBeats()});
+    s.out = {mac.getOutWidth(), mac.getOutBeats()};
+  } else if (auto ew = dyn_cast<ElementwiseOp>(stage)) {
+    s.inputs = ew.getInputs();
+    s.in.push_back({ew.getWidth(), ew.getBeats()});
+    s.out = s.in.front();
+  } else if (auto join = dyn_cast<JoinOp>(stage)) {
+    s.inputs = join.getInputs();
+    for (auto [w, b] : llvm::zip(join.getInWidths(), join.getInBeats()))
+      s.in.push_back({w, b});
+    s.out = {join.getOutWidth(), join.getOutBeats()};
+  }
+  return s;
+}
+
 LogicalResult DesignOp::verifyRegions() {
   if (getDataBits() < 2 || getDataBits() > 16 || getFracBits() < 1 ||
       getFracBits() >= getDataBits())
     return emitOpError("needs data_bits 2 to 16 and frac_bits 1 to "
                        "data_bits - 1");
-  int64_t width = getInWidth(), beats = getInBeats();
-  if (width < 1 || beats < 1)
+  if (getInWidth() < 1 || getInBeats() < 1)
     return emitOpError("input stream needs a positive width and beat count");
+  // Streams defined so far (the input, then every stage in order), and
+  // whether something reads them.
+  llvm::StringMap<std::pair<Stream, bool>> streams;
+  streams[getInputName()] = {{getInWidth(), getInBeats()}, false};
   for (Operation &stage : getBody().front()) {
-    int64_t inWidth, inBeats, outWidth, outBeats;
-    if (auto mac = dyn_cast<MacUnitOp>(stage)) {
-      inWidth = mac.getInWidth();
-      inBeats = mac.getInBeats();
-      outWidth = mac.getOutWidth();
-      outBeats = mac.getOutBeats();
-    } else if (auto ew = dyn_cast<ElementwiseOp>(stage)) {
-      inWidth = outWidth = ew.getWidth();
-      inBeats = outBeats = ew.getBeats();
-    } else {
+    if (!isa<MacUnitOp, ElementwiseOp, JoinOp>(stage))
       return stage.emitOpError("is not a stage of an rtl.design");
+    StageStreams s = getStageStreams(&stage);
+    if (s.inputs.size() != s.in.size())
+      return stage.emitOpError() << "reads " << s.inputs.size()
+                                 << " streams but describes " << s.in.size();
+    for (auto [name, expected] : llvm::zip(s.inputs, s.in)) {
+      StringRef from = cast<StringAttr>(name).getValue();
+      auto it = streams.find(from);
+      if (it == streams.end())
+        return stage.emitOpError()
+               << "reads '" << from
+               << "', which is neither the design input nor an earlier stage";
+      Stream got = it->second.first;
+      it->second.second = true;
+      if (got.width != expected.width || got.beats != expected.beats)
+        return stage.emitOpError()
+               << "takes " << expected.beats << " beats of " << expected.width
+               << " values from '" << from << "', which gives " << got.beats
+               << " beats of " << got.width;
     }
-    if (inWidth != width || inBeats != beats)
+    StringRef name = stage.getAttrOfType<StringAttr>("sym_name").getValue();
+    if (!streams.try_emplace(name, std::make_pair(s.out, false)).second)
       return stage.emitOpError()
-             << "takes " << inBeats << " beats of " << inWidth
-             << " values but its input stream has " << beats << " beats of "
-             << width;
-    width = outWidth;
-    beats = outBeats;
+             << "stream name '" << name << "' is already used";
   }
-  if (width != getOutWidth() || beats != getOutBeats())
+  auto it = streams.find(getOutputSource());
+  if (it == streams.end())
+    return emitOpError() << "output_source '" << getOutputSource()
+                         << "' is not a stream of the design";
+  it->second.second = true;
+  Stream got = it->second.first;
+  if (got.width != getOutWidth() || got.beats != getOutBeats())
     return emitOpError() << "output stream is " << getOutBeats() << " beats of "
-                         << getOutWidth() << " values but the last stage gives "
-                         << beats << " beats of " << width;
+                         << getOutWidth() << " values but '"
+                         << getOutputSource() << "' gives " << got.beats
+                         << " beats of " << got.width;
+  for (Operation &stage : getBody().front())
+    if (!streams[stage.getAttrOfType<StringAttr>("sym_name").getValue()].second)
+      return stage.emitOpError("is read by no stage and is not the output");
+  return success();
+}
+
+LogicalResult JoinOp::verify() {
+  ArrayRef<int64_t> widths = getInWidths(), beats = getInBeats(),
+                    depths = getFifoDepths();
+  size_t n = getInputs().size();
+  if (widths.size() != n || beats.size() != n || depths.size() != n)
+    return emitOpError("needs one width, beat count and FIFO depth per input");
+  if (n < 2)
+    return emitOpError("needs at least two inputs");
+  for (size_t i = 0; i < n; ++i) {
+    if (widths[i] < 1 || beats[i] < 1)
+      return emitOpError("input streams need positive widths and beats");
+    if (depths[i] < beats[i])
+      return emitOpError() << "FIFO " << i << " holds " << depths[i]
+                           << " beats, less than the " << beats[i]
+                           << " of an inference";
+  }
+  int64_t width = widths[0], count = beats[0];
+  StringRef f = getFunction();
+  if (f == "add") {
+    if (n != 2 || widths[1] != width || beats[1] != count)
+      return emitOpError("add needs two streams of equal shape");
+  } else if (f == "concat_channels") {
+    for (size_t i = 1; i < n; ++i) {
+      if (beats[i] != count)
+        return emitOpError("concat_channels needs equal beat counts");
+      width += widths[i];
+    }
+  } else if (f == "concat_length") {
+    for (size_t i = 1; i < n; ++i) {
+      if (widths[i] != width)
+        return emitOpError("concat_length needs equal widths");
+      count += beats[i];
+    }
+  } else {
+    return emitOpError("function must be add, concat_channels or "
+                       "concat_length");
+  }
+  if (getOutWidth() != width || getOutBeats() != count)
+    return emitOpError() << "output must be " << count << " beats of " << width
+                         << " values";
   return success();
 }
 

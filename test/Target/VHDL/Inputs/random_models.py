@@ -22,13 +22,17 @@ parser.add_argument("--work", required=True)
 parser.add_argument("--seeds", type=int, default=16)
 parser.add_argument("--first", type=int, default=0)
 parser.add_argument("--inferences", type=int, default=2)
+parser.add_argument("--graphs", action="store_true",
+                    help="layer graphs (residual add, concat, forks, dead "
+                    "nodes) instead of chains")
 args = parser.parse_args()
 
 FORMATS = [(8, 4), (10, 5), (12, 6), (6, 3), (16, 8)]
 kinds, failures, seconds = set(), 0, 0.0
 for seed in range(args.first, args.first + args.seeds):
     rng = random.Random(1000 + seed)
-    model = nnhw.random_model(seed)
+    model = nnhw.random_graph(seed) if args.graphs else nnhw.random_model(seed)
+    blocks = model.pop("blocks", [])
     n, f = FORMATS[seed % len(FORMATS)]
     rounding = "nearest" if seed % 3 else "truncate"
     p = [1, 2, 4, 8][seed % 4]
@@ -38,7 +42,7 @@ for seed in range(args.first, args.first + args.seeds):
     with open(path, "w") as out:
         json.dump(model, out, indent=1)
     report = nnhw.compile_model(args.tools, path, work, n, f, rounding, p)
-    shape = model["nodes"][0]["shape"]
+    shape = next(nd["shape"] for nd in model["nodes"] if nd["name"] == "x")
     inputs = os.path.join(work, "input.txt")
     samples = nnhw.write_inputs(inputs, rng, args.inferences, n, *shape)
     expected = nnhw.reference(args.tools, work, inputs)
@@ -54,7 +58,12 @@ for seed in range(args.first, args.first + args.seeds):
         if stalled != expected:
             print("seed %d: FAIL under backpressure" % seed)
             failures += 1
-    layers = [nd["type"] for nd in model["nodes"][1:-1]]
+    layers = blocks or [nd["type"] for nd in model["nodes"][1:-1]]
+    kinds.update(blocks)
+    if sum(nd["type"] == "input" for nd in model["nodes"]) > 1:
+        kinds.add("dead-input")
+    if report.get("forks"):
+        kinds.add("fork")
     for nd in model["nodes"]:
         kinds.add(nd["type"])
         if nd["type"] == "conv1d":
@@ -102,7 +111,10 @@ REQUIRED = {"conv1d", "linear", "relu", "hardtanh", "hardsigmoid", "batchnorm1d"
             "flatten", "padding=valid", "padding=same", "padding=N", "stride>1",
             "groups>1", "bias", "no-bias", "adder-tree", "line-buffer", "backpressure", "P=1", "P=2", "P=4",
             "P=8"}
-if args.seeds >= 16 and not REQUIRED <= kinds:
+if args.graphs:
+    REQUIRED = {"add", "concat", "fork", "dead-input", "backpressure", "batchnorm1d",
+                "P=1", "P=2", "P=4", "P=8"} | set(nnhw.GRAPH_BLOCKS)
+if args.seeds >= (8 if args.graphs else 16) and not REQUIRED <= kinds:
     print("FAIL: the seeds do not cover " + " ".join(sorted(REQUIRED - kinds)))
     failures += 1
 print("GHDL time: %.1f s" % seconds)

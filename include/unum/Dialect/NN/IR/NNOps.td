@@ -11,7 +11,7 @@ def NN_Tensor : 2DTensorOf<[F32, NN_FixedType]>;
 
 def NN_ModelOp : NN_Op<"model", [
     Symbol, IsolatedFromAbove, NoTerminator, SingleBlock, NoRegionArguments]> {
-  let summary = "A layer graph: one input, a chain of layers, one output";
+  let summary = "A layer graph: inputs, layers, one output";
   let description = [{
     ```mlir
     nn.model @tiny {
@@ -20,6 +20,8 @@ def NN_ModelOp : NN_Op<"model", [
       nn.output "y" %1 : tensor<8x2xf32>
     }
     ```
+    Layers are in def-before-use order (the graph is acyclic); a value may
+    have several users (a fork), `nn.add` and `nn.concat` join branches.
     The verifier requires exactly one `nn.output`, at least one `nn.input`,
     unique layer names, and one element type for every value (all `f32`, or
     all the same `!nn.fixed<N, F>`).
@@ -138,6 +140,35 @@ def NN_BatchNormOp : NN_UnaryOp<"batchnorm"> {
 def NN_FlattenOp : NN_UnaryOp<"flatten"> {
   let summary = "[L, C] -> [1, L*C], position-major";
   let arguments = commonArgs;
+}
+
+def NN_AddOp : NN_LayerOp<"add"> {
+  let summary = "Elementwise sum of two values of equal shape (residual)";
+  let description = [{
+    `out[l][c] = lhs[l][c] + rhs[l][c]`. Quantised form: the exact sum of
+    the two N-bit values, saturated once to N bits (docs/NNQuantization.md).
+  }];
+  let arguments = (ins StrAttr:$name, NN_Tensor:$lhs, NN_Tensor:$rhs);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = "$name $lhs `,` $rhs attr-dict `:` type($lhs) `,` "
+                       "type($rhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def NN_ConcatOp : NN_LayerOp<"concat"> {
+  let summary = "Concatenation of two or more values along channels or length";
+  let description = [{
+    `axis = "channels"`: operands `[L, C_i]` give `[L, sum C_i]`, position
+    `l` holds the operands' rows one after another; `axis = "length"`:
+    operands `[L_i, C]` give `[sum L_i, C]`, the operands' positions one
+    after another. No arithmetic.
+  }];
+  let arguments = (ins StrAttr:$name, Variadic<NN_Tensor>:$inputs,
+                       StrAttr:$axis);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = "$name $axis $inputs attr-dict `:` type($inputs) `->` "
+                       "type($result)";
+  let hasVerifier = 1;
 }
 
 #endif // UNUM_DIALECT_NN_NNOPS_TD

@@ -30,8 +30,21 @@ MacParts getMacParts(MacUnitOp unit);
 /// window, the rows of the next stride and one beat.
 int64_t getMinLineBuffer(MacUnitOp unit);
 
+/// A stream: beats of `width` values.
+struct Stream {
+  int64_t width, beats;
+};
+/// The streams a stage reads (named by `inputs`) and writes.
+struct StageStreams {
+  mlir::ArrayAttr inputs;
+  llvm::SmallVector<Stream> in;
+  Stream out{0, 0};
+};
+StageStreams getStageStreams(mlir::Operation *stage);
+
 /// Cycles of pipeline latency a stage adds (multiplier and accumulator
-/// registers for a mac unit, one register for an elementwise stage).
+/// registers for a mac unit, one register for an elementwise stage, the FIFO
+/// and the output register for a join).
 int64_t getPipelineDepth(mlir::Operation *stage);
 } // namespace unum::rtl
 

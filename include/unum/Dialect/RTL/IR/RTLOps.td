@@ -11,8 +11,11 @@ def RTL_Dialect : Dialect {
   let cppNamespace = "::unum::rtl";
   let summary = "Streaming fixed-point datapaths that VHDL is emitted from";
   let description = [{
-    An `rtl.design` is a chain of stages between a streaming input and a
-    streaming output (docs/VHDLInterface.md). A stream carries beats of
+    An `rtl.design` is a graph of stages between a streaming input and a
+    streaming output (docs/VHDLInterface.md): every stage names the streams
+    it reads in `inputs` (earlier stages, or the design's `input_name`); a
+    stream read by several stages is broadcast to them (a fork), and
+    `output_source` names the stream that leaves the design. A stream carries beats of
     `width` values of `data_bits` bits; one inference is `beats` beats.
 
     * `rtl.mac_unit`: one conv1d or linear layer, built from its components
@@ -26,6 +29,9 @@ def RTL_Dialect : Dialect {
       and `rtl.requantizer` (bias, one rounding, one saturation). Output lane
       `o` of block `b` computes output channel `b * out_lanes + o`.
     * `rtl.elementwise`: an activation applied to every value of a beat.
+    * `rtl.join`: add or concat of two or more streams, each buffered in a
+      FIFO that holds a whole inference of it, so that no branch ever waits
+      for another and both operands meet in step.
 
     The verifier checks each stage against its neighbours (stream shapes) and
     each component against the others (lanes, ROM shape, accumulator width).
@@ -43,10 +49,11 @@ class RTL_Op<string mnemonic, list<Trait> traits = []>
 
 def RTL_DesignOp : RTL_Op<"design", [
     Symbol, SymbolTable, IsolatedFromAbove, NoTerminator, SingleBlock, NoRegionArguments]> {
-  let summary = "A network: a chain of stages from the input to the output";
+  let summary = "A network: a graph of stages from the input to the output";
   let arguments = (ins SymbolNameAttr:$sym_name, RTL_Int:$data_bits,
-                       RTL_Int:$frac_bits, RTL_Int:$in_width,
-                       RTL_Int:$in_beats, RTL_Int:$out_width,
+                       RTL_Int:$frac_bits, StrAttr:$input_name,
+                       RTL_Int:$in_width, RTL_Int:$in_beats,
+                       StrAttr:$output_source, RTL_Int:$out_width,
                        RTL_Int:$out_beats);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
@@ -57,9 +64,9 @@ def RTL_MacUnitOp : RTL_Op<"mac_unit", [
     Symbol, HasParent<"DesignOp">, NoTerminator, SingleBlock,
     NoRegionArguments]> {
   let summary = "A multiply-accumulate layer (conv1d or linear)";
-  let arguments = (ins SymbolNameAttr:$sym_name, RTL_Int:$in_width,
-                       RTL_Int:$in_beats, RTL_Int:$out_width,
-                       RTL_Int:$out_beats);
+  let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$inputs,
+                       RTL_Int:$in_width, RTL_Int:$in_beats,
+                       RTL_Int:$out_width, RTL_Int:$out_beats);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasRegionVerifier = 1;
@@ -73,10 +80,32 @@ def RTL_ElementwiseOp : RTL_Op<"elementwise", [
     `clamp(round_F(x * slope + 2^(2F-1)), lo, hi)` with `lo = 0`, `hi` =
     one (or the largest value when one does not fit).
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, RTL_Int:$width,
+  let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$inputs,
+                       RTL_Int:$width,
                        RTL_Int:$beats, StrAttr:$function, RTL_Int:$lo,
                        RTL_Int:$hi, OptionalAttr<RTL_Int>:$slope,
                        OptionalAttr<StrAttr>:$rounding);
+  let assemblyFormat = "$sym_name $function attr-dict";
+  let hasVerifier = 1;
+}
+
+def RTL_JoinOp : RTL_Op<"join", [Symbol, HasParent<"DesignOp">]> {
+  let summary = "Add or concat of streams, each behind a FIFO";
+  let description = [{
+    Operand `i` arrives as `in_beats[i]` beats of `in_widths[i]` values and
+    waits in a FIFO of `fifo_depths[i]` beats (at least a whole inference
+    of it: then every branch can finish an inference without the others, so
+    a fork feeding a join never deadlocks). `add`: two streams of equal
+    shape, one beat of each becomes `saturate(a + b)`; `concat_channels`:
+    equal beat counts, one beat of each becomes their values side by side;
+    `concat_length`: equal widths, all beats of operand 0, then of operand
+    1, ... One register stage at the output.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$function,
+                       StrArrayAttr:$inputs, DenseI64ArrayAttr:$in_widths,
+                       DenseI64ArrayAttr:$in_beats,
+                       DenseI64ArrayAttr:$fifo_depths, RTL_Int:$out_width,
+                       RTL_Int:$out_beats);
   let assemblyFormat = "$sym_name $function attr-dict";
   let hasVerifier = 1;
 }
