@@ -18,7 +18,8 @@
 //    a conditional put the first time its data flow reads it (before the
 //    user code, or in ResultSelector): a redelivery or a duplicate loses and
 //    reads the first writer's time. The instance's checkpoint put retires
-//    the record;
+//    the record (a concurrent duplicate that reads it only after that takes
+//    a time of its own, and its output loses the checkpoint race);
 //  * a Task's retry state after its k-th failed attempt is a record
 //    `<instance>#attempt-k` ({"Retries": [count per retrier], "Delay": the
 //    wait before attempt k+1 in seconds}) written with
