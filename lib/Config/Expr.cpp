@@ -42,6 +42,7 @@ enum class Tok {
   False,
   Null,
   Output,
+  Context,
   Index,
   Size,
   And,
@@ -249,6 +250,8 @@ bool ExprParser::lex() {
     std::string_view name = text.substr(start + 1, pos - start - 1);
     if (name == "out" || name == "ret") {
       tok.kind = Tok::Output;
+    } else if (name == "ctx" && !arithContext) {
+      tok.kind = Tok::Context;
     } else if (name == "size") {
       tok.kind = Tok::Size;
     } else if (auto var = indexVariable(name)) {
@@ -257,8 +260,8 @@ bool ExprParser::lex() {
     } else {
       return fail(start, "unknown variable '$" + std::string(name) +
                              (arithContext ? "'; expected $0..$31 or $size"
-                                           : "'; expected $out, $ret, $0..$31 "
-                                             "or $size"));
+                                           : "'; expected $out, $ret, $ctx, "
+                                             "$0..$31 or $size"));
     }
   } else if (isIdentStart(c)) {
     while (pos < text.size() && isIdentChar(text[pos]))
@@ -615,12 +618,12 @@ ExprPtr ExprParser::parseUnary() {
 ExprPtr ExprParser::parsePostfix() {
   ExprPtr base = parsePrimary();
   while (base && (tok.kind == Tok::Dot || tok.kind == Tok::LBracket)) {
-    bool onOutput = base->kind == Expr::Kind::Output ||
-                    base->kind == Expr::Kind::Field ||
-                    base->kind == Expr::Kind::Subscript;
+    bool onOutput =
+        base->kind == Expr::Kind::Output || base->kind == Expr::Kind::Context ||
+        base->kind == Expr::Kind::Field || base->kind == Expr::Kind::Subscript;
     if (tok.kind == Tok::Dot) {
       if (!onOutput) {
-        fail(tok.offset, "field access is only allowed on $out");
+        fail(tok.offset, "field access is only allowed on $out and $ctx");
         return nullptr;
       }
       // The field name follows the '.' directly; it may be any identifier,
@@ -643,7 +646,7 @@ ExprPtr ExprParser::parsePostfix() {
       continue;
     }
     if (!onOutput) {
-      fail(tok.offset, "subscripts are only allowed on $out");
+      fail(tok.offset, "subscripts are only allowed on $out and $ctx");
       return nullptr;
     }
     unsigned open = tok.offset;
@@ -695,6 +698,9 @@ ExprPtr ExprParser::parsePrimary() {
   case Tok::Output:
     e = node(Expr::Kind::Output, tok.offset);
     break;
+  case Tok::Context:
+    e = node(Expr::Kind::Context, tok.offset);
+    break;
   case Tok::Index:
     e = node(Expr::Kind::Index, tok.offset);
     e->index = tok.index;
@@ -720,6 +726,7 @@ ExprPtr ExprParser::parsePrimary() {
     if (!e->lhs)
       return nullptr;
     bool access = e->lhs->kind == Expr::Kind::Output ||
+                  e->lhs->kind == Expr::Kind::Context ||
                   e->lhs->kind == Expr::Kind::Field ||
                   e->lhs->kind == Expr::Kind::Subscript;
     if (e->text == "is_present" && !access) {
@@ -1013,6 +1020,13 @@ std::string unum::config::spell(const NamePattern &pattern, Spelling spelling) {
 std::string unum::config::spell(const Modifier &modifier, Spelling) {
   // Modifiers are arithmetic on indices only: nothing is format-specific.
   return modifier.text;
+}
+
+bool unum::config::readsContext(const Expr &expr) {
+  if (expr.kind == Expr::Kind::Context)
+    return true;
+  return (expr.lhs && readsContext(*expr.lhs)) ||
+         (expr.rhs && readsContext(*expr.rhs));
 }
 
 bool unum::config::readsOutput(const Expr &expr) {

@@ -561,14 +561,23 @@ const char *const unum::config::kRetrierFields[6] = {
     "ErrorEquals", "IntervalSeconds", "MaxAttempts",
     "BackoffRate", "MaxDelaySeconds", "JitterStrategy"};
 
-/// "Retriers": a list of ASL retriers, checked as the ASL specification
-/// says (ErrorEquals non-empty, States.ALL alone and in the last retrier,
-/// IntervalSeconds and MaxDelaySeconds positive integers, MaxAttempts a
-/// non-negative integer, BackoffRate a number >= 1, JitterStrategy FULL or
-/// NONE).
+/// "Retriers": the config's retrier list, checked by decodeRetriers.
 void Decoder::decodeRetriers(const Node &value, FunctionConfig &config) {
   if (!expectKind(value, Node::Kind::Array, "Retriers"))
     return;
+  auto retriers = unum::config::decodeRetriers(
+      value, [&](SourceLoc loc, std::string message) {
+        error(loc, std::move(message));
+      });
+  if (!retriers)
+    return;
+  config.retriers = std::move(*retriers);
+  config.retriersNode = value;
+}
+
+std::optional<std::vector<Retrier>> unum::config::decodeRetriers(
+    const Node &value,
+    const std::function<void(SourceLoc, std::string)> &error) {
   std::vector<Retrier> out;
   bool ok = true;
   auto bad = [&](const Node &at, const std::string &message) {
@@ -594,8 +603,8 @@ void Decoder::decodeRetriers(const Node &value, FunctionConfig &config) {
   };
   for (size_t i = 0; i < value.items.size(); ++i) {
     const Node &item = value.items[i];
-    if (!expectKind(item, Node::Kind::Object, "a retrier")) {
-      ok = false;
+    if (item.kind != Node::Kind::Object) {
+      bad(item, "a retrier must be an object, not " + withArticle(item.kind));
       continue;
     }
     Retrier r;
@@ -635,7 +644,10 @@ void Decoder::decodeRetriers(const Node &value, FunctionConfig &config) {
         if (auto n = number(v, "MaxDelaySeconds", true, 1))
           r.maxDelaySeconds = *n;
       } else if (m.key == "Comment") {
-        // As in ASL: ignored.
+        // As in ASL: a string, otherwise ignored.
+        if (v.kind != Node::Kind::String)
+          bad(v,
+              "retrier 'Comment' must be a string, not " + withArticle(v.kind));
       } else if (m.key == "JitterStrategy") {
         if (v.kind != Node::Kind::String ||
             (v.text != "FULL" && v.text != "NONE"))
@@ -652,17 +664,16 @@ void Decoder::decodeRetriers(const Node &value, FunctionConfig &config) {
     out.push_back(std::move(r));
   }
   if (!ok)
-    return;
-  config.retriers = std::move(out);
-  config.retriersNode = value;
+    return std::nullopt;
+  return out;
 }
 
-const char *const unum::config::kDataFlowFields[19] = {
-    "InputPath",    "Parameters", "ResultSelector",    "ResultPath",
-    "OutputPath",   "ItemsPath",  "ItemSelector",      "Result",
-    "Seconds",      "Timestamp",  "SecondsPath",       "TimestampPath",
-    "Error",        "Cause",      "ErrorPath",         "CausePath",
-    "LambdaInvoke", "StateName",  "TimeoutSecondsPath"};
+const char *const unum::config::kDataFlowFields[20] = {
+    "InputPath",    "Parameters", "ResultSelector",     "ResultPath",
+    "OutputPath",   "ItemsPath",  "ItemSelector",       "Result",
+    "Seconds",      "Timestamp",  "SecondsPath",        "TimestampPath",
+    "Error",        "Cause",      "ErrorPath",          "CausePath",
+    "LambdaInvoke", "StateName",  "TimeoutSecondsPath", "ExecutionContext"};
 const char *const unum::config::kBuiltins[4] = {"Pass", "Wait", "Succeed",
                                                 "Fail"};
 

@@ -805,8 +805,10 @@ std::optional<PathOrCall> unum::config::parsePathOrCall(std::string_view text,
 //===----------------------------------------------------------------------===//
 
 const char *const unum::config::kContextFields =
-    "$$.Execution.Id, $$.Execution.Name, $$.State.Name, $$.State.RetryCount, "
-    "and $$.Map.Item.Index and $$.Map.Item.Value in ItemSelector";
+    "$$.Execution.Id, $$.Execution.Name, $$.Execution.Input, "
+    "$$.Execution.StartTime, $$.State.Name, $$.State.EnteredTime, "
+    "$$.State.RetryCount, and $$.Map.Item.Index and $$.Map.Item.Value in "
+    "ItemSelector";
 
 static std::optional<ParseError> checkContext(const JsonPath &path,
                                               ContextScope scope);
@@ -843,6 +845,13 @@ static std::optional<ParseError> checkContext(const JsonPath &path,
     err.message = "'" + path.text + "' " + why;
     return err;
   };
+  if (scope == ContextScope::Choice &&
+      (segs.empty() || (named(0, "State") && segs.size() == 1) ||
+       (named(0, "State") && named(1, "EnteredTime"))))
+    return refuse("is not available in a Choice rule: a Choice decides again "
+                  "on every redelivery, and $$.State.EnteredTime is fixed "
+                  "only where a state reads it in its data flow (copy it "
+                  "into the data with a Pass state's Parameters first)");
   if (segs.empty())
     return std::nullopt; // $$ itself: what there is
   if (named(0, "Map")) {
@@ -850,16 +859,13 @@ static std::optional<ParseError> checkContext(const JsonPath &path,
       return refuse("is only available in a Map state's ItemSelector");
     return std::nullopt; // $$.Map.Item.Index, $$.Map.Item.Value
   }
-  if (named(0, "Execution") && named(1, "Input"))
-    return refuse("is not available: this runtime does not keep the "
-                  "execution's input (pass what later states need along in "
-                  "their data)");
   // The objects themselves hold what the runtime has of them.
   if (named(0, "Execution") &&
-      (segs.size() == 1 || named(1, "Id") || named(1, "Name")))
+      (segs.size() == 1 || named(1, "Id") || named(1, "Name") ||
+       named(1, "Input") || named(1, "StartTime")))
     return std::nullopt;
-  if (named(0, "State") &&
-      (segs.size() == 1 || named(1, "Name") || named(1, "RetryCount")))
+  if (named(0, "State") && (segs.size() == 1 || named(1, "Name") ||
+                            named(1, "RetryCount") || named(1, "EnteredTime")))
     return std::nullopt;
   return refuse(std::string("is not available in this runtime (it has ") +
                 kContextFields + ")");

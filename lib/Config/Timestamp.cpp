@@ -3,6 +3,7 @@
 #include "unum/Config/Timestamp.h"
 
 #include <cstdio>
+#include <ctime>
 
 using namespace unum::config;
 
@@ -79,4 +80,15 @@ std::string unum::config::instantKey(const Instant &instant) {
                 static_cast<long long>(instant.seconds + 1000000000000LL),
                 static_cast<unsigned>(instant.nanos));
   return key;
+}
+
+std::string unum::config::formatTimestamp(const Instant &instant) {
+  std::time_t t = std::time_t(instant.seconds);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ",
+                utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday, utc.tm_hour,
+                utc.tm_min, utc.tm_sec, unsigned(instant.nanos / 1000000));
+  return buf;
 }

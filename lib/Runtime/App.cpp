@@ -53,6 +53,12 @@ static void plan(FunctionSpec &spec) {
   p.catchInput = std::any_of(cfg.next.begin(), cfg.next.end(), [](auto &e) {
     return e.kind == config::EdgeKind::Error && e.resultPath;
   });
+  p.executionContext =
+      cfg.start && cfg.dataFlow && cfg.dataFlow->find("ExecutionContext");
+  p.contextConditions =
+      std::any_of(cfg.next.begin(), cfg.next.end(), [](auto &e) {
+        return e.conditional && config::readsContext(*e.conditional->root);
+      });
   p.fanInEdge = std::any_of(cfg.next.begin(), cfg.next.end(), [](auto &e) {
     return e.kind == config::EdgeKind::FanIn;
   });

@@ -49,18 +49,61 @@ struct Scope {
   std::string_view stateName = {}; // empty: the function's name
 };
 
-/// The context object, as far as this runtime has its fields honestly.
-Value contextObject(const Scope &scope) {
+/// Whether `path` (a `$$` path) reads $$.State.EnteredTime, the one field
+/// that costs a store write the first time (StateEntry.h).
+bool readsEnteredTime(const config::JsonPath &path) {
+  const auto &segs = path.segments;
+  auto named = [&](size_t k, const char *name) {
+    return k < segs.size() && !segs[k].descendant &&
+           segs[k].selectors.size() == 1 &&
+           segs[k].selectors[0].kind == config::Selector::Kind::Member &&
+           segs[k].selectors[0].name == name;
+  };
+  if (segs.empty())
+    return true; // $$ itself
+  if (!named(0, "State"))
+    return false;
+  return segs.size() == 1 || !(named(1, "Name") || named(1, "RetryCount"));
+}
+
+} // namespace
+
+/// The context object: what the runtime has of it. EnteredTime only when
+/// `entered` (reading it fixes it).
+Result<Value> dataflow::contextObject(const Context &ctx,
+                                      std::string_view stateName,
+                                      bool entered) {
   Value execution = Value::object();
-  execution.set("Id", scope.ctx.session);
-  execution.set("Name", scope.ctx.session);
+  execution.set("Id", ctx.session);
+  execution.set("Name", ctx.session);
+  if (ctx.execution) {
+    execution.set("Input", *ctx.execution->find("Input"));
+    execution.set("StartTime", *ctx.execution->find("StartTime"));
+  }
   Value state = Value::object();
-  state.set("Name",
-            scope.stateName.empty() ? scope.ctx.function : scope.stateName);
-  state.set("RetryCount", int64_t(scope.ctx.attempt));
+  state.set("Name", stateName.empty() ? ctx.function : stateName);
+  state.set("RetryCount", int64_t(ctx.attempt));
+  if (entered && ctx.enteredTime) {
+    auto t = ctx.enteredTime();
+    if (!t)
+      return t.getStatus();
+    state.set("EnteredTime", t.take());
+  }
   Value root = Value::object();
   root.set("Execution", std::move(execution));
   root.set("State", std::move(state));
+  return root;
+}
+
+namespace {
+
+/// The context object of a data-flow field: in ItemSelector with the Map
+/// item.
+Result<Value> contextObject(const Scope &scope, bool entered) {
+  auto object = dataflow::contextObject(scope.ctx, scope.stateName, entered);
+  if (!object)
+    return object;
+  Value &root = *object;
   if (scope.item) {
     Value item = Value::object();
     item.set("Index", scope.index);
@@ -69,7 +112,7 @@ Value contextObject(const Scope &scope) {
     map.set("Item", std::move(item));
     root.set("Map", std::move(map));
   }
-  return root;
+  return object;
 }
 
 /// A context path (`$$`, `$$.Execution.Id`, ...). Step Functions fields
@@ -80,12 +123,21 @@ Result<Value> contextPath(const config::JsonPath &path, const Scope &scope) {
           path, scope.item ? config::ContextScope::ItemSelector
                            : config::ContextScope::State))
     return Status::error(err->message);
-  Value context = contextObject(scope);
-  auto r = paths::select(path, {context, &context});
-  if (!r)
+  auto context = contextObject(scope, readsEnteredTime(path));
+  if (!context)
+    return context.getStatus();
+  auto r = paths::select(path, {*context, &*context});
+  if (!r) {
+    const char *missing =
+        scope.ctx.execution
+            ? ""
+            : " (the execution's Input and StartTime are there only when "
+              "the start function records them: DataFlow \"ExecutionContext\", "
+              "which unumc sets where they are read)";
     return Status::error(r.getStatus().message() +
                          " in the context object (it has " +
-                         config::kContextFields + ")");
+                         config::kContextFields + ")" + missing);
+  }
   return r;
 }
 
@@ -190,8 +242,7 @@ const config::Node *field(const FunctionSpec &fn, const char *key) {
 
 /// The scope of a function's `$$` paths outside ItemSelector.
 Scope scopeOf(const FunctionSpec &fn, const Context &ctx) {
-  const config::Node *name = field(fn, "StateName");
-  return {ctx, nullptr, 0, name ? std::string_view(name->text) : ""};
+  return {ctx, nullptr, 0, dataflow::stateName(fn.config)};
 }
 
 Status context(Status s, const FunctionSpec &fn, const char *key) {
@@ -309,6 +360,13 @@ Result<Value::Array> DataFlow::items(const FunctionSpec &fn,
 }
 
 Result<Value> dataflow::evaluateField(const std::string &text,
-                                      const Value &input, const Context &ctx) {
-  return pathOrCall(text, input, {ctx});
+                                      const Value &input, const Context &ctx,
+                                      std::string_view stateName) {
+  return pathOrCall(text, input, {ctx, nullptr, 0, stateName});
+}
+
+std::string_view dataflow::stateName(const config::FunctionConfig &config) {
+  const config::Node *name =
+      config.dataFlow ? config.dataFlow->find("StateName") : nullptr;
+  return name ? std::string_view(name->text) : std::string_view();
 }

@@ -86,6 +86,10 @@ public:
       if (!env.output)
         return err(e, "$out is not available here");
       return *env.output;
+    case Expr::Kind::Context:
+      if (!env.context)
+        return err(e, "$ctx is not available here");
+      return *env.context;
     case Expr::Kind::Index: {
       const auto *levels = env.fanout;
       if (!levels || e.index >= levels->size())

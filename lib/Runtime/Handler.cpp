@@ -82,7 +82,8 @@ std::shared_ptr<Handler> builtinFor(const config::FunctionConfig &config) {
   std::vector<std::string> fields;
   if (config.dataFlow)
     for (const config::Node::Member &m : config.dataFlow->members)
-      if (m.key != "StateName") // only names the state for $$.State.Name
+      // These only feed the context object ($$.State.Name, $$.Execution).
+      if (m.key != "StateName" && m.key != "ExecutionContext")
         fields.push_back(m.key);
   auto only = [&](std::initializer_list<const char *> allowed) {
     for (const std::string &f : fields)

@@ -15,6 +15,8 @@
 
 #include "unum/Runtime/Runtime.h"
 
+#include "StateEntry.h"
+
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -138,7 +140,7 @@ Result<Payload> unum::runtime::startPayload(const Value &input) {
   if (isPayload)
     for (const Value::Member &m : input.getObject())
       if (m.first != "Data" && m.first != "Session" && m.first != "Fan-out" &&
-          m.first != "GC")
+          m.first != "GC" && m.first != "Execution")
         isPayload = false;
   if (isPayload)
     return decodePayload(input);
@@ -320,6 +322,12 @@ Result<std::string> LocalRunner::start(const Value &input,
     p->session = newSessionId();
     p->fresh = true; // a new session has no checkpoints
   }
+  // $$.Execution: fixed here, with the session, so that a redelivered or
+  // resumed start reads the same (lib/Runtime/StateEntry.h).
+  if (const FunctionSpec *spec = app.find(starts[0]);
+      spec && spec->plan.executionContext && !p->execution)
+    p->execution =
+        detail::newExecution(p->value, detail::contextTime(opts.runtime));
   std::string id = p->session;
   if (journaling)
     store.stageIssued(id, kReportId, "", "");

@@ -8,6 +8,7 @@
 #ifndef UNUM_LIB_RUNTIME_PATHS_H
 #define UNUM_LIB_RUNTIME_PATHS_H
 
+#include "unum/Config/FunctionConfig.h"
 #include "unum/Config/JsonPath.h"
 #include "unum/Runtime/Status.h"
 #include "unum/Runtime/Value.h"
@@ -47,9 +48,20 @@ struct Context;
 namespace dataflow {
 /// The value of a path field that takes a path, a context path or an
 /// intrinsic call (a `.$` template value, Fail's ErrorPath and CausePath),
-/// evaluated on `input` (DataFlow.cpp).
+/// evaluated on `input` (DataFlow.cpp), in the ASL state `stateName`
+/// (empty: the function's name).
 Result<Value> evaluateField(const std::string &text, const Value &input,
-                            const Context &ctx);
+                            const Context &ctx,
+                            std::string_view stateName = {});
+/// A function's ASL state name for $$.State.Name ("StateName"), or empty
+/// when it is the function's own.
+std::string_view stateName(const config::FunctionConfig &config);
+/// The context object (`$$`) of an instance running the ASL state
+/// `stateName` (empty: the function's name), without the Map item;
+/// $$.State.EnteredTime only when `entered` (reading it fixes it: a store
+/// write the first time, StateEntry.h).
+Result<Value> contextObject(const Context &ctx, std::string_view stateName,
+                            bool entered);
 } // namespace dataflow
 } // namespace unum::runtime
 

@@ -107,6 +107,12 @@ Result<Payload> unum::runtime::decodePayload(const Value &json) {
       if (!v.isInt() || v.getInt() < 0)
         return Status::error("payload Visit: expected a non-negative integer");
       p.visit = v.getInt();
+    } else if (key == "Execution") {
+      const Value *start = v.find("StartTime");
+      if (!v.isObject() || !v.find("Input") || !start || !start->isString())
+        return Status::error("payload Execution: expected an object with the "
+                             "Input and a string StartTime");
+      p.execution = std::make_shared<const Value>(v);
     } else if (key == "GC") {
       // The original runtime sent {parent: [children]} here; only our two
       // members carry meaning.
@@ -155,6 +161,8 @@ Value unum::runtime::encodePayload(const Payload &p) {
   }
   if (p.visit)
     out.set("Visit", p.visit);
+  if (p.execution)
+    out.set("Execution", *p.execution);
   if (!p.retire.empty() || !p.fanInSet.empty()) {
     Value gc = Value::object();
     if (!p.retire.empty())

@@ -7,6 +7,7 @@
 
 #include "DebugRuntime.h"
 #include "Paths.h"
+#include "StateEntry.h"
 #include "StateInput.h"
 
 #include <atomic>
@@ -42,6 +43,8 @@ const char *unum::runtime::stepName(Step step) {
     return "after-fan-in-add";
   case Step::BeforeRetire:
     return "before-retire";
+  case Step::AfterRetryRecord:
+    return "after-retry-record";
   }
   return "?";
 }
@@ -76,6 +79,22 @@ struct Runtime::Invocation {
   /// This execution ran the user code on a fresh payload and won its put:
   /// the invocations it issues are fresh too.
   bool fresh = false;
+  /// The execution's fields that a start function fixed (else the
+  /// payload's, passed on as they came).
+  std::shared_ptr<const Value> started;
+  const std::shared_ptr<const Value> &execution() const {
+    return started ? started : payload->execution;
+  }
+  /// Records of values fixed at first entry (StateEntry.h), retired with
+  /// the checkpoint, and the EnteredTime once read.
+  std::vector<std::string> pinned;
+  std::optional<std::string> entered;
+  /// A fan-in target's inputs (run() owns them).
+  FanInInputs *fanIn = nullptr;
+  /// The Map items that a function with ItemSelector made before its
+  /// checkpoint (so that a failure is the step's, which Retry and Catch
+  /// see); a redelivery that reuses the checkpoint makes them again.
+  std::optional<Value::Array> items;
 };
 
 Runtime::Runtime(const App &app, DataStore &store, Invoker &invoker,
@@ -161,11 +180,13 @@ struct Send {
 class Runtime::Sends {
 public:
   Send &add(const std::string &target, const FunctionSpec *spec,
-            const std::string &session, bool fresh, bool carriesOutput) {
+            const std::string &session, bool fresh, bool carriesOutput,
+            const std::shared_ptr<const Value> &execution) {
     Send &s = n++ == 0 ? first : rest.emplace_back();
     s.target = &target;
     s.p.spec = spec;
     s.p.session = session;
+    s.p.execution = execution;
     s.p.fresh = fresh;
     s.carriesOutput = carriesOutput;
     return s;
@@ -377,7 +398,11 @@ UNUM_HOT Status Runtime::handle(const std::string &function,
       inv.ctx.timeout = double(*inv.fn->config.timeoutSeconds) * opts.timeScale;
     if (!inv.levels->empty())
       inv.ctx.fanout = *inv.levels;
-    s = run(inv);
+    if (UNUM_UNLIKELY(inv.fn->plan.dataFlow || payload.execution ||
+                      inv.fn->plan.contextConditions))
+      s = enterContext(inv);
+    if (s.isOk())
+      s = run(inv);
   }
   if (s.isOk() || s.isCrash())
     return s;
@@ -392,6 +417,48 @@ UNUM_HOT Status Runtime::handle(const std::string &function,
   if (opts.observer)
     opts.observer->failed(inv.session(), function, inv.instance(), msg);
   return Status::error(msg);
+}
+
+/// The context object's values that are fixed once (StateEntry.h): the
+/// execution's, made here by a start function whose payload does not carry
+/// them, and the instance's EnteredTime, fixed when first read.
+Status Runtime::enterContext(Invocation &inv) {
+  const Payload &payload = *inv.payload;
+  if (inv.fn->plan.executionContext && !payload.execution) {
+    // The execution starts here. In a session this step created, a
+    // redelivery is another execution; in a given one, the first delivery's
+    // fields are kept in a record of the start instance (never retired:
+    // every later redelivery of this start needs it).
+    inv.started =
+        detail::newExecution(payload.value, detail::contextTime(opts));
+    if (inv.newSession.empty()) {
+      std::string name = inv.instance() + "#execution";
+      std::string rec(1, record::Output);
+      appendJson(rec, *inv.started);
+      auto put = store.putIfAbsent(inv.session(), name, std::move(rec), {}, {});
+      if (!put)
+        return storeFailure(put.getStatus(), "recording the execution");
+      if (!put->won) {
+        auto v = decodeRecord(put->record, name);
+        if (!v)
+          return v.getStatus();
+        inv.started = std::make_shared<const Value>(std::move(v->second));
+      }
+    }
+  }
+  inv.ctx.execution = inv.execution().get();
+  if (inv.fn->plan.dataFlow)
+    inv.ctx.enteredTime = [this, &inv]() -> Result<std::string> {
+      if (!inv.entered) {
+        auto t = detail::pinEnteredTime(store, inv.session(), inv.instance(),
+                                        detail::contextTime(opts), inv.pinned);
+        if (!t)
+          return t;
+        inv.entered = t.take();
+      }
+      return *inv.entered;
+    };
+  return Status::ok();
 }
 
 /// A function with "Loop" (it can run more than once at the same fan-out
@@ -559,6 +626,27 @@ Status Runtime::loadStateInput(Invocation &inv, FanInInputs &in, bool &reused,
 /// applies to `effective`, or, for a sink with StateInput, to its state's
 /// input, which loadStateInput() left in inv.output.
 UNUM_HOT Status Runtime::execute(Invocation &inv, const Value &effective) {
+  if (UNUM_UNLIKELY(inv.fn->config.stateInput && inv.fanIn)) {
+    // A Map or Parallel sink: its own data flow (the state's ResultSelector
+    // and ResultPath) failing fails the state, as a failed iteration or
+    // branch does: the state's Retry runs it again as a new attempt, its
+    // Catch sees the state's input.
+    HandlerResult hr;
+    if (Status s = attempt(inv, effective, hr); !s)
+      return s;
+    if (hr.ok) {
+      inv.output = std::move(hr.output);
+      return Status::ok();
+    }
+    Value err = Value::object();
+    err.set("Error", hr.error.empty() ? "States.TaskFailed" : hr.error);
+    err.set("Cause", hr.cause);
+    inv.fanIn->failure = std::move(err);
+    return stateFailed(inv, *inv.fanIn);
+  }
+  // A redelivered step with Retry may be between attempts.
+  if (UNUM_UNLIKELY(!inv.fn->config.retriers.empty() && !inv.payload->fresh))
+    return resumeRetries(inv, effective);
   // The default data flow is the identity for a function without DataFlow
   // fields: then the user code reads the payload in place and its result
   // is moved, not copied.
@@ -574,6 +662,29 @@ UNUM_HOT Status Runtime::execute(Invocation &inv, const Value &effective) {
   if (Status s = attempt(inv, effective, hr); !s)
     return s;
   return retryOrFail(inv, effective, hr); // (takes a success as it is)
+}
+
+/// A step with Retry that may have been delivered before: it goes on after
+/// the last attempt its retry records say failed (StateEntry.h), after that
+/// retry's wait, with the retriers' counts so far.
+Status Runtime::resumeRetries(Invocation &inv, const Value &effective) {
+  detail::Attempts at;
+  if (Status s = detail::loadAttempts(store, inv.session(), inv.instance(), at,
+                                      inv.pinned);
+      !s)
+    return s;
+  if (at.done > 0) {
+    if (tracing())
+      trace(inv, "resuming after failed attempt " + std::to_string(at.done));
+    if (at.delay > 0)
+      std::this_thread::sleep_for(
+          std::chrono::duration<double>(at.delay * opts.timeScale));
+    inv.ctx.attempt = at.done;
+  }
+  HandlerResult hr;
+  if (Status s = attempt(inv, effective, hr); !s)
+    return s;
+  return retryOrFail(inv, effective, hr, at.done, std::move(at.counts));
 }
 
 /// A named error of the data flow around the user code (a Step Functions
@@ -603,7 +714,8 @@ Status Runtime::attempt(Invocation &inv, const Value &effective,
     for (const config::Node::Member &m : inv.fn->config.dataFlow->members) {
       if (m.key != "TimeoutSecondsPath")
         continue;
-      auto v = dataflow::evaluateField(m.value.text, effective, inv.ctx);
+      auto v = dataflow::evaluateField(m.value.text, effective, inv.ctx,
+                                       dataflow::stateName(inv.fn->config));
       if (!v || !v->isInt() || v->getInt() < 1 ||
           double(v->getInt()) > Context::kMaxWaitSeconds) {
         hr = HandlerResult::failure(
@@ -631,6 +743,21 @@ Status Runtime::attempt(Invocation &inv, const Value &effective,
   if (!out)
     return stepError(out.getStatus(), "output", hr);
   hr.output = out.take();
+  // A Map state's ItemSelector, before the checkpoint: its failure
+  // (States.ParameterPathFailure, States.IntrinsicFailure) is the state's,
+  // which its Catch takes.
+  if (UNUM_UNLIKELY(inv.fn->config.dataFlow &&
+                    inv.fn->config.dataFlow->find("ItemSelector")))
+    for (const config::Edge &e : inv.fn->config.next)
+      if (e.kind == EdgeKind::Map) {
+        auto items = flow.items(*inv.fn, e, hr.output, inv.ctx);
+        if (!items) {
+          inv.items.reset();
+          return stepError(items.getStatus(), "items", hr);
+        }
+        inv.items = items.take();
+        break;
+      }
   return Status::ok();
 }
 
@@ -720,10 +847,11 @@ planRetry(const std::vector<config::Retrier> &retriers,
 /// then, if it still fails, its output is the error for the error edges.
 /// A success (the first attempt's, or a retry's) becomes the output.
 Status Runtime::retryOrFail(Invocation &inv, const Value &effective,
-                            HandlerResult &hr) {
+                            HandlerResult &hr, unsigned done,
+                            std::vector<int64_t> counts) {
   const config::FunctionConfig &cfg = inv.fn->config;
-  std::vector<int64_t> counts(cfg.retriers.size());
-  for (unsigned attempts = 0; !hr.ok; ++attempts) {
+  counts.resize(cfg.retriers.size());
+  for (unsigned attempts = done; !hr.ok; ++attempts) {
     if (hr.error.empty())
       hr.error = "States.TaskFailed";
     double delay = 0;
@@ -736,6 +864,21 @@ Status Runtime::retryOrFail(Invocation &inv, const Value &effective,
         break;
       delay = plan->delay;
       ++counts[plan->retrier];
+      if (cfg.checkpoint) {
+        // Recorded before the wait: a redelivery goes on from here
+        // (StateEntry.h); a duplicate that recorded it first wins.
+        detail::Attempts at{attempts + 1, std::move(counts), delay};
+        if (Status s = detail::saveAttempt(store, inv.session(), inv.instance(),
+                                           at, inv.pinned);
+            !s)
+          return s;
+        counts = std::move(at.counts);
+        counts.resize(cfg.retriers.size());
+        delay = at.delay;
+        if (UNUM_UNLIKELY(
+                crashAt(Step::AfterRetryRecord, inv.instance(), attempts)))
+          return crash(&inv, Step::AfterRetryRecord);
+      }
     } else if (endsExecution(hr.error) || attempts >= cfg.retry.value_or(0)) {
       break;
     }
@@ -869,6 +1012,7 @@ Status Runtime::reenterState(Invocation &inv) {
   Payload p;
   p.spec = spec;
   p.session = inv.session();
+  p.execution = inv.execution();
   p.value = *input;
   p.fanout = *inv.levels;
   p.visit = inv.visit;
@@ -1006,6 +1150,7 @@ UNUM_HOT Status Runtime::run(Invocation &inv) {
   const Value *effective = &payload.value;
   if (!reused && UNUM_UNLIKELY(payload.source == Payload::Source::Checkpoint)) {
     fanIn.emplace();
+    inv.fanIn = &*fanIn;
     effective = &fanIn->gathered;
     if (Status s = gatherFanIn(inv, *fanIn, reused, finished); !s || finished)
       return s;
@@ -1065,6 +1210,13 @@ UNUM_HOT Status Runtime::run(Invocation &inv) {
     } else if (inputs) {
       retire = fanIn->consumed;
     }
+    // And what it fixed on its first entry (StateEntry.h).
+    std::vector<std::string> withPinned;
+    if (UNUM_UNLIKELY(opts.gc && !inv.pinned.empty())) {
+      withPinned.assign(retire.begin(), retire.end());
+      withPinned.insert(withPinned.end(), inv.pinned.begin(), inv.pinned.end());
+      retire = withPinned;
+    }
     static const std::vector<Effect> noEffects;
     std::optional<std::vector<Effect>> staged;
     if (UNUM_UNLIKELY(!inv.ctx.effects.empty()))
@@ -1112,7 +1264,8 @@ Status Runtime::addMapSends(Invocation &inv, const Edge &e,
                             const std::vector<FanOutLevel> &post,
                             Sends &sends) {
   DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
-  auto items = flow.items(*inv.fn, e, inv.output, inv.ctx);
+  auto items = inv.items ? Result<Value::Array>(*inv.items)
+                         : flow.items(*inv.fn, e, inv.output, inv.ctx);
   if (!items)
     return items.getStatus();
   if (post.size() + 1 > kMaxFanOutDepth)
@@ -1136,7 +1289,7 @@ Status Runtime::addMapSends(Invocation &inv, const Edge &e,
       const MapClosing &c = **closing;
       Payload &m = sends
                        .add(c.target->config.name, c.target, inv.session(),
-                            inv.fresh, false)
+                            inv.fresh, false, inv.execution())
                        .p;
       m.source = Payload::Source::Checkpoint;
       m.value = Value::array();
@@ -1171,8 +1324,10 @@ Status Runtime::addMapSends(Invocation &inv, const Edge &e,
   }
   sends.reserve(sends.size() + size_t(issued));
   for (int64_t i = 0; i < issued; ++i) {
-    Payload &m =
-        sends.add(e.target, targetSpec, inv.session(), inv.fresh, false).p;
+    Payload &m = sends
+                     .add(e.target, targetSpec, inv.session(), inv.fresh, false,
+                          inv.execution())
+                     .p;
     m.value = std::move((*items)[i]);
     m.fanout.reserve(post.size() + 1);
     level.index = i;
@@ -1216,6 +1371,7 @@ Status Runtime::nextIteration(Invocation &inv) {
   Payload p;
   p.spec = app.find(name);
   p.session = inv.session();
+  p.execution = inv.execution();
   p.value = list->getArray()[size_t(next)];
   p.fanout = inv.payload->fanout;
   p.fanout.front().index = next;
@@ -1280,6 +1436,7 @@ Status Runtime::reportFanIns(Invocation &inv, std::vector<FanIn> &fanIns,
     Payload p;
     p.source = Payload::Source::Checkpoint;
     p.session = inv.session();
+    p.execution = inv.execution();
     // Only the add that completed the set is fresh; a retried completer
     // (told again) is not.
     p.fresh = inv.fresh && added->count == f.values.count && inv.payload->fresh;
@@ -1348,6 +1505,7 @@ UNUM_HOT void Runtime::fillChainPayload(Payload &p, Invocation &inv,
                                         bool handOff) {
   p.spec = &target;
   copyName(p.session, inv.session());
+  p.execution = inv.execution();
   p.fresh = inv.fresh;
   if (!inv.levels->empty())
     p.fanout = *inv.levels;
@@ -1380,6 +1538,16 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
   // Conditionals and fan-in values see this instance's own levels; the
   // modifiers then shape what is passed on.
   EvalEnv env{&inv.output, inv.levels};
+  std::optional<Value> context;
+  if (UNUM_UNLIKELY(inv.fn->plan.contextConditions)) {
+    // A Choice rule's `$$` Variable: the fields that are the same on every
+    // delivery (no EnteredTime: the importer refuses it there).
+    auto c = dataflow::contextObject(inv.ctx, dataflow::stateName(cfg), false);
+    if (!c)
+      return c.getStatus();
+    context = c.take();
+    env.context = &*context;
+  }
   std::vector<FanOutLevel> modified;
   const std::vector<FanOutLevel> *post = inv.levels;
   if (UNUM_UNLIKELY(!cfg.modifiers.empty())) {
@@ -1447,8 +1615,8 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
         return Status::error("fan-out nested deeper than " +
                              std::to_string(kMaxFanOutDepth));
       const bool error = e.kind == EdgeKind::Error;
-      Send &s =
-          sends.add(e.target, targetSpec, inv.session(), inv.fresh, !error);
+      Send &s = sends.add(e.target, targetSpec, inv.session(), inv.fresh,
+                          !error, inv.execution());
       if (UNUM_UNLIKELY(error)) {
         auto value = caught(inv, e);
         if (!value)

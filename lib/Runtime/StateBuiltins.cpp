@@ -25,14 +25,14 @@ const char *const kRuntimeError = "States.Runtime";
 /// A Wait state with Timestamp, SecondsPath or TimestampPath.
 class WaitFor final : public Handler {
 public:
-  WaitFor(std::string key, std::string value)
-      : key(std::move(key)), value(std::move(value)) {}
+  WaitFor(std::string key, std::string value, std::string state)
+      : key(std::move(key)), value(std::move(value)), state(std::move(state)) {}
 
   HandlerResult call(const Value &input, Context &ctx) override {
     using namespace std::chrono;
     std::string timestamp = value;
     if (key == "SecondsPath" || key == "TimestampPath") {
-      auto v = dataflow::evaluateField(value, input, ctx);
+      auto v = dataflow::evaluateField(value, input, ctx, state);
       if (!v)
         return HandlerResult::failure(key + ": " + v.getStatus().message(),
                                       kRuntimeError);
@@ -81,15 +81,17 @@ public:
 
 private:
   std::string key, value;
+  std::string state; // $$.State.Name, when not the function's name
 };
 
 /// A Fail state whose error or cause come from its input.
 class FailWith final : public Handler {
 public:
   FailWith(std::string error, bool errorIsPath, std::string cause,
-           bool causeIsPath)
+           bool causeIsPath, std::string state)
       : error(std::move(error)), cause(std::move(cause)),
-        errorIsPath(errorIsPath), causeIsPath(causeIsPath) {}
+        state(std::move(state)), errorIsPath(errorIsPath),
+        causeIsPath(causeIsPath) {}
 
   HandlerResult call(const Value &input, Context &ctx) override {
     std::string name = error, text = cause;
@@ -98,7 +100,7 @@ public:
           std::tuple{causeIsPath, "CausePath", &text}}) {
       if (!isPath)
         continue;
-      auto v = dataflow::evaluateField(*out, input, ctx);
+      auto v = dataflow::evaluateField(*out, input, ctx, state);
       if (!v)
         return HandlerResult::failure(
             std::string(field) + ": " + v.getStatus().message(), kRuntimeError);
@@ -114,6 +116,7 @@ public:
 
 private:
   std::string error, cause;
+  std::string state; // $$.State.Name, when not the function's name
   bool errorIsPath, causeIsPath;
 };
 
@@ -129,7 +132,8 @@ unum::runtime::inputReadingBuiltin(const config::FunctionConfig &fn) {
   if (*fn.builtin == "Wait") {
     for (const char *key : {"Timestamp", "SecondsPath", "TimestampPath"})
       if (const config::Node *v = field(key))
-        return std::make_shared<WaitFor>(key, v->text);
+        return std::make_shared<WaitFor>(key, v->text,
+                                         std::string(dataflow::stateName(fn)));
     return nullptr;
   }
   if (*fn.builtin == "Fail" && (field("ErrorPath") || field("CausePath"))) {
@@ -142,7 +146,8 @@ unum::runtime::inputReadingBuiltin(const config::FunctionConfig &fn) {
                                       causePath ? causePath->text
                                       : cause   ? cause->text
                                                 : "",
-                                      causePath != nullptr);
+                                      causePath != nullptr,
+                                      std::string(dataflow::stateName(fn)));
   }
   return nullptr;
 }

@@ -71,6 +71,9 @@ std::string show(const Expr &e) {
   case Expr::Kind::Output:
     out << "$out";
     break;
+  case Expr::Kind::Context:
+    out << "$ctx";
+    break;
   case Expr::Kind::Index:
     out << "$" << e.index;
     break;
@@ -281,8 +284,8 @@ INSTANTIATE_TEST_SUITE_P(
     Errors, ConditionalErrorTest,
     ::testing::Values(
         ErrorCase{"$x > 1", 0,
-                  "unknown variable '$x'; expected $out, $ret, $0..$31 or "
-                  "$size"},
+                  "unknown variable '$x'; expected $out, $ret, $ctx, $0..$31 "
+                  "or $size"},
         ErrorCase{"$0 < $32", 5, "unknown variable '$32'"},
         ErrorCase{"$0 < $01", 5, "unknown variable '$01'"},
         ErrorCase{"$ > 1", 0, "unknown variable '$'"},

@@ -429,7 +429,9 @@ INSTANTIATE_TEST_SUITE_P(
             74, "unknown variable '$x'"),
         json(
             R"(  "Next": {"Name": "B", "InputType": "Scalar", "Conditional": "$0 < $x"})",
-            69, "unknown variable '$x'; expected $out, $ret, $0..$31 or $size"),
+            69,
+            "unknown variable '$x'; expected $out, $ret, $ctx, $0..$31 or "
+            "$size"),
         json(
             R"(  "Next": {"Name": "B", "InputType": "Scalar", "Conditional": "$0 <"})",
             68, "expected an expression"),

@@ -41,6 +41,30 @@ config::Modifier modifier(const std::string &text) {
 }
 } // namespace
 
+TEST(Evaluator, ContextObject) {
+  // $ctx: a Choice rule's `$$` Variable, read like $out.
+  config::ParseError error;
+  auto e = config::parseConditional(
+      "is_string($ctx.Execution.Input.mode) and "
+      "$ctx.Execution.Input.mode == 'fast' and $ctx['State'].Name == 'C'",
+      error);
+  ASSERT_TRUE(e) << error.message;
+  EXPECT_TRUE(config::readsContext(*e->root));
+  EXPECT_FALSE(config::readsOutput(*e->root));
+  Value ctx = val(R"({"Execution": {"Input": {"mode": "fast"}},
+                      "State": {"Name": "C"}})");
+  auto r = evaluate(*e->root, EvalEnv{nullptr, nullptr, &ctx});
+  ASSERT_TRUE(r.isOk()) << r.getStatus().message();
+  EXPECT_EQ(*r, Value(true));
+  // Without a context object it is an error, as $out without an output.
+  r = evaluate(*e->root, EvalEnv{});
+  ASSERT_FALSE(r.isOk());
+  EXPECT_NE(r.getStatus().message().find("$ctx is not available here"),
+            std::string::npos);
+  // An index expression (a modifier) has no context object.
+  EXPECT_FALSE(config::parseModifier("$0 = $ctx", error));
+}
+
 TEST(Evaluator, Arithmetic) {
   auto f = levels({{3, 10}, {1, 2}});
   EXPECT_EQ(*eval("$0 + 1", nullptr, f), Value(4));

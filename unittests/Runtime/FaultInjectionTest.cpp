@@ -321,6 +321,133 @@ TEST_P(FaultInjectionTest, NondeterministicIntrinsicsReachTheRestOnce) {
   EXPECT_GT(rerunF, 0u);
 }
 
+TEST_P(FaultInjectionTest, ContextTimesAndRetryCountsAreFixedOnce) {
+  // The context object's times and a Task's retry count are fixed the first
+  // time (lib/Runtime/StateEntry.h), whatever boundary crashes: every
+  // reading of the clock gives a new time, yet each instance's code sees
+  // one $$.Execution.StartTime, one $$.State.EnteredTime, and retry counts
+  // that never go back (a crash between attempts resumes the count; only a
+  // crash after the last attempt's code, before its checkpoint, runs that
+  // attempt again).
+  const char *configs[] = {
+      R"J({"Name": "Start", "Start": true, "Checkpoint": true,
+          "DataFlow": {"ExecutionContext": true, "Parameters": {
+            "start.$": "$$.Execution.StartTime", "in.$": "$$.Execution.Input",
+            "entered.$": "$$.State.EnteredTime"}},
+          "Next": {"Name": "Work", "InputType": "Scalar"}})J",
+      R"J({"Name": "Work", "Checkpoint": true,
+          "Retriers": [{"ErrorEquals": ["Flaky"], "IntervalSeconds": 1,
+                        "MaxAttempts": 3}],
+          "DataFlow": {"Parameters": {
+            "prev.$": "$", "start.$": "$$.Execution.StartTime",
+            "entered.$": "$$.State.EnteredTime",
+            "retry.$": "$$.State.RetryCount"}},
+          "Next": {"Name": "End", "InputType": "Scalar"}})J",
+      R"J({"Name": "End", "Checkpoint": true})J"};
+  App app = appFromJson({configs[0], configs[1], configs[2]});
+  std::mutex mu;
+  struct Seen { // what the handlers saw, per run
+    std::set<std::string> starts, startEntered, workEntered;
+    std::vector<int64_t> retries; // Work's $$.State.RetryCount, per call
+  } seen;
+  auto &starts = seen.starts;
+  auto &startEntered = seen.startEntered;
+  auto &workEntered = seen.workEntered;
+  auto &retries = seen.retries;
+  (void)app.setHandler("Start",
+                       makeFunctionHandler([&](const Value &in, Context &ctx) {
+                         std::lock_guard<std::mutex> lock(mu);
+                         starts.insert(in.find("start")->getString());
+                         startEntered.insert(in.find("entered")->getString());
+                         ctx.effect(ctx.instance);
+                         return HandlerResult::success(in);
+                       }));
+  (void)app.setHandler("Work",
+                       makeFunctionHandler([&](const Value &in, Context &ctx) {
+                         std::lock_guard<std::mutex> lock(mu);
+                         starts.insert(in.find("start")->getString());
+                         workEntered.insert(in.find("entered")->getString());
+                         int64_t retry = in.find("retry")->getInt();
+                         retries.push_back(retry);
+                         if (retry < 2)
+                           return HandlerResult::failure("not yet", "Flaky");
+                         ctx.effect(ctx.instance);
+                         return HandlerResult::success(in);
+                       }));
+  (void)app.setHandler("End",
+                       makeFunctionHandler([](const Value &in, Context &ctx) {
+                         ctx.effect(ctx.instance);
+                         return HandlerResult::success(in);
+                       }));
+  Value input = *parseJsonValue(R"({"order": 7})");
+  std::atomic<int64_t> ticks{1700000000000};
+  unsigned resumed = 0; // runs in which a crash fell between attempts
+  auto run = [&](FaultHook hook, const std::string &what) {
+    seen = Seen();
+    LocalRunner::Options opts;
+    opts.workers = 2;
+    opts.runtime.fault = std::move(hook);
+    opts.runtime.timeScale = 0.001;
+    opts.runtime.clock = [&] {
+      int64_t ms = ticks.fetch_add(1); // a new time on every reading
+      return unum::config::Instant{ms / 1000, uint32_t(ms % 1000) * 1000000};
+    };
+    LocalRunner runner(app, *store, opts);
+    RunResult r = runner.run(input, /*keepSession=*/true);
+    ASSERT_TRUE(r.ok()) << what;
+    ASSERT_EQ(r.outputs.size(), 1u) << what;
+    const Value &out = r.outputs["End"];
+    // One time each, whatever was delivered again, and the output has it.
+    // (Concurrent duplicates of Work, from a crash of Start after it
+    // invoked Work, may both run: one that starts after the other's
+    // checkpoint retired the record takes a time of its own, and its
+    // output loses the checkpoint race. The output has the first time.)
+    const bool duplicated = what.find(" Start ") != std::string::npos &&
+                            (what.find("after-invoke") != std::string::npos ||
+                             what.find("before-retire") != std::string::npos);
+    ASSERT_EQ(starts.size(), 1u) << what;
+    ASSERT_EQ(startEntered.size(), 1u) << what;
+    ASSERT_GE(workEntered.size(), 1u) << what;
+    ASSERT_LE(workEntered.size(), duplicated ? 2u : 1u) << what;
+    EXPECT_EQ(out.find("start")->getString(), *starts.begin()) << what;
+    EXPECT_EQ(out.find("entered")->getString(), *workEntered.begin()) << what;
+    EXPECT_EQ(*out.find("retry"), Value(int64_t(2))) << what;
+    EXPECT_EQ(*out.find("prev")->find("in"), input) << what;
+    EXPECT_EQ(out.find("prev")->find("entered")->getString(),
+              *startEntered.begin())
+        << what;
+    EXPECT_LT(*starts.begin(), *startEntered.begin()) << what;
+    EXPECT_LT(*startEntered.begin(), *workEntered.begin()) << what;
+    // Attempts 0 and 1 ran once each, attempt 2 at most twice (a crash
+    // after its code, before the checkpoint), and never a count past 2,
+    // whatever boundary of Work crashed. (A crash of Start after it invoked
+    // Work delivers Work twice at once: two concurrent duplicates each run
+    // the attempts, as any user code runs once per delivery, in step with
+    // each other's retry records.)
+    std::map<int64_t, int> calls;
+    for (int64_t c : retries)
+      ++calls[c];
+    EXPECT_GE(calls[0], 1) << what;
+    EXPECT_LE(calls[0], duplicated ? 2 : 1) << what;
+    EXPECT_GE(calls[1], 1) << what;
+    EXPECT_LE(calls[1], duplicated ? 2 : 1) << what;
+    EXPECT_GE(calls[2], 1) << what;
+    EXPECT_LE(calls[2], 2) << what;
+    EXPECT_EQ(calls.size(), 3u) << what;
+    resumed += what.find("after-retry-record") != std::string::npos;
+    auto fx = store->effects(r.session);
+    ASSERT_TRUE(fx.isOk());
+    EXPECT_EQ(fx->size(), 3u) << what; // one per instance
+    auto st = store->stats(r.session);
+    ASSERT_TRUE(st.isOk());
+    EXPECT_EQ(st->dataRecords, 0u) << what;
+    ASSERT_TRUE(store->deleteSession(r.session).isOk());
+  };
+  std::set<Boundary> boundaries = crashAtEachBoundary(run);
+  EXPECT_EQ(resumed, 2u); // after attempts 0 and 1
+  EXPECT_GT(boundaries.size(), 10u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, FaultInjectionTest,
                          ::testing::Values("memory", "sqlite", "redis"),
                          [](const auto &info) { return info.param; });

@@ -13,6 +13,8 @@
 
 #include "unum/Runtime/Runtime.h"
 
+#include "unum/Config/Timestamp.h"
+
 #include "gtest/gtest.h"
 
 #include <mutex>
@@ -731,11 +733,21 @@ TEST(DataFlowIntrinsics, WholeContextObject) {
   ASSERT_TRUE(r.ok()) << errorsOf(r);
   std::string exec =
       R"J({"Id": ")J" + r.session + R"J(", "Name": ")J" + r.session + "\"}";
-  EXPECT_EQ(rec.inputs.at(0),
+  // The whole object has $$.State.EnteredTime (fixed when first read): an
+  // RFC 3339 time; the rest is exact. (No Execution.Input and StartTime:
+  // the start function does not record them without "ExecutionContext".)
+  const Value &got = rec.inputs.at(0);
+  const Value *ctx = got.find("ctx");
+  const Value *state = ctx ? ctx->find("State") : nullptr;
+  const Value *entered = state ? state->find("EnteredTime") : nullptr;
+  ASSERT_TRUE(entered && entered->isString()) << toJson(got);
+  EXPECT_TRUE(unum::config::parseTimestamp(entered->getString()))
+      << entered->getString();
+  EXPECT_EQ(got,
             json(R"J({"ctx": {"Execution": )J" + exec +
-                 R"J(, "State": {"Name": "F", "RetryCount": 0}},
-                      "exec": )J" +
-                 exec + "}"));
+                 R"J(, "State": {"Name": "F", "RetryCount": 0,
+                                      "EnteredTime": ")J" +
+                 entered->getString() + R"J("}}, "exec": )J" + exec + "}"));
 }
 
 TEST(DataFlowIntrinsics, ErrorsNameTheFieldFunctionAndIntrinsic) {
@@ -761,11 +773,13 @@ TEST(DataFlowIntrinsics, ErrorsNameTheFieldFunctionAndIntrinsic) {
       errorOf(R"J({"ResultSelector": {"p.$": "States.Format('{}' $.a)"}})J"),
       "ResultSelector of 'Fn': 'p.$': invalid intrinsic function call "
       "'States.Format('{}' $.a)' at character 20: expected ',' or ')'");
+  // The execution's fields are there when the start function records them
+  // ("ExecutionContext": unumc sets it where they are read).
   expectFound(errorOf(R"J({"Parameters": {"i.$": "$$.Execution.Input"}})J"),
-              "Parameters of 'Fn': '$$.Execution.Input' is not available: "
-              "this runtime does not keep the execution's input");
-  expectFound(errorOf(R"J({"Parameters": {"t.$": "$$.State.EnteredTime"}})J"),
-              "Parameters of 'Fn': '$$.State.EnteredTime' is not available "
+              "only when the start function records them: DataFlow "
+              "\"ExecutionContext\"");
+  expectFound(errorOf(R"J({"Parameters": {"t.$": "$$.State.Entered"}})J"),
+              "Parameters of 'Fn': '$$.State.Entered' is not available "
               "in this runtime (it has $$.Execution.Id, ");
   expectFound(errorOf(R"J({"Parameters": {"t.$": "$$.Task.Token"}})J"),
               "'$$.Task.Token' is not available in this runtime");

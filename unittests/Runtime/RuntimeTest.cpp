@@ -306,6 +306,30 @@ TEST(Payload, VisitCountersTravelAndName) {
           .isOk());
 }
 
+TEST(Payload, ExecutionFieldsTravel) {
+  // $$.Execution.Input and StartTime go along with every payload.
+  Payload p;
+  p.session = "S";
+  p.value = Value(int64_t(1));
+  p.execution = std::make_shared<const Value>(*parseJsonValue(
+      R"({"Input": {"k": [1]}, "StartTime": "2024-01-01T00:00:00.000Z"})"));
+  Value wire = encodePayload(p);
+  EXPECT_EQ(toJson(wire),
+            R"({"Data":{"Source":"http","Value":1},"Session":"S",)"
+            R"("Execution":{"Input":{"k":[1]},)"
+            R"("StartTime":"2024-01-01T00:00:00.000Z"}})");
+  auto back = decodePayload(wire);
+  ASSERT_TRUE(back.isOk()) << back.getStatus().message();
+  ASSERT_TRUE(back->execution);
+  EXPECT_EQ(*back->execution, *p.execution);
+  for (const char *bad :
+       {R"({"Data": {"Value": 1}, "Execution": 1})",
+        R"({"Data": {"Value": 1}, "Execution": {"Input": 1}})",
+        R"({"Data": {"Value": 1}, "Execution": {"StartTime": "x"}})",
+        R"({"Data": {"Value": 1}, "Execution": {"Input": 1, "StartTime": 2}})"})
+    EXPECT_FALSE(decodePayload(*parseJsonValue(bad)).isOk()) << bad;
+}
+
 TEST(Runtime, ShiftedFanInValues) {
   // ExCamera's shape: E-i waits for [E-$0, X-($0-1)] and X-(i-1) for
   // [E-($0+1), X-$0] (then $0=$0+1 names the same target): the same two

@@ -47,6 +47,8 @@ struct Expr {
     Bool,   // boolValue
     Null,
     Output,    // $out / $ret: the function's return value
+    Context,   // $ctx: the Step Functions context object of the state whose
+               // edges these are (a Choice rule's `$$` Variable)
     Index,     // $0..$31: fan-out index at depth `index` (0 = innermost)
     Size,      // $size: innermost fan-out size
     Field,     // lhs.text
@@ -153,6 +155,8 @@ inline bool operator==(const Modifier &a, const Modifier &b) {
 
 /// True if the expression reads the function's output ($out / $ret).
 bool readsOutput(const Expr &expr);
+/// True if the expression reads the context object ($ctx).
+bool readsContext(const Expr &expr);
 
 /// Fan-in consistency. Every tail of a fan-in evaluates its `Values` list with
 /// its own fan-out index; tails at different indices name the same instances

@@ -27,6 +27,7 @@
 #include "unum/Config/Expr.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,6 +80,19 @@ struct Retrier {
 
 /// The fields of a retrier, as ASL spells them.
 extern const char *const kRetrierFields[6];
+
+/// A list of ASL retriers (an array node), checked as the ASL specification
+/// says: each an object with a non-empty ErrorEquals of error names
+/// (States.ALL alone, in the last retrier), IntervalSeconds and
+/// MaxDelaySeconds positive integers, MaxAttempts a non-negative integer,
+/// BackoffRate a number >= 1, JitterStrategy FULL or NONE, Comment a
+/// string, and no other field. The one check of retriers: the ASL importer
+/// (a Task's, Map's or Parallel's Retry) and the config decoder
+/// ("Retriers") both call it. Every mistake goes to `error`; nullopt if
+/// there was one.
+std::optional<std::vector<Retrier>>
+decodeRetriers(const Node &list,
+               const std::function<void(SourceLoc, std::string)> &error);
 
 struct FunctionConfig {
   std::string name;
@@ -136,8 +150,11 @@ struct FunctionConfig {
 /// its result is wrapped as Lambda's response), StateName (the ASL state's
 /// name, for $$.State.Name, when it is not the function's),
 /// TimeoutSecondsPath (a Task's: the attempt's time limit, read from the
-/// function's effective input).
-extern const char *const kDataFlowFields[19];
+/// function's effective input), ExecutionContext (true, on a start function:
+/// the execution's input and start time are fixed where it starts and go
+/// along with every payload, for $$.Execution.Input and
+/// $$.Execution.StartTime).
+extern const char *const kDataFlowFields[20];
 /// The values of "Builtin".
 extern const char *const kBuiltins[4];
 

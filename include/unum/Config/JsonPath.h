@@ -194,7 +194,10 @@ std::optional<PathOrCall> parsePathOrCall(std::string_view text,
                                           PathRules rules, ParseError &error);
 
 /// Where a context path is read, for what the context object holds there.
-enum class ContextScope { State, ItemSelector };
+/// In a Choice rule it is read after the state's checkpoint, on every
+/// delivery: only the fields that cannot change are there (not
+/// $$.State.EnteredTime).
+enum class ContextScope { State, ItemSelector, Choice };
 
 /// The context object fields the runtime gives (for messages).
 extern const char *const kContextFields;

@@ -28,6 +28,10 @@ struct Instant {
 /// anything else.
 std::optional<Instant> parseTimestamp(std::string_view text);
 
+/// `instant` as Step Functions writes its context times:
+/// `2016-03-14T01:59:00.123Z` (UTC, milliseconds).
+std::string formatTimestamp(const Instant &instant);
+
 /// A string whose order (and equality) is the order of the instants, for
 /// the conditional language's `instant()`.
 std::string instantKey(const Instant &instant);

@@ -39,6 +39,12 @@ struct StepPlan {
   bool saveInput = false;  // "SaveInput": a Map or Parallel entry
   bool loop = false;       // "Loop": names carry visit counters
   bool catchInput = false; // an Error edge has a ResultPath
+  /// A start function with DataFlow "ExecutionContext": it fixes the
+  /// execution's input and start time for $$.Execution.
+  bool executionContext = false;
+  /// An edge's condition reads the context object ($ctx: a Choice rule's
+  /// `$$` Variable).
+  bool contextConditions = false;
 };
 
 struct FunctionSpec {

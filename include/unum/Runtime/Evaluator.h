@@ -32,10 +32,11 @@ constexpr size_t kMaxFanInInstances = limits::kMaxFanInInstances;
 /// what compiles evaluates.
 constexpr unsigned kMaxEvalDepth = limits::kMaxExprDepth;
 
-/// What `$out`, `$0`..`$31` and `$size` refer to.
+/// What `$out`, `$0`..`$31`, `$size` and `$ctx` refer to.
 struct EvalEnv {
   const Value *output = nullptr;                    // nullptr: $out is an error
   const std::vector<FanOutLevel> *fanout = nullptr; // innermost first
+  const Value *context = nullptr;                   // nullptr: $ctx is an error
 };
 
 Result<Value> evaluate(const config::Expr &expr, const EvalEnv &env);

@@ -44,6 +44,15 @@ struct Context {
   /// overflow the clocks).
   static constexpr double kMaxWaitSeconds = double(limits::kMaxWaitSeconds);
 
+  /// The Step Functions context object's parts that the runtime fixes once
+  /// (see lib/Runtime/StateEntry.h): `execution` is {"Input", "StartTime"}
+  /// of the execution when its start function records them (DataFlow
+  /// "ExecutionContext"), else null; `enteredTime`, when set, gives
+  /// $$.State.EnteredTime, the RFC 3339 time of the instance's first entry,
+  /// the same on every redelivery and retry.
+  const Value *execution = nullptr;
+  std::function<Result<std::string>()> enteredTime;
+
   /// Stages a side effect. With checkpoints on, the effects of exactly one
   /// execution per instance name are committed, atomically with its
   /// checkpoint; without, effects are committed after every run. Only a

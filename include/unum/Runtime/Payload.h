@@ -7,7 +7,8 @@
 //    "Session": "<id>",
 //    "Fan-out": {"Type": "Map", "Index": 1, "Size": 3,
 //                "OuterLoop": {"Type": "Parallel", "Index": 0, "Size": 2}},
-//    "GC": {"Checkpoint": "<instance>", "Set": "<completion set>"}}
+//    "GC": {"Checkpoint": "<instance>", "Set": "<completion set>"},
+//    "Execution": {"Input": <the execution's input>, "StartTime": "..."}}
 //
 // Source "http" carries the input itself; Source "checkpoint" (what a fan-in
 // completer sends) carries the ordered list of instance names whose
@@ -15,6 +16,8 @@
 // sender's instance when the receiver is its only continuation, so the
 // receiver retires the sender's checkpoint in the same step as writing its
 // own; GC.Set names the completion set a fan-in target consumes.
+// Execution (only where a state reads $$.Execution.Input or StartTime) is
+// fixed where the execution starts and passed on unchanged.
 //
 //===----------------------------------------------------------------------===//
 #ifndef UNUM_RUNTIME_PAYLOAD_H
@@ -22,6 +25,7 @@
 
 #include "unum/Runtime/Value.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -61,6 +65,14 @@ struct Payload {
   std::vector<FanOutLevel> fanout;
   /// The top scope's visit counter ("Visit"; each level has its own).
   int64_t visit = 0;
+  /// The Step Functions execution's own fields ("Execution":
+  /// {"Input": ..., "StartTime": "..."}), fixed once per execution where it
+  /// starts and passed along unchanged to every continuation, so that
+  /// `$$.Execution.Input` and `$$.Execution.StartTime` read the same values
+  /// in every function and on every redelivery. Null unless the start
+  /// function has "ExecutionContext" (a shared, immutable value: passing it
+  /// on copies a pointer).
+  std::shared_ptr<const Value> execution;
   std::string retire;   // GC.Checkpoint: the sender's instance
   std::string fanInSet; // GC.Set: the completion set that invoked us
   /// In-process only (never on the wire): the first delivery of the only

@@ -28,6 +28,7 @@
 #ifndef UNUM_RUNTIME_RUNTIME_H
 #define UNUM_RUNTIME_RUNTIME_H
 
+#include "unum/Config/Timestamp.h"
 #include "unum/Runtime/App.h"
 #include "unum/Runtime/DataStore.h"
 #include "unum/Runtime/Invoker.h"
@@ -50,15 +51,17 @@ struct EvalEnv;
 /// The step boundaries at which a fault-injection hook may crash an
 /// invocation.
 enum class Step {
-  BeforeUserCode,  // after the checkpoint lookup
-  AfterUserCode,   // before the checkpoint is written
-  AfterSaveInput,  // a SaveInput function stored its input, before its
-                   // checkpoint
-  AfterCheckpoint, // before any continuation
-  AfterInvoke,     // after the k-th invocation was issued (mid fan-out/map)
-  BeforeFanInAdd,  // before the k-th completion-set update
-  AfterFanInAdd,   // after it (before invoking the target)
-  BeforeRetire,    // all continuations issued, before garbage collection
+  BeforeUserCode,   // after the checkpoint lookup
+  AfterUserCode,    // before the checkpoint is written
+  AfterSaveInput,   // a SaveInput function stored its input, before its
+                    // checkpoint
+  AfterCheckpoint,  // before any continuation
+  AfterInvoke,      // after the k-th invocation was issued (mid fan-out/map)
+  BeforeFanInAdd,   // before the k-th completion-set update
+  AfterFanInAdd,    // after it (before invoking the target)
+  BeforeRetire,     // all continuations issued, before garbage collection
+  AfterRetryRecord, // the k-th attempt of a Task failed and its retry is
+                    // recorded, before the wait and the next attempt
 };
 const char *stepName(Step step);
 
@@ -126,6 +129,10 @@ struct RuntimeOptions {
   /// Multiplies every real wait (Wait states, Retry intervals): tests run
   /// with a small scale (unum-run --time-scale).
   double timeScale = 1.0;
+  /// The clock of the context object's times ($$.Execution.StartTime,
+  /// $$.State.EnteredTime); empty: the system clock. (Tests give one that
+  /// moves on every reading, to show that each time is fixed once.)
+  std::function<config::Instant()> clock;
 };
 
 class Runtime {
@@ -170,8 +177,11 @@ private:
                      bool &finished);
   Status execute(Invocation &inv, const Value &effective);
   Status attempt(Invocation &inv, const Value &effective, HandlerResult &hr);
-  Status retryOrFail(Invocation &inv, const Value &effective,
-                     HandlerResult &hr);
+  Status resumeRetries(Invocation &inv, const Value &effective);
+  Status retryOrFail(Invocation &inv, const Value &effective, HandlerResult &hr,
+                     unsigned done = 0, std::vector<int64_t> counts = {});
+  // The context object's fixed values (lib/Runtime/StateEntry.h).
+  Status enterContext(Invocation &inv);
   // A Map or Parallel state's input, for a sink whose ResultPath applies to
   // it: only functions with SaveInput / StateInput call these.
   Status saveStateInput(Invocation &inv, const Value &effective);

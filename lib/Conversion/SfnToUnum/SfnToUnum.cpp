@@ -118,15 +118,17 @@ std::string quoteString(StringRef s) {
 }
 
 /// A reference path as a conditional on the function's output:
-/// `$.a['b c'][0]` -> `$out.a['b c'][0]`. The importer checked the path
-/// with the same grammar (unum/Config/JsonPath.h).
+/// `$.a['b c'][0]` -> `$out.a['b c'][0]`; a context path on the context
+/// object: `$$.Execution.Input.a` -> `$ctx.Execution.Input.a`. The importer
+/// checked the path with the same grammar (unum/Config/JsonPath.h).
 std::string pathToExpr(StringRef path) {
   config::ParseError error;
   std::optional<config::JsonPath> parsed = config::parseJsonPath(
-      std::string_view(path.data(), path.size()), {true, false}, error);
+      std::string_view(path.data(), path.size()), {true, true}, error);
   if (!parsed)
     return "$out" + path.drop_front(1).str(); // the parse of the result fails
-  std::string out = "$out";
+  std::string out =
+      parsed->root == config::JsonPath::Root::Context ? "$ctx" : "$out";
   for (const config::Segment &seg : parsed->segments) {
     const config::Selector &sel = seg.selectors.front();
     if (sel.kind == config::Selector::Kind::Index) {
@@ -277,14 +279,58 @@ void linkStateInput(std::vector<Function> &functions, size_t entry, size_t sink,
   functions[sink].stateInput = entry;
 }
 
-/// Whether a data-flow field reads the context object (`$$...`), which is
-/// where the state's name matters.
-bool readsContext(ArrayRef<NamedAttribute> dataflow) {
+/// The text of a function's data-flow fields.
+std::string dataflowText(ArrayRef<NamedAttribute> dataflow) {
   std::string text;
   llvm::raw_string_ostream os(text);
   for (NamedAttribute field : dataflow)
     os << field.getValue();
-  return StringRef(text).contains("$$");
+  return text;
+}
+
+/// Whether a data-flow field reads the context object (`$$...`), which is
+/// where the state's name matters.
+bool readsContext(ArrayRef<NamedAttribute> dataflow) {
+  return StringRef(dataflowText(dataflow)).contains("$$");
+}
+
+/// Whether `text` may read the execution's Input or StartTime through
+/// `root` (`$$` in a data-flow field, `$ctx` in a condition): any use of
+/// the whole object or of $$.Execution but its Id and Name.
+bool readsExecution(StringRef text, StringRef root) {
+  for (size_t at = text.find(root); at != StringRef::npos;
+       at = text.find(root, at + 1)) {
+    StringRef rest = text.substr(at + root.size());
+    if (!rest.consume_front("."))
+      return true; // the whole object
+    if (!rest.consume_front("Execution"))
+      continue;
+    if (!rest.consume_front("."))
+      return true;
+    if (!rest.starts_with("Id") && !rest.starts_with("Name"))
+      return true;
+  }
+  return false;
+}
+
+/// Whether a Choice rule (or a rule inside it) reads the context object.
+bool ruleReadsContext(DictionaryAttr rule) {
+  for (NamedAttribute field : rule) {
+    Attribute v = field.getValue();
+    if (auto s = dyn_cast<StringAttr>(v);
+        s && s.getValue().starts_with("$$") &&
+        (field.getName() == "Variable" ||
+         field.getName().getValue().ends_with("Path")))
+      return true;
+    if (auto inner = dyn_cast<DictionaryAttr>(v);
+        inner && ruleReadsContext(inner))
+      return true;
+    if (auto list = dyn_cast<ArrayAttr>(v))
+      for (Attribute item : list)
+        if (auto d = dyn_cast<DictionaryAttr>(item); d && ruleReadsContext(d))
+          return true;
+  }
+  return false;
 }
 
 /// Fan-out indices are the config language's $0..$31: a Map or Parallel
@@ -444,10 +490,15 @@ LogicalResult Lowering::visitState(Scope &scope, Operation *state) {
       auto p = dyn_cast_or_null<StringAttr>(state->getAttr(attr));
       return state->getAttr(attr) && !(p && p.getValue() == "$");
     };
-    if (path("input_path") || path("output_path")) {
+    bool context = llvm::any_of(choice.getChoices(), [](Attribute rule) {
+      return ruleReadsContext(cast<DictionaryAttr>(rule));
+    });
+    if (path("input_path") || path("output_path") || context) {
       // The rules see the input after InputPath, which is also what the
       // Choice passes on: a built-in Pass whose output the rules read
       // (OutputPath then applies on the way to the next state: connect).
+      // Rules that read the context object ($$) read the Choice's own (its
+      // $$.State.Name): they too are this function's.
       size_t fn = addFunction(sanitize(stateName), state, Function::Role::User);
       functions[fn].builtin = "Pass";
       addField(functions[fn], state, "input_path", "InputPath");
@@ -1188,9 +1239,20 @@ LogicalResult Lowering::emit(OpBuilder &builder) {
   config::ParseError ignored;
   ArrayAttr pop = builder.getArrayAttr(
       {ModifierAttr::get(context, *config::parseModifier("Pop", ignored))});
+  // $$.Execution.Input and StartTime: the start function fixes them.
+  bool execution = llvm::any_of(functions, [](const Function &fn) {
+    return !fn.removed && (readsExecution(dataflowText(fn.dataflow), "$$") ||
+                           llvm::any_of(fn.edges, [](const Edge &e) {
+                             return readsExecution(e.cond, "$ctx");
+                           }));
+  });
   for (Function &fn : functions) {
     if (fn.removed)
       continue;
+    if (fn.start && execution)
+      fn.dataflow.push_back(
+          NamedAttribute(builder.getStringAttr("ExecutionContext"),
+                         builder.getBoolAttr(true)));
     auto op = FunctionOp::create(builder, fn.loc, fn.name);
     bool fanIn = llvm::any_of(
         fn.edges, [](const Edge &e) { return e.kind == EdgeKind::FanIn; });
@@ -1207,8 +1269,11 @@ LogicalResult Lowering::emit(OpBuilder &builder) {
       op.setHandler(StringRef(*fn.handler));
     if (fn.builtin)
       op.setBuiltin(StringRef(*fn.builtin));
+    bool condsReadContext = llvm::any_of(fn.edges, [](const Edge &e) {
+      return StringRef(e.cond).contains("$ctx");
+    });
     if (!fn.stateName.empty() && fn.stateName != fn.name &&
-        readsContext(fn.dataflow))
+        (readsContext(fn.dataflow) || condsReadContext))
       fn.dataflow.push_back(
           NamedAttribute(builder.getStringAttr("StateName"),
                          builder.getStringAttr(fn.stateName)));

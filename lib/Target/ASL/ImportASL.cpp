@@ -11,6 +11,7 @@
 #include "unum/Target/ASL/ASL.h"
 
 #include "unum/Config/Document.h"
+#include "unum/Config/FunctionConfig.h"
 #include "unum/Config/JsonPath.h"
 #include "unum/Config/Timestamp.h"
 #include "unum/Dialect/Sfn/IR/SfnDialect.h"
@@ -496,49 +497,14 @@ bool Importer::checkErrorEquals(const Node *errors, SourceLoc ownerLoc) {
   return ok;
 }
 
+/// A Retry list: checked by the one retrier check that the config decoder
+/// also uses (config::decodeRetriers), kept as its JSON image.
 ArrayAttr Importer::readRetry(const Node &value) {
   if (!expectKind(value, Kind::Array, "Retry"))
     return {};
-  bool ok = true;
-  for (const Node &retrier : value.items) {
-    if (retrier.kind != Kind::Object) {
-      error(retrier.loc,
-            "a retrier must be an object, not " + aKind(retrier.kind));
-      ok = false;
-      continue;
-    }
-    ok &= checkErrorEquals(retrier.find("ErrorEquals"), retrier.loc);
-    for (const Node::Member &m : retrier.members) {
-      StringRef key = m.key;
-      if (key == "ErrorEquals")
-        continue;
-      if (key == "IntervalSeconds" || key == "MaxDelaySeconds")
-        ok &= readInteger(m.value, key, 1).has_value();
-      else if (key == "MaxAttempts")
-        ok &= readInteger(m.value, key, 0).has_value();
-      else if (key == "BackoffRate") {
-        double rate = 0;
-        if (m.value.kind != Kind::Number ||
-            StringRef(m.value.text).getAsDouble(rate) || rate < 1.0) {
-          error(m.value.loc, "'BackoffRate' must be a number >= 1.0");
-          ok = false;
-        }
-      } else if (key == "JitterStrategy") {
-        StringAttr s = readString(m.value, key);
-        if (s && s.getValue() != "FULL" && s.getValue() != "NONE") {
-          error(m.value.loc, "'JitterStrategy' must be \"FULL\" or \"NONE\"");
-          ok = false;
-        }
-        ok &= static_cast<bool>(s);
-      } else if (key == "Comment") {
-        ok &= static_cast<bool>(readString(m.value, key));
-      } else {
-        error(m.keyLoc, "unknown field " + quoted(key) + " in a retrier");
-        ok = false;
-      }
-    }
-  }
-  if (!ok)
+  if (!config::decodeRetriers(value, [&](SourceLoc loc, std::string message) {
+        error(loc, message);
+      }))
     return {};
   return cast_or_null<ArrayAttr>(image(value));
 }
@@ -674,9 +640,10 @@ bool Importer::checkRule(const Node &rule, bool top) {
     error(rule.loc, "a choice rule with " + quoted(key) + " needs 'Variable'");
     ok = false;
   } else {
-    ok &= static_cast<bool>(readPath(variable->value, "Variable",
-                                     PathSyntax::Reference,
-                                     /*allowNull=*/false));
+    ok &= static_cast<bool>(
+        readPath(variable->value, "Variable", PathSyntax::ReferenceOrContext,
+                 /*allowNull=*/false, /*allowIntrinsic=*/false,
+                 config::ContextScope::Choice));
   }
   const Comparison *cmp = findComparison(key);
   const Node &operand = op.value;
@@ -697,8 +664,10 @@ bool Importer::checkRule(const Node &rule, bool top) {
     }
     return ok;
   case Operand::Path:
-    return static_cast<bool>(readPath(operand, key, PathSyntax::Reference,
-                                      /*allowNull=*/false)) &&
+    return static_cast<bool>(readPath(
+               operand, key, PathSyntax::ReferenceOrContext,
+               /*allowNull=*/false,
+               /*allowIntrinsic=*/false, config::ContextScope::Choice)) &&
            ok;
   }
   return ok;
