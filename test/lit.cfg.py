@@ -31,7 +31,7 @@ else:
                     "(set UNUM_SHARED_DIR)" % shared)
 
 tool_dirs = [config.unum_tools_dir, config.llvm_tools_dir]
-tools = ["unum-opt", "unum-translate", "unumc", "unum-run", "unum-airc", "unum-nn-sim",
+tools = ["unum-opt", "unum-translate", "unumc", "unum-run", "unum-serve", "unum-lambda", "unum-airc", "unum-nn-sim",
          "split-file", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
@@ -83,6 +83,18 @@ elif not os.path.isdir(oracle_pkg):
                     "(run utils/bootstrap.sh)" % os.path.dirname(oracle_pkg))
 else:
     config.available_features.add("asl-oracle")
+# The DynamoDB store's tests run dynalite (utils/bootstrap.sh installs it in
+# utils/dynalite).
+dynalite_cli = os.path.join(config.unum_src_root, "utils", "dynalite", "node_modules",
+                            "dynalite", "cli.js")
+if not shutil.which("node"):
+    lit_config.note("DynamoDB tests unsupported: node is not installed "
+                    "(utils/bootstrap.sh installs nodejs)")
+elif not os.path.isfile(dynalite_cli):
+    lit_config.note("DynamoDB tests unsupported: dynalite is not installed in "
+                    "utils/dynalite (run utils/bootstrap.sh)")
+else:
+    config.available_features.add("dynalite")
 # script(1) runs a command on a pseudo-terminal (unum-run's progress line).
 if shutil.which("script"):
     config.available_features.add("script")

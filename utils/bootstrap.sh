@@ -10,14 +10,18 @@ PACKAGES=(
   libyaml-cpp-dev ninja-build ccache cmake g++
   # Runtime data stores (lib/Runtime); redis-server runs the Redis tests
   libsqlite3-dev libhiredis-dev redis-server
+  # curl: the commands of docs/Tools/unum-serve.md (health checks, a POST)
+  curl
   # Unit tests
   libgtest-dev libgmock-dev
   # Hardware path: VHDL analysis, synthesis check and simulation (test/Target/VHDL)
   ghdl
   # Array benchmarks (utils/bench): numpy for /usr/bin/python3, oneDNN for conv1d
   python3-numpy libdnnl-dev
-  # Gradient checks against PyTorch autograd (test/Dialect/Air/grad-torch.test)
-  python3-torch
+  # Gradient checks against PyTorch autograd (test/Dialect/Air/grad-torch.test);
+  # the PyTorch and ONNX importers' tests (unum.nn.from_torch/from_onnx,
+  # test/python/test_nn_*.py)
+  python3-torch python3-onnx
   # The Python package (python/unum, test/python): pytest runs its suite;
   # dask and distributed run a jitted function on a local cluster
   python3-pytest python3-dask python3-distributed
@@ -27,8 +31,13 @@ PACKAGES=(
   # python3 runs lit; lld links the embedding test's my-opt (test/examples)
   # several times faster than ld.bfd.
   graphviz python3 lld
-  # The ASL differential suite's oracle (test/ASL-differential) runs on Node.js
+  # The ASL differential suite's oracle (test/ASL-differential) runs on Node.js,
+  # and so does dynalite, the DynamoDB the DynamoDB store's tests run against
   nodejs
+  # The DynamoDB store and the Lambda invoker (lib/Runtime/Aws*): HTTPS and
+  # SigV4; botocore checks our signatures, python3-yaml reads the deployment
+  # files (test/Runtime/aws-*, test/Deploy)
+  libcurl4-openssl-dev libssl-dev python3-botocore python3-yaml
   # The libFuzzer targets (utils/fuzz): clang-22 and its fuzzer and sanitizer
   # runtimes, in a build of their own (utils/fuzz/build.sh)
   clang-22 libclang-rt-22-dev
@@ -78,15 +87,21 @@ else
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# The oracle of the ASL differential suite: npm aws-local-stepfunctions,
-# pinned by utils/asl-oracle/package-lock.json, installed next to it
+# Node packages pinned by a package-lock.json, installed next to it
 # (node_modules is not committed). Skipped when the lock is unchanged.
-ORACLE="$(cd "$(dirname "$0")" && pwd)/asl-oracle"
-STAMP="$ORACLE/node_modules/.unum-lock"
-if [ -f "$STAMP" ] && cmp -s "$ORACLE/package-lock.json" "$STAMP"; then
-  echo "bootstrap: ASL oracle already installed"
-else
-  echo "bootstrap: installing the ASL oracle (npm ci in utils/asl-oracle)"
-  (cd "$ORACLE" && npm ci --no-audit --no-fund --loglevel=error)
-  cp "$ORACLE/package-lock.json" "$STAMP"
-fi
+npm_install() { # DIR WHAT
+  local dir="$1" what="$2" stamp="$1/node_modules/.unum-lock"
+  if [ -f "$stamp" ] && cmp -s "$dir/package-lock.json" "$stamp"; then
+    echo "bootstrap: $what already installed"
+  else
+    echo "bootstrap: installing $what (npm ci in ${dir#"$ROOT"/})"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    cp "$dir/package-lock.json" "$stamp"
+  fi
+}
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# The oracle of the ASL differential suite: npm aws-local-stepfunctions.
+npm_install "$ROOT/utils/asl-oracle" "the ASL oracle"
+# dynalite, the independent DynamoDB implementation the DynamoDB store's
+# tests run on 127.0.0.1.
+npm_install "$ROOT/utils/dynalite" "dynalite"

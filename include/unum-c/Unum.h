@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 /* Major version (breaking changes) << 16 | minor version (additions). */
-#define UNUM_C_API_VERSION ((1u << 16) | 0u)
+#define UNUM_C_API_VERSION ((1u << 16) | 1u)
 
 /* The version of the library loaded (compare with UNUM_C_API_VERSION: the
    same major number, a minor number at least the one compiled against). */
@@ -241,6 +241,15 @@ UNUM_C_EXPORT unum_error *unum_nn_to_vhdl(unum_context *context,
                                           const unum_nn_options *options,
                                           const char *out_dir,
                                           char **quantized_ir);
+
+/* The CPU path of a float model: imports the model JSON `model_json`,
+   removes dead nodes and lowers it with convert-nn-to-air; *air_mlir is set
+   to the resulting module (one public air function named after the model,
+   MLIR text) for unum_air_jit / unum_air_emit_object with a filename ending
+   in ".mlir". Free it with unum_string_free. */
+UNUM_C_EXPORT unum_error *unum_nn_to_air(unum_context *context,
+                                         const char *model_json,
+                                         const char *filename, char **air_mlir);
 
 #ifdef __cplusplus
 }

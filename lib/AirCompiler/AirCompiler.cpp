@@ -13,6 +13,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -241,7 +242,13 @@ bool AirCompiler::compile(const std::string &text, const std::string &filename,
     impl->errors += line;
     return success();
   });
-  impl->module = unum::importAirText(text, filename, impl->context.get());
+  // AIR text, or (a name ending in .mlir) an air-dialect module, such as
+  // what convert-nn-to-air makes of a float nn model.
+  if (StringRef(filename).ends_with(".mlir"))
+    impl->module = parseSourceString<ModuleOp>(
+        text, ParserConfig(impl->context.get()), filename);
+  else
+    impl->module = unum::importAirText(text, filename, impl->context.get());
   if (!impl->module)
     return false;
   PipelineOptions pipeline{options.entry, options.signature};

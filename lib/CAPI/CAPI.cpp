@@ -687,6 +687,37 @@ unum_error *unum_workflow_run(unum_context *context, const char *app_dir,
 // Neural networks
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Imports the model JSON into the (locked) context and calls
+/// `body(module, runPipeline, diagnostics)`; runPipeline(text) runs a pass
+/// pipeline (relative to the module) on it.
+template <typename Fn>
+unum_error *withNNModel(unum_context *context, const char *modelJson,
+                        const char *filename, Fn &&body) {
+  return guarded([&]() -> unum_error * {
+    registerPassesOnce();
+    std::lock_guard<std::mutex> lock(context->mutex);
+    MLIRContext &ctx = context->mlirContext();
+    DiagnosticCollector diagnostics(&ctx);
+    std::string name = filename ? filename : "<model>";
+    OwningOpRef<ModuleOp> module = unum::importNNJson(modelJson, name, &ctx);
+    if (!module)
+      return makeError(diagnostics.text());
+    auto runPipeline = [&](const std::string &pipeline) -> unum_error * {
+      PassManager pm(&ctx, ModuleOp::getOperationName());
+      std::string parseErrors;
+      llvm::raw_string_ostream es(parseErrors);
+      if (failed(parsePassPipeline(pipeline, pm, es)))
+        return makeError("error: " + parseErrors);
+      if (failed(pm.run(*module)))
+        return makeError(diagnostics.text());
+      return nullptr;
+    };
+    return body(*module, runPipeline, diagnostics);
+  });
+}
+} // namespace
+
 unum_error *unum_nn_to_vhdl(unum_context *context, const char *model_json,
                             const char *filename,
                             const unum_nn_options *options, const char *out_dir,
@@ -701,47 +732,51 @@ unum_error *unum_nn_to_vhdl(unum_context *context, const char *model_json,
     return makeError("error: the quantize options may not contain braces");
   unsigned parallelism =
       options && options->parallelism ? options->parallelism : 1;
-  return guarded([&]() -> unum_error * {
-    registerPassesOnce();
-    std::lock_guard<std::mutex> lock(context->mutex);
-    MLIRContext &ctx = context->mlirContext();
-    DiagnosticCollector diagnostics(&ctx);
-    std::string name = filename ? filename : "<model>";
-    OwningOpRef<ModuleOp> module = unum::importNNJson(model_json, name, &ctx);
-    if (!module)
-      return makeError(diagnostics.text());
-    auto runPipeline = [&](const std::string &pipeline) -> unum_error * {
-      // The text is relative to the module (no builtin.module(...) around).
-      PassManager pm(&ctx, ModuleOp::getOperationName());
-      std::string parseErrors;
-      llvm::raw_string_ostream es(parseErrors);
-      if (failed(parsePassPipeline(pipeline, pm, es)))
-        return makeError("error: " + parseErrors);
-      if (failed(pm.run(*module)))
-        return makeError(diagnostics.text());
-      return nullptr;
-    };
-    if (unum_error *e = runPipeline(
-            "nn.model(nn-dead-node-elim,nn-fold-batchnorm,nn-quantize{" +
-            quantize + "})"))
-      return e;
-    std::string quantized;
-    if (quantized_ir) {
-      llvm::raw_string_ostream os(quantized);
-      module->print(os);
-    }
-    if (unum_error *e = runPipeline("convert-nn-to-rtl{parallelism=" +
-                                    std::to_string(parallelism) + "}"))
-      return e;
-    std::string ignored;
-    llvm::raw_string_ostream os(ignored);
-    if (failed(unum::translateRTLToVHDL(*module, out_dir, os)))
-      return makeError(diagnostics.text());
-    if (quantized_ir) {
-      *quantized_ir = copyString(quantized);
-      if (!*quantized_ir)
-        return makeError("error: out of memory");
-    }
-    return nullptr;
-  });
+  return withNNModel(
+      context, model_json, filename,
+      [&](ModuleOp module, auto &runPipeline,
+          auto &diagnostics) -> unum_error * {
+        if (unum_error *e = runPipeline(
+                "nn.model(nn-dead-node-elim,nn-fold-batchnorm,nn-quantize{" +
+                quantize + "})"))
+          return e;
+        std::string quantized;
+        if (quantized_ir) {
+          llvm::raw_string_ostream os(quantized);
+          module->print(os);
+        }
+        if (unum_error *e = runPipeline("convert-nn-to-rtl{parallelism=" +
+                                        std::to_string(parallelism) + "}"))
+          return e;
+        std::string ignored;
+        llvm::raw_string_ostream os(ignored);
+        if (failed(unum::translateRTLToVHDL(module, out_dir, os)))
+          return makeError(diagnostics.text());
+        if (quantized_ir) {
+          *quantized_ir = copyString(quantized);
+          if (!*quantized_ir)
+            return makeError("error: out of memory");
+        }
+        return nullptr;
+      });
+}
+
+unum_error *unum_nn_to_air(unum_context *context, const char *model_json,
+                           const char *filename, char **air_mlir) {
+  if (!context || !model_json || !air_mlir)
+    return makeError("error: unum_nn_to_air: context, model_json or air_mlir "
+                     "is NULL");
+  *air_mlir = nullptr;
+  return withNNModel(
+      context, model_json, filename,
+      [&](ModuleOp module, auto &runPipeline, auto &) -> unum_error * {
+        if (unum_error *e =
+                runPipeline("nn.model(nn-dead-node-elim),convert-nn-to-air"))
+          return e;
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        module.print(os);
+        *air_mlir = copyString(text);
+        return *air_mlir ? nullptr : makeError("error: out of memory");
+      });
 }

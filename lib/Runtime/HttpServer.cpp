@@ -516,7 +516,8 @@ void HttpServer::serve(int fd) {
       std::lock_guard<std::mutex> lock(mu);
       ++(stats.*counter);
     }
-    std::string extra = status == 405   ? "Allow: POST\r\n"
+    std::string extra = status == 405 ? (options.onGet ? "Allow: GET, POST\r\n"
+                                                       : "Allow: POST\r\n")
                         : status == 503 ? "Retry-After: 1\r\n"
                                         : "";
     respond(fd, status, extra, message + "\n",
@@ -568,8 +569,26 @@ void HttpServer::serve(int fd) {
   if (std::string bad = parseHead(req.substr(0, headEnd + 2), head);
       !bad.empty())
     return refuse(400, bad, &Counters::badRequest);
+  if (head.method == "GET" && options.onGet) {
+    // A health check: no body is read, nothing is signed.
+    if (head.has("transfer-encoding") ||
+        (head.has("content-length") && head.get("content-length") != "0"))
+      return refuse(400, "a GET has no body", &Counters::badRequest);
+    HttpResponse resp;
+    try {
+      resp = options.onGet(head.path);
+    } catch (...) {
+      resp = HttpResponse{500, "the handler failed"};
+    }
+    respond(fd, resp.status, "", resp.body,
+            Clock::now() + options.writeTimeout);
+    return;
+  }
   if (head.method != "POST")
-    return refuse(405, "only POST is served", &Counters::badRequest);
+    return refuse(405,
+                  options.onGet ? "only GET and POST are served"
+                                : "only POST is served",
+                  &Counters::badRequest);
   // The body's length: a Content-Length, or chunked (read up to the limit).
   std::vector<std::string> lengths = head.all("content-length");
   std::string coding = head.get("transfer-encoding");

@@ -6,8 +6,10 @@
 #include "Sockets.h"
 #include "unum/Runtime/App.h"
 #include "unum/Runtime/HttpAuth.h"
+#include "unum/Runtime/Runtime.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -251,11 +253,26 @@ bool connectBy(int fd, const addrinfo &addr, Clock::time_point deadline,
 }
 } // namespace
 
+std::string HttpResponse::header(const std::string &lowerName) const {
+  for (const auto &[name, value] : headers)
+    if (name == lowerName)
+      return value;
+  return "";
+}
+
 Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
                                              const std::string &body,
                                              const std::string &contentType,
                                              int timeoutMs,
                                              const std::string &secret) {
+  return httpRequest("POST", url, body, {{"Content-Type", contentType}},
+                     timeoutMs, secret, kMaxHttpResponse);
+}
+
+Result<HttpResponse> unum::runtime::httpRequest(
+    const std::string &method, const std::string &url, const std::string &body,
+    const std::vector<std::pair<std::string, std::string>> &headers,
+    int timeoutMs, const std::string &secret, size_t maxResponse) {
   const Clock::time_point deadline =
       Clock::now() + std::chrono::milliseconds(timeoutMs);
   const std::string scheme = "http://";
@@ -294,13 +311,16 @@ Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
   if (sock.fd < 0)
     return Status::error("cannot connect to '" + url + "': " + lastError);
 
-  std::string req = "POST " + path + " HTTP/1.1\r\nHost: " + hostPort +
-                    "\r\nContent-Type: " + contentType +
-                    "\r\nContent-Length: " + std::to_string(body.size()) +
-                    "\r\nConnection: close\r\n";
+  std::string req =
+      method + " " + path + " HTTP/1.1\r\nHost: " + hostPort + "\r\n";
+  for (const auto &[name, value] : headers)
+    req += name + ": " + value + "\r\n";
+  if (method == "POST" || !body.empty())
+    req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  req += "Connection: close\r\n";
   if (!secret.empty())
     for (const auto &[name, value] :
-         httpauth::signRequest(secret, "POST", path, body))
+         httpauth::signRequest(secret, method, path, body))
       req += name + ": " + value + "\r\n";
   req += "\r\n";
   req += body;
@@ -324,9 +344,9 @@ Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
       return Status::error("'" + url + "': recv: " + std::strerror(errno));
     if (n == 0)
       break;
-    if (resp.size() + size_t(n) > kMaxHttpResponse)
+    if (resp.size() + size_t(n) > maxResponse)
       return Status::error("'" + url + "': response larger than " +
-                           std::to_string(kMaxHttpResponse) + " bytes");
+                           std::to_string(maxResponse) + " bytes");
     resp.append(buf, size_t(n));
   }
   // "HTTP/1.1 202 Accepted\r\n...\r\n\r\nbody"; an interim 100 Continue
@@ -344,5 +364,79 @@ Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
   size_t end = resp.find("\r\n\r\n");
   if (end != std::string::npos)
     out.body = resp.substr(end + 4);
+  // The header fields, between the status line and the blank line.
+  for (size_t at = resp.find("\r\n"); at != std::string::npos && at < end;) {
+    size_t eol = resp.find("\r\n", at + 2);
+    std::string field = resp.substr(at + 2, eol - at - 2);
+    at = eol;
+    size_t colon = field.find(':');
+    if (colon == std::string::npos)
+      continue;
+    std::string name = field.substr(0, colon);
+    for (char &c : name)
+      c = char(std::tolower(static_cast<unsigned char>(c)));
+    size_t v = field.find_first_not_of(" \t", colon + 1);
+    out.headers.emplace_back(name,
+                             v == std::string::npos ? "" : field.substr(v));
+  }
   return out;
+}
+
+Status FunctionUrls::add(const std::string &name, const std::string &url,
+                         const std::string &where) {
+  if (url.rfind("http://", 0) != 0)
+    return Status::error(where + ": '" + name +
+                         "': expected an http:// URL, got '" + url + "'");
+  if (name == "*")
+    fallback = url;
+  else
+    urls[name] = url;
+  return Status::ok();
+}
+
+Status FunctionUrls::addEntry(const std::string &entry,
+                              const std::string &where) {
+  size_t eq = entry.find('=');
+  if (eq == std::string::npos || eq == 0)
+    return Status::error(where + ": expected NAME=URL, got '" + entry + "'");
+  return add(entry.substr(0, eq), entry.substr(eq + 1), where);
+}
+
+Status FunctionUrls::addFile(const std::string &path) {
+  auto text = readFileOrStdin(path);
+  if (!text)
+    return text.getStatus();
+  auto v = parseJsonValue(*text, path);
+  if (!v)
+    return v.getStatus();
+  if (!v->isObject())
+    return Status::error(path + ": expected an object of function name -> "
+                                "URL");
+  for (const Value::Member &m : v->getObject()) {
+    if (!m.second.isString())
+      return Status::error(path + ": '" + m.first +
+                           "': expected an http:// URL");
+    if (Status s = add(m.first, m.second.getString(), path); !s)
+      return s;
+  }
+  return Status::ok();
+}
+
+Status FunctionUrls::check(const App &app, const std::string &where) const {
+  for (const auto &entry : urls)
+    if (!app.find(entry.first))
+      return Status::error(where + ": '" + entry.first +
+                           "' is not a function of the application");
+  return Status::ok();
+}
+
+std::string FunctionUrls::urlFor(const std::string &function) const {
+  auto it = urls.find(function);
+  if (it != urls.end())
+    return it->second;
+  std::string url = fallback;
+  const std::string slot = "{function}";
+  for (size_t at; (at = url.find(slot)) != std::string::npos;)
+    url.replace(at, slot.size(), function);
+  return url;
 }

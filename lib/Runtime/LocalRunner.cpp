@@ -16,8 +16,11 @@
 #include "unum/Runtime/Runtime.h"
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 #include <random>
+#include <sstream>
+#include <thread>
 
 #include <unistd.h>
 
@@ -36,8 +39,8 @@ constexpr uint64_t kReportId = 0;
 class LocalRunner::Collector final : public Observer {
 public:
   Collector(bool traceOn, std::function<void(const std::string &)> log,
-            DataStore *journal)
-      : traceOn(traceOn), log(std::move(log)), journal(journal) {}
+            DataStore *journal, bool keep)
+      : traceOn(traceOn), log(std::move(log)), journal(journal), keep(keep) {}
 
   void terminal(const std::string &session, const std::string &instance,
                 const Value &output) override {
@@ -46,6 +49,11 @@ public:
     Status s =
         journal ? journal->put(session, kOutputKey + instance, toJson(output))
                 : Status::ok();
+    if (!keep) {
+      if (!s)
+        debug("cannot record the output of " + instance + ": " + s.message());
+      return;
+    }
     std::lock_guard<std::mutex> lock(mu);
     results[session].outputs[instance] = output;
     if (!s)
@@ -57,6 +65,8 @@ public:
               const std::string &message) override {
     if (journal && !session.empty())
       (void)journal->put(session, kErrorKey + instance, message);
+    if (!keep)
+      return;
     std::lock_guard<std::mutex> lock(mu);
     results[session].errors.push_back(message);
   }
@@ -64,6 +74,11 @@ public:
   /// cause (a store that is down fails them all alike) are reported once.
   void gaveUp(const std::string &session, const std::string &function,
               const std::string &instance, const std::string &cause) {
+    if (!keep) { // left in the outbox for a later delivery: said, not kept
+      debug("session " + session + ": function '" + function + "' (instance " +
+            instance + ") crashed on every delivery: " + cause);
+      return;
+    }
     std::lock_guard<std::mutex> lock(mu);
     GaveUp &g = results[session].gaveUp[cause];
     if (g.count++ == 0)
@@ -113,6 +128,7 @@ private:
   bool traceOn;
   std::function<void(const std::string &)> log;
   DataStore *journal;
+  bool keep;
   std::mutex mu;
   std::map<std::string, Collected> results;
 };
@@ -142,8 +158,8 @@ static std::string storeCause(const std::string &message,
 LocalRunner::LocalRunner(const App &app, DataStore &store, Options options)
     : app(app), store(store), opts(std::move(options)) {
   journaling = opts.durable && store.persistent();
-  collector = std::make_unique<Collector>(opts.trace, opts.log,
-                                          journaling ? &store : nullptr);
+  collector = std::make_unique<Collector>(
+      opts.trace, opts.log, journaling ? &store : nullptr, opts.keepResults);
   pool = std::make_unique<ThreadPoolInvoker>(opts.workers, opts.maxDeliveries);
   RuntimeOptions ro = opts.runtime;
   ro.observer = collector.get();
@@ -159,8 +175,11 @@ LocalRunner::LocalRunner(const App &app, DataStore &store, Options options)
         [this](const std::string &fn, Payload &p) { journalIssued(fn, p); });
     pool->setDispatch([this](const std::string &fn, const Payload &p) {
       Status s = rt->handle(fn, p);
-      if (p.outboxId && !s.isCrash())
+      if (p.outboxId && !s.isCrash()) {
         this->store.stageFinished(p.session, p.outboxId, fn);
+        if (opts.trackInFlight)
+          setInFlight(p.outboxId, false);
+      }
       return s;
     });
   } else {
@@ -172,9 +191,12 @@ LocalRunner::LocalRunner(const App &app, DataStore &store, Options options)
       [this](const std::string &fn, const Payload &p, const Status &s) {
         // Errors were reported by the runtime; only give-ups are new here.
         // (A give-up stays in the outbox: resume() delivers it again.)
-        if (s.isCrash())
+        if (s.isCrash()) {
           collector->gaveUp(p.session, fn, instanceName(fn, p.fanout),
                             storeCause(s.message(), this->store.describe()));
+          if (opts.trackInFlight && p.outboxId)
+            setInFlight(p.outboxId, false); // a later redeliver() takes it
+        }
       });
 }
 
@@ -186,7 +208,95 @@ void LocalRunner::journalIssued(const std::string &function, Payload &p) {
   if (p.outboxId || p.session.empty())
     return; // delivered again by resume(), or not resumable
   p.outboxId = nextOutboxId.fetch_add(1, std::memory_order_relaxed);
+  if (opts.trackInFlight)
+    setInFlight(p.outboxId, true);
   store.stageIssued(p.session, p.outboxId, function, toJson(encodePayload(p)));
+}
+
+void LocalRunner::setInFlight(uint64_t id, bool running) {
+  std::lock_guard<std::mutex> lock(inFlightMu);
+  if (running)
+    inFlight.insert(id);
+  else
+    inFlight.erase(id);
+}
+
+bool LocalRunner::isInFlight(uint64_t id) {
+  std::lock_guard<std::mutex> lock(inFlightMu);
+  return inFlight.count(id) != 0;
+}
+
+Result<size_t> LocalRunner::deliverPending(
+    const std::string &session, std::vector<DataStore::Pending> &entries,
+    const std::function<bool(const std::string &)> &take) {
+  size_t n = 0;
+  for (DataStore::Pending &e : entries) {
+    if (e.id == kReportId && e.function.empty())
+      continue; // what finish() does
+    if (!take(e.function) || (opts.trackInFlight && isInFlight(e.id)))
+      continue;
+    auto v = parseJsonValue(e.payload, "outbox entry " + std::to_string(e.id));
+    auto p = v ? decodePayload(*v) : Result<Payload>(v.getStatus());
+    if (!p || p->session != session)
+      return Status::error("session '" + session + "': outbox entry " +
+                           std::to_string(e.id) +
+                           " is not a payload of this session" +
+                           (p ? "" : ": " + p.getStatus().message()));
+    p->outboxId = e.id; // finishing it removes this entry
+    if (opts.trackInFlight)
+      setInFlight(e.id, true);
+    // Straight to the pool: the entry's id does not travel over HTTP.
+    if (Status s = pool->invoke(e.function, p.take()); !s) {
+      if (opts.trackInFlight)
+        setInFlight(e.id, false);
+      return s;
+    }
+    ++n;
+  }
+  return n;
+}
+
+Result<size_t> LocalRunner::redeliver(
+    const std::string &session,
+    const std::function<bool(const std::string &function)> &take) {
+  if (!journaling)
+    return size_t(0);
+  auto pending = store.outbox(session);
+  if (!pending)
+    return pending.getStatus();
+  return deliverPending(session, *pending, take);
+}
+
+RunResult LocalRunner::awaitSession(const std::string &session,
+                                    bool keepSession,
+                                    std::chrono::milliseconds timeout,
+                                    std::chrono::milliseconds poll) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto pending = store.outbox(session);
+    if (!pending) {
+      RunResult r = result(session);
+      r.session = session;
+      r.errors.push_back(pending.getStatus().message());
+      return r;
+    }
+    bool left = std::any_of(pending->begin(), pending->end(),
+                            [](const DataStore::Pending &p) {
+                              return !(p.id == kReportId && p.function.empty());
+                            });
+    if (!left)
+      return finish(session, keepSession);
+    if (std::chrono::steady_clock::now() >= deadline) {
+      RunResult r = result(session);
+      r.session = session;
+      r.errors.push_back("session " + session + " did not finish within " +
+                         std::to_string(timeout.count() / 1000) +
+                         " s: " + std::to_string(pending->size() - 1) +
+                         " invocation(s) still pending");
+      return r;
+    }
+    std::this_thread::sleep_for(poll);
+  }
 }
 
 Result<std::string> LocalRunner::start(const Value &input,
@@ -283,24 +393,11 @@ RunResult LocalRunner::resume(const std::string &session, bool keepSession) {
       }
     }
   }
-  for (DataStore::Pending &e : *pending) {
-    if (e.id == kReportId && e.function.empty())
-      continue; // what finish() does
-    auto v = parseJsonValue(e.payload, "outbox entry " + std::to_string(e.id));
-    auto p = v ? decodePayload(*v) : Result<Payload>(v.getStatus());
-    if (!p || p->session != session) {
-      failed.errors.push_back("session '" + session + "': outbox entry " +
-                              std::to_string(e.id) +
-                              " is not a payload of this session" +
-                              (p ? "" : ": " + p.getStatus().message()));
-      return failed;
-    }
-    p->outboxId = e.id; // finishing it removes this entry
-    // Straight to the pool: the entry's id does not travel over HTTP.
-    if (Status s = pool->invoke(e.function, p.take()); !s) {
-      failed.errors.push_back(s.message());
-      return failed;
-    }
+  auto delivered = deliverPending(session, *pending,
+                                  [](const std::string &) { return true; });
+  if (!delivered) {
+    failed.errors.push_back(delivered.getStatus().message());
+    return failed;
   }
   wait();
   return finish(session, keepSession);
@@ -380,4 +477,42 @@ RunResult LocalRunner::finish(const std::string &session, bool keepSession) {
     if (Status s = store.deleteSession(session); !s)
       addError(r, s.message());
   return r;
+}
+
+Status unum::runtime::writeEffectsFile(DataStore &store,
+                                       const std::string &session,
+                                       const std::string &path) {
+  auto fx = store.effects(session);
+  if (!fx)
+    return fx.getStatus().withContext("reading effects");
+  std::map<std::string, Value> byInstance;
+  for (const Effect &e : *fx) {
+    auto v = parseJsonValue(e.value, "effect of '" + e.instance + "'");
+    if (!v)
+      return v.getStatus();
+    auto it = byInstance.try_emplace(e.instance, Value::array()).first;
+    it->second.push(v.take());
+  }
+  Value out = Value::object();
+  for (auto &[instance, list] : byInstance)
+    out.getObject().emplace_back(instance, std::move(list)); // keys unique
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << toJson(out, /*pretty=*/true) << "\n";
+  f.close();
+  if (!f)
+    return Status::error("--effects: cannot write '" + path + "'");
+  return Status::ok();
+}
+
+Result<std::string> unum::runtime::readFileOrStdin(const std::string &path) {
+  std::ostringstream ss;
+  if (path == "-") {
+    ss << std::cin.rdbuf();
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+      return Status::error("cannot read '" + path + "'");
+    ss << in.rdbuf();
+  }
+  return ss.str();
 }

@@ -333,9 +333,10 @@ std::unique_ptr<DataStore> unum::runtime::createMemoryStore() {
   return std::make_unique<MemoryStore>();
 }
 
-/// Splits "BASE?ttl=N&timeout=S" into BASE and the options.
+/// Splits "BASE?ttl=N&timeout=S" into BASE and the options; items it does
+/// not know go to `extra` if given (else they are an error).
 static Result<std::pair<std::string, StoreOptions>>
-storeOptions(const std::string &uri) {
+storeOptions(const std::string &uri, std::vector<std::string> *extra) {
   StoreOptions opts;
   size_t q = uri.rfind('?');
   if (q == std::string::npos)
@@ -361,6 +362,8 @@ storeOptions(const std::string &uri) {
                              "': expected timeout=SECONDS (0 < SECONDS <= "
                              "3600)");
       opts.timeoutSeconds = t;
+    } else if (extra) {
+      extra->push_back(item);
     } else {
       return Status::error("store '" + uri +
                            "': expected ?ttl=SECONDS (a positive integer)");
@@ -373,7 +376,9 @@ Result<std::unique_ptr<DataStore>>
 unum::runtime::openDataStore(const std::string &full) {
   if (full == "memory")
     return createMemoryStore();
-  auto parsed = storeOptions(full);
+  std::vector<std::string> extra;
+  const bool dynamo = full.rfind("dynamodb://", 0) == 0;
+  auto parsed = storeOptions(full, dynamo ? &extra : nullptr);
   if (!parsed)
     return parsed.getStatus();
   const std::string &uri = parsed->first;
@@ -382,6 +387,8 @@ unum::runtime::openDataStore(const std::string &full) {
     return Status::error("store '" + full +
                          "': the memory store lives as "
                          "long as the run; ?ttl is for sqlite and redis");
+  if (dynamo)
+    return openDynamoStore(uri, extra, opts);
   if (uri.rfind("sqlite:", 0) == 0) {
     std::string path = uri.substr(7);
     if (path.empty())
@@ -408,5 +415,6 @@ unum::runtime::openDataStore(const std::string &full) {
     return openRedisStore(host, port, opts);
   }
   return Status::error("unknown store '" + uri +
-                       "' (expected memory, sqlite:PATH or redis://HOST:PORT)");
+                       "' (expected memory, sqlite:PATH, redis://HOST:PORT or "
+                       "dynamodb://HOST:PORT/TABLE)");
 }

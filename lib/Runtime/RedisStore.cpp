@@ -391,7 +391,13 @@ public:
     return Status::ok();
   }
 
-  Status flushOutbox() override { return flushStaged(); }
+  Status flushOutbox() override {
+    // A batch that another thread took (maybe with this thread's changes)
+    // may still be on its way: once it has landed, or been put back after a
+    // failure, whatever this thread staged is sent or durable.
+    { std::lock_guard<std::mutex> landed(flushMu); }
+    return flushStaged();
+  }
 
   Result<std::vector<Pending>> outbox(const std::string &session) override {
     if (Status s = flushStaged(); !s)

@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <optional>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -194,8 +195,17 @@ private:
     std::string exeCopy = exe;
     char *argv[] = {exeCopy.data(), nullptr};
 
+    // The handler starts with no signal blocked, whatever this thread
+    // blocks (a function host waits for SIGTERM with sigwait).
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
     pid_t pid;
-    int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv, envp.data());
+    int rc = posix_spawn(&pid, exe.c_str(), &fa, &attr, argv, envp.data());
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0)
       return std::string("cannot start: ") + std::strerror(rc);

@@ -110,6 +110,7 @@ _proto("unum_workflow_run", c_p, c_p, c_s, c_s, ctypes.POINTER(WorkflowRunOption
        ctypes.POINTER(c_p))
 _proto("unum_nn_to_vhdl", c_p, c_p, c_s, c_s, ctypes.POINTER(NNOptions), c_s,
        ctypes.POINTER(c_p))
+_proto("unum_nn_to_air", c_p, c_p, c_s, c_s, ctypes.POINTER(c_p))
 
 if lib.unum_api_version() >> 16 != API_MAJOR:
     raise ImportError("unum: libUnum speaks C API %d.%d, this package speaks %d.x"

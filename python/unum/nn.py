@@ -1,13 +1,17 @@
 """Neural networks from Python: the model JSON (docs/NNJson.md) to a VHDL
 design, its testbench and report.json, without shelling out
-(docs/Python.md). Importers from PyTorch and ONNX (issue 16) will produce
-the same JSON and hand it to to_vhdl."""
+(docs/Python.md); the importers from PyTorch (from_torch) and ONNX
+(from_onnx) produce that JSON (docs/NNImport.md)."""
 import ctypes
 import json
 import os
 
 from . import _capi
 from .errors import UnumError
+from .nn_layout import UnsupportedModel, torch_order
+from .nn_float import FloatModel, compile_float, model_text
+from .nn_onnx import from_onnx
+from .nn_torch import from_torch
 
 
 def to_vhdl(model, out_dir, total_bits=8, frac_bits=4, rounding="nearest",
@@ -17,17 +21,7 @@ def to_vhdl(model, out_dir, total_bits=8, frac_bits=4, rounding="nearest",
     report (`report`, report.json's content) and the quantised nn module
     (`quantized_ir`, what unum-nn-sim reads). `quantize`, when given, is
     nn-quantize's option string and replaces the three format arguments."""
-    if isinstance(model, dict):
-        text, filename = json.dumps(model), "<model>"
-    elif isinstance(model, (str, os.PathLike)) and os.path.exists(model):
-        filename = os.fspath(model)
-        with open(filename, "rb") as f:
-            text = f.read().decode("utf-8")
-    elif isinstance(model, str):
-        text, filename = model, "<model>"
-    else:
-        raise TypeError("unum.nn.to_vhdl: model must be a dict, a JSON text or a "
-                        "path")
+    text, filename = model_text(model)
     if quantize is None:
         quantize = "total-bits=%d frac-bits=%d rounding=%s" % (
             total_bits, frac_bits, rounding)
@@ -42,4 +36,5 @@ def to_vhdl(model, out_dir, total_bits=8, frac_bits=4, rounding="nearest",
     return {"report": report, "quantized_ir": quantized}
 
 
-__all__ = ["to_vhdl", "UnumError"]
+__all__ = ["to_vhdl", "compile_float", "FloatModel", "from_torch", "from_onnx",
+           "torch_order", "UnsupportedModel", "UnumError"]

@@ -79,6 +79,9 @@ static const char *const kUsage =
     "                   or any other JSON value (used as the input itself)\n"
     "  --store URI      memory (default), sqlite:PATH or redis://HOST:PORT\n"
     "                   (redis: ?timeout=SECONDS per command, default 5)\n"
+    "                   or dynamodb://HOST:PORT/TABLE (?region=R, ?create=1;\n"
+    "                   credentials from AWS_ACCESS_KEY_ID and\n"
+    "                   AWS_SECRET_ACCESS_KEY; docs/Deploy.md)\n"
     "  --resume S       finish session S, which a stopped run left in the\n"
     "                   store (sqlite or redis): its pending invocations run\n"
     "                   again, every effect is still committed once, and the\n"
@@ -137,19 +140,6 @@ static int fail(const std::string &msg) {
   return 1;
 }
 
-static Result<std::string> readText(const std::string &path) {
-  std::ostringstream ss;
-  if (path == "-") {
-    ss << std::cin.rdbuf();
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-      return Status::error("cannot read '" + path + "'");
-    ss << in.rdbuf();
-  }
-  return ss.str();
-}
-
 /// Function name -> URL, from --url-map: explicit entries, then the "*"
 /// template, then unum-run's own gateway.
 class UrlMap {
@@ -158,47 +148,21 @@ public:
     UrlMap map;
     if (path.empty())
       return map;
-    auto text = readText(path);
-    if (!text)
-      return text.getStatus();
-    auto v = parseJsonValue(*text, path);
-    if (!v)
-      return v.getStatus();
-    if (!v->isObject())
-      return Status::error(path + ": expected an object of function name -> "
-                                  "URL");
-    for (const Value::Member &m : v->getObject()) {
-      if (!m.second.isString() || m.second.getString().rfind("http://", 0) != 0)
-        return Status::error(path + ": '" + m.first +
-                             "': expected an http:// URL");
-      if (m.first == "*")
-        map.fallback = m.second.getString();
-      else if (!app.find(m.first))
-        return Status::error(path + ": '" + m.first +
-                             "' is not a function of the application");
-      else
-        map.urls[m.first] = m.second.getString();
-    }
+    if (Status s = map.urls.addFile(path); !s)
+      return s;
+    if (Status s = map.urls.check(app, path); !s)
+      return s;
     return map;
   }
 
   std::string operator()(const std::string &gateway,
                          const std::string &function) const {
-    auto it = urls.find(function);
-    if (it != urls.end())
-      return it->second;
-    if (fallback.empty())
-      return gateway + "/fn/" + function;
-    std::string url = fallback;
-    const std::string slot = "{function}";
-    for (size_t at; (at = url.find(slot)) != std::string::npos;)
-      url.replace(at, slot.size(), function);
-    return url;
+    std::string url = urls.urlFor(function);
+    return url.empty() ? gateway + "/fn/" + function : url;
   }
 
 private:
-  std::map<std::string, std::string> urls;
-  std::string fallback;
+  FunctionUrls urls;
 };
 
 /// --invoker http with a --url-map: the invocations that leave for other
@@ -285,32 +249,6 @@ static void reportUnobserved(const std::map<std::string, Routes::Away> &away,
     std::cerr << "unum-run: warning: session " << session
               << " is kept in the store for the work that may still run "
                  "there\n";
-}
-
-/// Writes the session's committed effects to `path`: {instance: [effect,
-/// ...]}, instances sorted, each one's effects in commit order.
-static Status writeEffects(DataStore &store, const std::string &session,
-                           const std::string &path) {
-  auto fx = store.effects(session);
-  if (!fx)
-    return fx.getStatus().withContext("reading effects");
-  std::map<std::string, Value> byInstance;
-  for (const Effect &e : *fx) {
-    auto v = parseJsonValue(e.value, "effect of '" + e.instance + "'");
-    if (!v)
-      return v.getStatus();
-    auto it = byInstance.try_emplace(e.instance, Value::array()).first;
-    it->second.push(v.take());
-  }
-  Value out = Value::object();
-  for (auto &[instance, list] : byInstance)
-    out.getObject().emplace_back(instance, std::move(list)); // keys unique
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f << toJson(out, /*pretty=*/true) << "\n";
-  f.close();
-  if (!f)
-    return Status::error("--effects: cannot write '" + path + "'");
-  return Status::ok();
 }
 
 /// --session NAME must name a session the store does not hold yet.
@@ -546,7 +484,7 @@ int main(int argc, char **argv) {
 
   Result<Value> input = Value();
   if (!resuming) {
-    auto text = readText(inputPath);
+    auto text = readFileOrStdin(inputPath);
     if (!text)
       return fail("cannot read input '" + inputPath + "'");
     input = parseJsonValue(*text, inputPath == "-" ? "<stdin>" : inputPath);
@@ -710,7 +648,7 @@ int main(int argc, char **argv) {
     away = routes->unobserved();
   if (!effectsPath.empty() && !result.session.empty())
     // Written for a failed run too: what was committed stays committed.
-    if (Status s = writeEffects(**store, result.session, effectsPath); !s)
+    if (Status s = writeEffectsFile(**store, result.session, effectsPath); !s)
       result.errors.push_back(s.message());
   if (!result.ok()) {
     for (const std::string &e : result.errors)

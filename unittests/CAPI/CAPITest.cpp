@@ -321,3 +321,33 @@ TEST_F(CAPI, NNToVHDL) {
             "");
   fs::remove_all(dir);
 }
+
+TEST_F(CAPI, NNToAir) {
+  std::string model =
+      readFile(sourceDir() + "/docs/examples/nn-tiny/model.json");
+  ASSERT_FALSE(model.empty());
+  char *air = nullptr;
+  ASSERT_EQ(take(unum_nn_to_air(ctx, model.c_str(), "model.json", &air)), "");
+  std::string text = air;
+  unum_string_free(air);
+  EXPECT_NE(text.find("air.conv1d"), std::string::npos) << text;
+  EXPECT_EQ(text.find("nn.model"), std::string::npos) << text;
+  // The air module compiles like any (a name ending in .mlir says MLIR).
+  unum_kernels *k = nullptr;
+  ASSERT_EQ(take(unum_air_jit(ctx, text.c_str(), "tiny.mlir", nullptr, &k)),
+            "");
+  ASSERT_EQ(unum_kernels_count(k), 1u);
+  EXPECT_STREQ(unum_kernel_name(k, 0), "tiny");
+  EXPECT_STREQ(unum_kernel_param_name(k, 0, 0, 0), "x");
+  EXPECT_EQ(unum_kernel_param_size(k, 0, 1, 0, 0), 8);
+  EXPECT_EQ(unum_kernel_param_size(k, 0, 1, 0, 1), 3);
+  unum_kernels_destroy(k);
+
+  std::string m = take(unum_nn_to_air(ctx, "{\"nodes\": [\n  {\"name\": 3}]}",
+                                      "bad.json", &air));
+  EXPECT_NE(m.find("bad.json:1:1: error: missing field 'name'"),
+            std::string::npos)
+      << m;
+  EXPECT_EQ(air, nullptr);
+  EXPECT_NE(take(unum_nn_to_air(ctx, nullptr, "x", &air)), "");
+}

@@ -504,3 +504,37 @@ TEST(HttpServer, ChunkedBodies) {
   c.send(raw);
   EXPECT_EQ(c.status(), 202);
 }
+
+// A health check: GET answered by onGet, unsigned even on a server that
+// requires signatures; a GET with a body, or any other method, is refused.
+TEST(HttpServer, GetForHealthChecks) {
+  HttpServerOptions o = signedOptions();
+  o.onGet = [](const std::string &path) {
+    return path == "/healthz" ? HttpResponse{200, "ok"}
+                              : HttpResponse{404, "no"};
+  };
+  Fixture f(o);
+  {
+    Client c(f.server->port());
+    ASSERT_TRUE(c.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+    std::string r = c.readAll();
+    EXPECT_EQ(r.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << r;
+    EXPECT_NE(r.find("\r\n\r\nok"), std::string::npos) << r;
+  }
+  Client other(f.server->port());
+  ASSERT_TRUE(other.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_EQ(other.status(), 404);
+  Client withBody(f.server->port());
+  ASSERT_TRUE(withBody.send(request("/healthz", "x", {}, "GET")));
+  EXPECT_EQ(withBody.status(), 400);
+  Client put(f.server->port());
+  ASSERT_TRUE(put.send(request("/healthz", "", {}, "PUT")));
+  std::string r = put.readAll();
+  EXPECT_EQ(r.rfind("HTTP/1.1 405", 0), 0u) << r;
+  EXPECT_NE(r.find("Allow: GET, POST\r\n"), std::string::npos) << r;
+  // POST still needs its signature.
+  Client post(f.server->port());
+  ASSERT_TRUE(post.send(request("/fn/A", "{}")));
+  EXPECT_EQ(post.status(), 401);
+  EXPECT_EQ(f.handled.load(), 0);
+}

@@ -10,9 +10,11 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <csignal>
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -51,6 +53,51 @@ TEST(Subprocess, JsonInJsonOut) {
   EXPECT_EQ(*r.output.find("inst"), Value("F-unumIndex-2"));
   EXPECT_EQ(fs::canonical(r.output.find("pwd")->getString()),
             fs::canonical(tmp.path()));
+}
+
+// A handler starts with no signal blocked, even when the thread that runs
+// it blocks SIGTERM (unum-serve waits for it with sigwait).
+TEST(Subprocess, HandlerStartsWithNoSignalBlocked) {
+  TempDir tmp;
+  // Prints the mask as a JSON string.
+  std::string exe = writeScript(
+      tmp.path(), "handler",
+      "#!/bin/sh\n"
+      "cat >/dev/null\n"
+      "echo \"\\\"$(sed -n 's/^SigBlk:[[:space:]]*//p' /proc/self/status)"
+      "\\\"\"\n");
+  auto h = makeSubprocessHandler(exe, tmp.path());
+  sigset_t term, old;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &term, &old);
+  Context ctx;
+  ctx.function = "F";
+  ctx.instance = "F";
+  HandlerResult r = h->call(Value(int64_t(1)), ctx);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  ASSERT_TRUE(r.ok) << r.cause;
+  EXPECT_EQ(r.output, Value("0000000000000000"));
+}
+
+// Function URLs: entries, the "*" template, and the errors of each source.
+TEST(FunctionUrls, EntriesTemplateAndErrors) {
+  FunctionUrls urls;
+  ASSERT_TRUE(bool(urls.addEntry("A=http://h:1/a", "--peer")));
+  EXPECT_EQ(urls.urlFor("A"), "http://h:1/a");
+  EXPECT_EQ(urls.urlFor("B"), "");
+  ASSERT_TRUE(bool(urls.addEntry("*=http://h:2/fn/{function}", "--peer")));
+  EXPECT_EQ(urls.urlFor("B"), "http://h:2/fn/B");
+  EXPECT_EQ(urls.urlFor("A"), "http://h:1/a");
+  EXPECT_EQ(urls.addEntry("A", "--peer").message(),
+            "--peer: expected NAME=URL, got 'A'");
+  EXPECT_EQ(urls.addEntry("A=https://h/", "--peer").message(),
+            "--peer: 'A': expected an http:// URL, got 'https://h/'");
+  TempDir tmp;
+  std::string bad = tmp.path() + "/map.json";
+  std::ofstream(bad) << R"({"A": 7})";
+  EXPECT_EQ(urls.addFile(bad).message(),
+            bad + ": 'A': expected an http:// URL");
 }
 
 TEST(Subprocess, LargePayloadsDoNotDeadlock) {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
 #include <netinet/in.h>
 #include <spawn.h>
@@ -131,6 +132,88 @@ std::string RedisServer::uri() const {
   return "redis://127.0.0.1:" + std::to_string(portNumber);
 }
 
+DynaliteServer *DynaliteServer::shared(std::string *whyNot) {
+  static std::string reason;
+  static std::unique_ptr<DynaliteServer> server = []() {
+    std::string node = findInPath("node");
+    std::string cli =
+        sourceDir() + "/utils/dynalite/node_modules/dynalite/cli.js";
+    if (node.empty() || ::access(cli.c_str(), R_OK) != 0) {
+      reason = node.empty() ? "node is not installed (utils/bootstrap.sh "
+                              "installs nodejs and dynalite)"
+                            : "dynalite is not installed (utils/bootstrap.sh "
+                              "installs it in utils/dynalite)";
+      return std::unique_ptr<DynaliteServer>();
+    }
+    // dynalite checks that requests are signed, not the signatures: any
+    // credentials do (test/Runtime/aws-sigv4.test checks ours).
+    setenv("AWS_ACCESS_KEY_ID", "AKIDUNUMTEST", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", "unum-test-secret", 1);
+    setenv("AWS_REGION", "us-east-1", 1);
+    auto s = std::make_unique<DynaliteServer>();
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      s->portNumber = freePort();
+      std::string port = std::to_string(s->portNumber);
+      std::vector<std::string> args = {node,
+                                       cli,
+                                       "--port",
+                                       port,
+                                       "--host",
+                                       "127.0.0.1",
+                                       "--createTableMs",
+                                       "0",
+                                       "--deleteTableMs",
+                                       "0"};
+      std::vector<char *> argv;
+      for (std::string &a : args)
+        argv.push_back(a.data());
+      argv.push_back(nullptr);
+      posix_spawn_file_actions_t quiet;
+      posix_spawn_file_actions_init(&quiet);
+      posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+      pid_t pid;
+      int rc = posix_spawn(&pid, node.c_str(), &quiet, nullptr, argv.data(),
+                           environ);
+      posix_spawn_file_actions_destroy(&quiet);
+      if (rc != 0)
+        break;
+      s->pid = pid;
+      for (int i = 0; i < 100; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+          s->pid = -1;
+          break; // exited (port taken?): try another port
+        }
+        if (openDataStore(s->uri()))
+          return s;
+      }
+      if (s->pid > 0) {
+        kill(s->pid, SIGKILL);
+        waitpid(s->pid, nullptr, 0);
+        s->pid = -1;
+      }
+    }
+    reason = "dynalite did not start";
+    return std::unique_ptr<DynaliteServer>();
+  }();
+  if (!server && whyNot)
+    *whyNot = reason;
+  return server.get();
+}
+
+DynaliteServer::~DynaliteServer() {
+  if (pid > 0) {
+    kill(pid, SIGTERM);
+    waitpid(pid, nullptr, 0);
+  }
+}
+
+std::string DynaliteServer::uri(const std::string &table) const {
+  return "dynamodb://127.0.0.1:" + std::to_string(portNumber) + "/" + table +
+         "?create=1";
+}
+
 TempDir::TempDir() {
   std::string tmpl = (fs::temp_directory_path() / "unum-test-XXXXXX").string();
   if (mkdtemp(tmpl.data()))
@@ -152,6 +235,20 @@ unum::runtime::test::makeStore(const std::string &kind, const TempDir &tmp,
     static int counter = 0;
     auto s = openSqliteStore(
         tmp.path() + "/store" + std::to_string(counter++) + ".db", options);
+    if (!s) {
+      *whyNot = s.getStatus().message();
+      return nullptr;
+    }
+    return s.take();
+  }
+  if (kind == "dynamodb") {
+    DynaliteServer *server = DynaliteServer::shared(whyNot);
+    if (!server)
+      return nullptr;
+    std::string uri = server->uri();
+    if (options.ttlSeconds)
+      uri += "&ttl=" + std::to_string(options.ttlSeconds);
+    auto s = openDataStore(uri);
     if (!s) {
       *whyNot = s.getStatus().message();
       return nullptr;

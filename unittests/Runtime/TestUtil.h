@@ -28,6 +28,23 @@ private:
   std::string dir;
 };
 
+/// dynalite (utils/dynalite, an independent DynamoDB implementation on
+/// Node.js) started for the test binary on a free 127.0.0.1 port and stopped
+/// when the binary exits; the tests' AWS credentials and region are set in
+/// the environment. Null (with `whyNot`) when node or dynalite is missing.
+class DynaliteServer {
+public:
+  static DynaliteServer *shared(std::string *whyNot = nullptr);
+  ~DynaliteServer();
+  /// dynamodb://127.0.0.1:PORT/TABLE?create=1 (the table is created once).
+  std::string uri(const std::string &table = "unum-test") const;
+  int port() const { return portNumber; }
+
+private:
+  int portNumber = 0;
+  int pid = -1;
+};
+
 /// A fresh temporary directory, removed on destruction.
 class TempDir {
 public:
@@ -39,8 +56,9 @@ private:
   std::string dir;
 };
 
-/// A store of the given kind ("memory", "sqlite", "redis") with fresh state;
-/// nullptr with `whyNot` when it cannot be had (redis not installed).
+/// A store of the given kind ("memory", "sqlite", "redis", "dynamodb") with
+/// fresh state; nullptr with `whyNot` when it cannot be had (redis or
+/// dynalite not installed).
 std::unique_ptr<DataStore> makeStore(const std::string &kind,
                                      const TempDir &tmp, std::string *whyNot,
                                      StoreOptions options = {});

@@ -21,14 +21,14 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "test",
                                 "Dialect", "Air", "Inputs"))
-from grad_torch import descriptor  # noqa: E402  (memref descriptors)
+from air_ctypes import descriptor  # noqa: E402  (memref descriptors)
+from bench_timing import best  # noqa: E402
 
 
 def prepared(fn, inputs, out_shapes):
@@ -131,16 +131,6 @@ def cpu_info():
                 flags = line.split(":", 1)[1].split()
     simd = [x for x in ("sse4_2", "avx", "avx2", "fma", "avx512f") if x in flags]
     return model, simd
-
-
-def best(fn, reps):
-    fn()  # warm up (page faults, caches)
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main():

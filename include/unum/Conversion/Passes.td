@@ -117,6 +117,30 @@ def AirCopiesToLinalg : Pass<"air-copies-to-linalg"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def AirFuseRows : Pass<"air-fuse-rows", "mlir::func::FuncOp"> {
+  let summary = "Fuse row statistics and their row-wise users into one loop "
+                "over row blocks";
+  let description = [{
+    Row-wise patterns (softmax, layernorm, logsumexp over the last axis)
+    lower to several loop nests over the whole array: a reduction per row
+    statistic, and elementwise nests that read it, one of whose values is
+    used twice and so materialised in full. This pass (linalg on tensors,
+    before bufferization) tiles the last all-parallel `linalg.generic` of
+    such a chain along its first dimension into an `scf.for` over blocks of
+    rows (about 16 KB of each input per block) and fuses into that loop
+    every producer whose row slice it reads: the row reductions and the
+    multi-use elementwise values, computed once per block (CSE merges the
+    copies fusion makes) into block-sized temporaries that stay in cache.
+    The array is then read from memory once to reduce and once to write.
+    A producer the block reads in full (a reduction over axis 0) or that has
+    users outside the chain stays outside, computed once.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def ConvertNNToRTL : Pass<"convert-nn-to-rtl", "mlir::ModuleOp"> {
   let summary = "Lower quantised nn models to rtl streaming datapaths";
   let description = [{
@@ -137,6 +161,31 @@ def ConvertNNToRTL : Pass<"convert-nn-to-rtl", "mlir::ModuleOp"> {
            "Multipliers per multiply-accumulate layer (P >= 1)">,
   ];
   let dependentDialects = ["::unum::rtl::RTLDialect"];
+}
+
+def ConvertNNToAir : Pass<"convert-nn-to-air", "mlir::ModuleOp"> {
+  let summary = "Lower float nn models to air functions (the CPU path)";
+  let description = [{
+    Replaces every float `nn.model` NAME by a public function NAME of the
+    same inputs (`tensor<LxCxf32>`, `air.name` the input's name, in the order
+    of the `nn.input` ops) returning the output, so that the air pipeline
+    (`air-optimize`, `air-to-llvm`; `unum-airc`, the JIT) compiles the model
+    into fused CPU kernels. Weights become `air.constant`s:
+    conv1d is `air.conv1d` with the filter `[K, C_in, C_out]` (groups
+    expanded to a block-diagonal filter) after a `tensor.pad` with the
+    padding value, linear `air.matmul` with the transposed weight, each plus
+    its bias (fused into the kernel); relu, hardtanh and hardsigmoid are
+    `air.max`/`air.min` chains (hardsigmoid `x * (1/6) + 0.5` clamped to
+    [0, 1]); batchnorm is `x * s + t` with `s = gamma / sqrt(var + eps)`
+    and `t = beta - mean * s` folded in float64; flatten is `air.reshape`
+    (the `[L, C]` rows are already position-major).
+
+    A quantised model (`!nn.fixed` values) and a layer without a lowering
+    are errors located at the layer; nothing is changed then.
+  }];
+  let dependentDialects = [
+    "::unum::air::AirDialect", "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect", "::mlir::tensor::TensorDialect"];
 }
 
 #endif // UNUM_CONVERSION_PASSES_TD

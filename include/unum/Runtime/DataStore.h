@@ -17,7 +17,7 @@
 //    finished and stops instead of running the user code again.
 //
 // Implementations: memory (tests), sqlite:PATH (the embedded default),
-// redis://HOST:PORT.
+// redis://HOST:PORT, dynamodb://HOST:PORT/TABLE.
 //
 // The outbox makes local execution durable: every invocation a runner
 // accepts is staged as issued, and as finished once it ran; staged changes
@@ -233,9 +233,11 @@ struct StoreOptions {
   double timeoutSeconds = 5;
 };
 
-/// Opens "memory", "sqlite:PATH[?ttl=SECONDS]" or
+/// Opens "memory", "sqlite:PATH[?ttl=SECONDS]",
 /// "redis://HOST:PORT[?ttl=SECONDS][&timeout=SECONDS]" (either option may
-/// come first).
+/// come first) or "dynamodb://HOST[:PORT]/TABLE[?region=NAME][&create=1]
+/// [&ttl=SECONDS][&timeout=SECONDS]" (AWS credentials from the standard
+/// environment variables; "dynamodb:///TABLE" is the region's AWS endpoint).
 Result<std::unique_ptr<DataStore>> openDataStore(const std::string &uri);
 
 std::unique_ptr<DataStore> createMemoryStore();
@@ -243,6 +245,11 @@ Result<std::unique_ptr<DataStore>> openSqliteStore(const std::string &path,
                                                    StoreOptions options = {});
 Result<std::unique_ptr<DataStore>>
 openRedisStore(const std::string &host, int port, StoreOptions options = {});
+/// `uri` without its query; `query`: the items openDataStore did not take
+/// (region=NAME, create=1).
+Result<std::unique_ptr<DataStore>>
+openDynamoStore(const std::string &uri, const std::vector<std::string> &query,
+                StoreOptions options = {});
 
 } // namespace unum::runtime
 

@@ -25,8 +25,10 @@
 //    with neither gets 411. Headers are read up to `maxHeader` bytes (431
 //    beyond).
 //
-// Only POST is served (405 otherwise); each answer closes the connection.
-// Handlers must be quick (queue the work, then answer 202).
+// POST is served, and GET when `onGet` is set (a health check: it is
+// answered without authentication, so it must tell nothing about the
+// functions' data); other methods get 405. Each answer closes the
+// connection. Handlers must be quick (queue the work, then answer 202).
 //
 //===----------------------------------------------------------------------===//
 #ifndef UNUM_RUNTIME_HTTPSERVER_H
@@ -73,6 +75,9 @@ struct HttpServerOptions {
   size_t maxBuffered = 64 * 1024 * 1024;
   unsigned maxConnections = 64;
   unsigned maxHandlers = 4;
+  /// Answers a GET of a path (no body, no signature: for health checks
+  /// only); unset: GET gets 405.
+  std::function<HttpResponse(const std::string &path)> onGet;
 };
 
 class HttpServer {

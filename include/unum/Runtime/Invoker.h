@@ -21,9 +21,11 @@
 
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace unum::runtime {
@@ -152,10 +154,52 @@ private:
   std::string secret;
 };
 
+class App;
+
+/// Where each function of an application is served: NAME -> URL entries,
+/// and a "*" template for the others in which {function} stands for the
+/// name (unum-run --url-map, unum-serve --peer).
+class FunctionUrls {
+public:
+  /// Adds NAME -> URL (an http:// URL; NAME "*": the template). `where`
+  /// names the source in errors.
+  Status add(const std::string &name, const std::string &url,
+             const std::string &where);
+  /// Adds "NAME=URL".
+  Status addEntry(const std::string &entry, const std::string &where);
+  /// Adds a JSON file's object of NAME -> URL.
+  Status addFile(const std::string &path);
+  /// An error for the first NAME that is not a function of `app`.
+  Status check(const App &app, const std::string &where) const;
+  /// The function's URL; "" if there is none.
+  std::string urlFor(const std::string &function) const;
+  bool hasTemplate() const { return !fallback.empty(); }
+
+private:
+  std::map<std::string, std::string> urls;
+  std::string fallback;
+};
+
 struct HttpResponse {
   int status = 0;
   std::string body;
+  /// The answer's header fields, names in lower case (httpRequest).
+  std::vector<std::pair<std::string, std::string>> headers = {};
+  /// The value of field `lowerName`; "" if absent.
+  std::string header(const std::string &lowerName) const;
 };
+
+/// A minimal HTTP/1.1 request over a plain TCP socket (Connection: close):
+/// METHOD to an http:// URL with `headers` and `body` (a Content-Length is
+/// sent for a POST, or any non-empty body), the whole exchange within
+/// `timeoutMs`. With a `secret` the request is signed (HttpAuth.h). An
+/// answer larger than `maxResponse` bytes is an error.
+Result<HttpResponse>
+httpRequest(const std::string &method, const std::string &url,
+            const std::string &body,
+            const std::vector<std::pair<std::string, std::string>> &headers,
+            int timeoutMs, const std::string &secret = "",
+            size_t maxResponse = 1 << 20);
 
 /// A minimal HTTP/1.1 POST over a plain TCP socket (Connection: close): the
 /// whole exchange (connect, send, the answer) within `timeoutMs`. With a

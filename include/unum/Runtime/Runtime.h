@@ -34,10 +34,12 @@
 #include "unum/Runtime/Payload.h"
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -252,6 +254,14 @@ public:
     /// failures in the session, so that resume() can finish a session that
     /// a killed process left (DataStore.h).
     bool durable = true;
+    /// (durable) Remember which outbox entries this runner is working on,
+    /// so that redeliver() skips them: a function host that sweeps the
+    /// store's outboxes for work a dead process left (unum-serve).
+    bool trackInFlight = false;
+    /// Keep terminal outputs and failures in memory for result() (they are
+    /// journaled in the store anyway when durable). A long-running function
+    /// host turns this off: no session of its ever "ends" in its memory.
+    bool keepResults = true;
   };
 
   LocalRunner(const App &app, DataStore &store, Options options);
@@ -274,6 +284,20 @@ public:
   /// persistent store).
   bool durable() const { return journaling; }
 
+  /// Delivers again, onto the pool, the session's pending outbox entries
+  /// whose function `take` accepts, except those this runner is working on
+  /// (Options::trackInFlight), without waiting for them. Returns how many.
+  Result<size_t>
+  redeliver(const std::string &session,
+            const std::function<bool(const std::string &function)> &take);
+  /// Waits until a session that runs elsewhere (started with a platform
+  /// whose URLs lead to function hosts) has no pending invocation left in
+  /// the store, polling every `poll`, then reports it like run(). Gives up
+  /// with an error after `timeout`.
+  RunResult awaitSession(const std::string &session, bool keepSession,
+                         std::chrono::milliseconds timeout,
+                         std::chrono::milliseconds poll);
+
   /// Starts without waiting; wait() then collects. `session` names a new
   /// session (empty: a fresh id; a payload's own Session otherwise).
   Result<std::string> start(const Value &input,
@@ -289,11 +313,20 @@ private:
   class Collector;
   RunResult finish(const std::string &session, bool keepSession);
   void journalIssued(const std::string &function, Payload &p);
+  /// Decodes the entries `take` accepts and puts them on the pool.
+  Result<size_t>
+  deliverPending(const std::string &session,
+                 std::vector<DataStore::Pending> &entries,
+                 const std::function<bool(const std::string &)> &take);
+  void setInFlight(uint64_t id, bool running);
+  bool isInFlight(uint64_t id);
   const App &app;
   DataStore &store;
   Options opts;
   bool journaling = false;
   std::atomic<uint64_t> nextOutboxId{0};
+  std::mutex inFlightMu;
+  std::set<uint64_t> inFlight; // Options::trackInFlight
   std::unique_ptr<Collector> collector;
   std::unique_ptr<ThreadPoolInvoker> pool;
   std::unique_ptr<Runtime> rt;
@@ -306,6 +339,15 @@ std::string savedInputName(const std::string &instance);
 
 /// Wraps a bare input as a start payload; keeps a payload as it is.
 Result<Payload> startPayload(const Value &input);
+
+/// Writes the session's committed effects to `path` as a JSON object of
+/// instance name -> list of effects, instances sorted, each one's effects
+/// in commit order (unum-run and unum-serve --effects).
+Status writeEffectsFile(DataStore &store, const std::string &session,
+                        const std::string &path);
+
+/// The contents of the file at `path`, or of stdin for "-".
+Result<std::string> readFileOrStdin(const std::string &path);
 
 } // namespace unum::runtime
 

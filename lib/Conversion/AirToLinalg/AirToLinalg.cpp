@@ -218,6 +218,31 @@ AffineMap broadcastMap(AffineMap map, ArrayRef<int64_t> fromShape,
   return AffineMap::get(map.getNumDims(), 0, exprs, map.getContext());
 }
 
+/// The map reading the source of a reshape that only inserts or removes
+/// dimensions of static size 1 (`f32[R] -> f32[R, 1]`), where the consumer
+/// reads its result with `map`; none for any other reshape.
+std::optional<AffineMap> unitReshapeMap(AffineMap map, ArrayRef<int64_t> from,
+                                        ArrayRef<int64_t> to) {
+  auto kept = [](ArrayRef<int64_t> shape) {
+    SmallVector<unsigned> dims;
+    for (auto [i, s] : llvm::enumerate(shape))
+      if (s != 1)
+        dims.push_back(i);
+    return dims;
+  };
+  SmallVector<unsigned> keptFrom = kept(from), keptTo = kept(to);
+  if (keptFrom.size() != keptTo.size())
+    return std::nullopt;
+  for (auto [f, t] : llvm::zip(keptFrom, keptTo))
+    if (from[f] != to[t])
+      return std::nullopt; // sizes differ, or a static size against a `?`
+  SmallVector<AffineExpr> exprs(from.size(),
+                                getAffineConstantExpr(0, map.getContext()));
+  for (auto [f, t] : llvm::zip(keptFrom, keptTo))
+    exprs[f] = map.getResult(t);
+  return AffineMap::get(map.getNumDims(), 0, exprs, map.getContext());
+}
+
 class GroupEmitter {
 public:
   GroupEmitter(OpBuilder &b, Location loc, llvm::DenseSet<Operation *> members,
@@ -573,11 +598,31 @@ private:
     return def && members.contains(def) && !outer.count(v);
   }
 
+  /// A leaf read through unit-dimension reshapes reads their source instead
+  /// (a row statistic `f32[R]` reshaped to `f32[R, 1]` and broadcast), so
+  /// that the reshape is no barrier to fusing loops later (air-fuse-rows).
+  Leaf resolveLeaf(Value v, AffineMap map) {
+    Value src = lookupOuter(v);
+    bool through = false;
+    while (auto r = src.getDefiningOp<tensor::ReshapeOp>()) {
+      auto in = cast<RankedTensorType>(r.getSource().getType());
+      std::optional<AffineMap> m = unitReshapeMap(
+          map, in.getShape(), r.getResult().getType().getShape());
+      if (!m)
+        break;
+      src = r.getSource();
+      map = *m;
+      through = true;
+    }
+    return through ? Leaf{src, map} : Leaf{v, map};
+  }
+
   void collect(Value v, AffineMap map) {
     if (!isMember(v)) {
-      if (!leafIndex.count({v, map})) {
-        leafIndex[{v, map}] = leaves.size();
-        leaves.push_back({v, map});
+      Leaf leaf = resolveLeaf(v, map);
+      if (!leafIndex.count(leaf)) {
+        leafIndex[leaf] = leaves.size();
+        leaves.push_back(leaf);
       }
       return;
     }
@@ -597,7 +642,7 @@ private:
       return it->second;
     Value result;
     if (!isMember(v)) {
-      result = body->getArgument(leafIndex.lookup(key));
+      result = body->getArgument(leafIndex.lookup(resolveLeaf(v, map)));
     } else if (auto c = v.getDefiningOp<ConstantOp>()) {
       auto splat = cast<SplatElementsAttr>(c.getValue());
       result = arith::ConstantOp::create(

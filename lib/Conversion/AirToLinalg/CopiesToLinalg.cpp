@@ -17,6 +17,16 @@ struct AirCopiesToLinalgPass
     : public unum::impl::AirCopiesToLinalgBase<AirCopiesToLinalgPass> {
   void runOnOperation() override {
     getOperation()->walk([](memref::CopyOp copy) {
+      // A copy of a block onto itself (two equal subviews: a loop writing
+      // its result in place, air-fuse-rows) does nothing.
+      auto from = copy.getSource().getDefiningOp<memref::SubViewOp>();
+      auto to = copy.getTarget().getDefiningOp<memref::SubViewOp>();
+      if (from && to &&
+          OperationEquivalence::isEquivalentTo(
+              from, to, OperationEquivalence::IgnoreLocations)) {
+        copy.erase();
+        return;
+      }
       OpBuilder b(copy);
       linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
                              copy.getTarget());

@@ -60,6 +60,8 @@ void unum::air::buildAirToLLVMPipeline(OpPassManager &pm,
 }
 
 void unum::air::buildLinalgToLLVMPipeline(OpPassManager &pm) {
+  // Row statistics and their row-wise users: one loop over row blocks.
+  pm.addNestedPass<func::FuncOp>(unum::createAirFuseRows());
   // Outputs: the last loop nest writes straight into the caller's buffer.
   // Before canonicalisation, which folds whole-tensor slices and hides the
   // chain of destinations from the output back to its tensor.empty.

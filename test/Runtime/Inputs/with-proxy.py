@@ -14,12 +14,8 @@ import http.client, http.server, json, os, socket, subprocess, sys
 import tempfile, threading
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from netutil import free_port  # noqa: E402
 
 
 swallow = sys.argv[1] == "--swallow"

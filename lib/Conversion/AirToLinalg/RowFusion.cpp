@@ -1,0 +1,186 @@
+//===- RowFusion.cpp - air-fuse-rows --------------------------------------===//
+//
+// softmax over rows lowers to four loop nests: m = max over each row,
+// e = exp(x - m), s = sum over each row of e, y = e / s. e has two users, so
+// air-fuse materialises it: a full-size temporary, and six passes over memory.
+// Here the last nest (y) is tiled along its rows and every producer of a row
+// slice it reads is fused into that loop (upstream tile-and-fuse, the
+// TilingInterface of linalg), so each block of rows is reduced and written
+// while it is in cache, and e exists only one block at a time.
+//
+//===----------------------------------------------------------------------===//
+#include "unum/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace unum {
+#define GEN_PASS_DEF_AIRFUSEROWS
+#include "unum/Conversion/Passes.h.inc"
+} // namespace unum
+
+using namespace mlir;
+
+namespace {
+/// Bytes of each input a block of rows should hold: a few blocks (the
+/// inputs, the block temporaries, the output) fit in a 48 KB L1 cache.
+constexpr int64_t kBlockBytes = 8192;
+
+bool isTensorLinalg(Operation *op) {
+  return isa_and_nonnull<linalg::LinalgOp>(op) && op->getNumResults() > 0 &&
+         llvm::all_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>);
+}
+
+/// A reduction over inner dimensions with the first (row) dimension
+/// parallel: a row statistic.
+bool isRowReduction(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumLoops() < 2)
+    return false;
+  SmallVector<utils::IteratorType> iters = linalgOp.getIteratorTypesArray();
+  return iters[0] == utils::IteratorType::parallel &&
+         llvm::is_contained(iters, utils::IteratorType::reduction);
+}
+
+struct AirFuseRowsPass : public unum::impl::AirFuseRowsBase<AirFuseRowsPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    // Sizes read from a linalg result (tensor.dim) are read from its inputs
+    // instead, and dead ops (reshapes the lowering read through) go: then
+    // every user of a producer is a computation.
+    if (failed(resolveDims(func)))
+      return signalPassFailure();
+    SmallVector<linalg::GenericOp> candidates;
+    func.walk([&](linalg::GenericOp g) {
+      if (g->getParentOp() == func.getOperation() && isTensorLinalg(g) &&
+          g.getNumReductionLoops() == 0)
+        candidates.push_back(g);
+    });
+    llvm::DenseSet<Operation *> done;
+    bool changed = false;
+    for (linalg::GenericOp consumer : llvm::reverse(candidates)) {
+      if (done.contains(consumer))
+        continue;
+      llvm::SetVector<Operation *> chain = producerChain(consumer);
+      if (llvm::none_of(chain, isRowReduction))
+        continue;
+      if (succeeded(fuse(consumer, chain))) {
+        done.insert(chain.begin(), chain.end());
+        changed = true;
+      }
+    }
+    if (changed) {
+      // Fusion computes a value used twice in the block twice; CSE keeps one.
+      IRRewriter rewriter(&getContext());
+      DominanceInfo dom(func);
+      eliminateCommonSubExpressions(rewriter, dom, func);
+      // The loop's sizes read the fused producers; then these are dead. A
+      // block temporary's destination, a slice of a full-size tensor.empty,
+      // becomes a block-sized tensor.empty (else bufferization would
+      // allocate the full size, and the output could not be written in
+      // place).
+      if (failed(resolveDims(func, /*foldEmpty=*/true)))
+        return signalPassFailure();
+    }
+  }
+
+  LogicalResult resolveDims(func::FuncOp func, bool foldEmpty = false) {
+    RewritePatternSet patterns(&getContext());
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+    if (foldEmpty)
+      tensor::populateFoldTensorEmptyPatterns(patterns);
+    return applyPatternsGreedily(func, std::move(patterns));
+  }
+
+  /// The linalg ops (before `consumer` in its block) whose every user is
+  /// `consumer` or another op of the chain: what may move into its loop.
+  llvm::SetVector<Operation *> producerChain(Operation *consumer) {
+    llvm::SetVector<Operation *> chain;
+    for (Operation *op = consumer->getPrevNode(); op; op = op->getPrevNode()) {
+      if (!isTensorLinalg(op) || op->use_empty())
+        continue;
+      bool inside = llvm::all_of(op->getUsers(), [&](Operation *user) {
+        return user == consumer || chain.contains(user);
+      });
+      if (inside)
+        chain.insert(op);
+    }
+    return chain;
+  }
+
+  /// Rows per block: kBlockBytes over the bytes of one row of `rows` (the
+  /// array a row reduction reads; computed at run time when a row's size is
+  /// dynamic), at least 1.
+  OpFoldResult rowsPerBlock(OpBuilder &b, Location loc, Value rows) {
+    auto type = cast<RankedTensorType>(rows.getType());
+    int64_t bytes =
+        std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+    Value dynamic;
+    for (int64_t d = 1; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d)) {
+        bytes *= type.getDimSize(d);
+        continue;
+      }
+      Value size = tensor::DimOp::create(b, loc, rows, d);
+      dynamic = dynamic ? arith::MulIOp::create(b, loc, dynamic, size) : size;
+    }
+    if (!dynamic)
+      return b.getIndexAttr(std::max<int64_t>(1, kBlockBytes / bytes));
+    auto index = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value rowBytes = arith::MulIOp::create(b, loc, dynamic, index(bytes));
+    Value count = arith::DivUIOp::create(b, loc, index(kBlockBytes), rowBytes);
+    return arith::MaxUIOp::create(b, loc, count, index(1)).getResult();
+  }
+
+  /// A slice fuses when the loop reads a block of the producer (its offset
+  /// depends on the loop), not the whole of it: a reduction over the rows
+  /// themselves would be recomputed in every block.
+  static bool readsBlock(tensor::ExtractSliceOp slice) {
+    return llvm::any_of(slice.getMixedOffsets(),
+                        [](OpFoldResult ofr) { return isa<Value>(ofr); });
+  }
+
+  LogicalResult fuse(linalg::GenericOp consumer,
+                     const llvm::SetVector<Operation *> &chain) {
+    IRRewriter rewriter(&getContext());
+    rewriter.setInsertionPoint(consumer);
+    SmallVector<OpFoldResult> tiles(consumer.getNumLoops(),
+                                    rewriter.getIndexAttr(0));
+    auto reduction =
+        cast<linalg::LinalgOp>(*llvm::find_if(chain, isRowReduction));
+    tiles[0] = rowsPerBlock(rewriter, consumer.getLoc(),
+                            reduction.getDpsInputOperand(0)->get());
+    scf::SCFTileAndFuseOptions options;
+    options.tilingOptions.setTileSizes(tiles);
+    options.setFusionControlFn(
+        [&](tensor::ExtractSliceOp slice, OpResult producer, bool)
+            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          if (!chain.contains(producer.getOwner()) || !readsBlock(slice))
+            return std::nullopt;
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        });
+    FailureOr<scf::SCFTileAndFuseResult> result =
+        scf::tileConsumerAndFuseProducersUsingSCF(
+            rewriter, cast<TilingInterface>(consumer.getOperation()), options);
+    if (failed(result))
+      return failure();
+    for (OpResult r : consumer->getResults())
+      rewriter.replaceAllUsesWith(r, result->replacements.lookup(r));
+    rewriter.eraseOp(consumer);
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,45 @@
+// softmax and layernorm over rows: after air-fuse-rows one loop over blocks
+// of rows holds every nest (row reductions, the multi-use value, the write),
+// so the array is read once to reduce and once to write; after bufferization
+// the only allocations are block-sized and inside the loop, and the result
+// is written in place (no copy).
+// RUN: unum-translate --from-air %S/Inputs/rows.air | unum-opt --air-optimize --convert-air-to-linalg | unum-opt --pass-pipeline="builtin.module(func.func(air-fuse-rows))" | FileCheck %s
+// RUN: unum-translate --from-air %S/Inputs/rows.air | unum-opt --air-optimize --convert-air-to-linalg | unum-opt --pass-pipeline="builtin.module(func.func(air-fuse-rows),eliminate-empty-tensors,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},canonicalize,air-copies-to-linalg)" | FileCheck %s --check-prefix=BUF
+
+// CHECK-LABEL: func.func private @__unum_air_softmax
+// CHECK-NOT: linalg.generic
+// CHECK: scf.for
+// max over the block's rows, exp(x - max) once (CSE), the sum in f64 and
+// its rounding, the division writing the block.
+// CHECK: linalg.generic {{.*}}["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}}["parallel", "parallel"]
+// CHECK: math.exp
+// CHECK-NOT: math.exp
+// CHECK: linalg.generic {{.*}}["parallel", "reduction"]
+// CHECK: arith.addf {{.*}} : f64
+// CHECK: arith.truncf
+// CHECK: linalg.generic {{.*}}["parallel", "parallel"]
+// CHECK: arith.divf
+// CHECK: tensor.insert_slice
+// CHECK: scf.yield
+// CHECK-NOT: linalg.generic
+// CHECK: return
+
+// CHECK-LABEL: func.func private @__unum_air_layernorm
+// CHECK-NOT: linalg.generic
+// CHECK: scf.for
+// CHECK-COUNT-2: ["parallel", "reduction"]
+// CHECK: arith.divf
+// CHECK: scf.yield
+// CHECK-NOT: linalg.generic
+// CHECK: return
+
+// BUF-LABEL: func.func private @__unum_air_softmax
+// BUF-NOT: memref.alloc
+// BUF: scf.for
+// BUF: memref.alloc(%[[ROWS:.*]]) {{.*}} : memref<?xf32>
+// BUF: memref.alloc(%[[ROWS]], %{{.*}}) {{.*}} : memref<?x?xf32>
+// BUF: memref.alloc(%[[ROWS]]) {{.*}} : memref<?xf64>
+// BUF-NOT: copy
+// BUF: return

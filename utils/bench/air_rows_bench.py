@@ -1,0 +1,193 @@
+#!/usr/bin/python3
+"""Row-wise kernels (softmax, layernorm, logsumexp over the last axis) and
+reductions over axis 0, compiled by unum-airc, checked against numpy and
+timed against PyTorch (one thread) and numpy, all ratios from one run.
+
+  utils/bench/air_rows_bench.py [--airc build/bin/unum-airc] [--rows 4096]
+                                [--cols 1024] [--reps 5] [--clock wall|cpu]
+                                [--check-only]
+
+Every kernel's result is compared with a float64 numpy evaluation (relative
+error at most 1e-5; near zero, 1e-8 of the largest result) on the benchmark shape and on small odd shapes (rows
+that do not fill a block, one row, one column); a mismatch exits 1.
+--check-only skips the timing (what the lit test runs).
+Needs /usr/bin/python3 with numpy (and python3-torch for the timing).
+"""
+import argparse
+import ctypes
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "test",
+                                "Dialect", "Air", "Inputs"))
+from air_ctypes import descriptor  # noqa: E402  (memref descriptors)
+from bench_timing import best  # noqa: E402
+
+AIR = """
+function softmax(%x: f32[R, C]) {
+    %0 = kernel(max, %x, axes=[1])
+    %1 = kernel(reshape, %0, shape=[-1, 1])
+    %2 = kernel(sub, %x, %1)
+    %3 = kernel(exp, %2)
+    %4 = kernel(sum, %3, axes=[1])
+    %5 = kernel(reshape, %4, shape=[-1, 1])
+    %6 = kernel(div, %3, %5)
+    ret %6
+}
+function layernorm(%x: f32[R, C]) {
+    %0 = kernel(mean, %x, axes=[1])
+    %1 = kernel(reshape, %0, shape=[-1, 1])
+    %2 = kernel(sub, %x, %1)
+    %3 = kernel(mul, %2, %2)
+    %4 = kernel(mean, %3, axes=[1])
+    %5 = kernel(add, %4, 0.00001)
+    %6 = kernel(sqrt, %5)
+    %7 = kernel(reshape, %6, shape=[-1, 1])
+    %8 = kernel(div, %2, %7)
+    ret %8
+}
+function logsumexp(%x: f32[R, C]) {
+    %0 = kernel(max, %x, axes=[1])
+    %1 = kernel(reshape, %0, shape=[-1, 1])
+    %2 = kernel(sub, %x, %1)
+    %3 = kernel(exp, %2)
+    %4 = kernel(sum, %3, axes=[1])
+    %5 = kernel(log, %4)
+    %6 = kernel(add, %5, %0)
+    ret %6
+}
+function colsum(%x: f32[R, C]) {
+    %0 = kernel(sum, %x, axes=[0])
+    ret %0
+}
+function colmax(%x: f32[R, C]) {
+    %0 = kernel(max, %x, axes=[0])
+    ret %0
+}
+"""
+
+
+def ref_softmax(x):
+    x = x.astype(np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def ref_layernorm(x):
+    x = x.astype(np.float64)
+    d = x - x.mean(axis=1, keepdims=True)
+    return d / np.sqrt((d * d).mean(axis=1, keepdims=True) + 1e-5)
+
+
+def ref_logsumexp(x):
+    x = x.astype(np.float64)
+    m = x.max(axis=1)
+    return np.log(np.exp(x - m[:, None]).sum(axis=1)) + m
+
+
+KERNELS = {
+    "softmax": (ref_softmax, lambda r, c: (r, c)),
+    "layernorm": (ref_layernorm, lambda r, c: (r, c)),
+    "logsumexp": (ref_logsumexp, lambda r, c: (r,)),
+    "colsum": (lambda x: x.astype(np.float64).sum(axis=0), lambda r, c: (c,)),
+    "colmax": (lambda x: x.max(axis=0), lambda r, c: (c,)),
+}
+
+
+def call(fn, x, out):
+    fn.restype = ctypes.c_int32
+    return fn(ctypes.byref(descriptor(x)), ctypes.byref(descriptor(out)))
+
+
+def check(so, rows, cols, rng):
+    ok = True
+    x = rng.standard_normal((rows, cols)).astype(np.float32) * 4
+    for name, (ref, shape) in KERNELS.items():
+        out = np.full(shape(rows, cols), np.nan, np.float32)
+        if call(getattr(so, name), x, out) != 0:
+            print("FAIL %s %dx%d: status != 0" % (name, rows, cols))
+            ok = False
+            continue
+        want = ref(x)
+        # Relative, with a floor of 1e-3 of the largest result: values near
+        # zero (x - mean) carry the absolute rounding error of their inputs.
+        floor = 1e-3 * max(np.max(np.abs(want)), 1e-30)
+        err = np.max(np.abs(out - want) / (np.abs(want) + floor))
+        if not err <= 1e-5:
+            print("FAIL %s %dx%d: relative error %.3g" % (name, rows, cols, err))
+            ok = False
+    return ok
+
+
+def main():
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--airc", default=os.path.join(root, "build", "bin", "unum-airc"))
+    ap.add_argument("--cc", default="cc")
+    ap.add_argument("--rows", type=int, default=4096)
+    ap.add_argument("--cols", type=int, default=1024)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--check-only", action="store_true")
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                    help="cpu: this process's CPU time (on a busy machine)")
+    args = ap.parse_args()
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    work = tempfile.mkdtemp(prefix="air-rows-bench-")
+    air = os.path.join(work, "k.air")
+    with open(air, "w") as f:
+        f.write(AIR)
+    subprocess.run([args.airc, air, "-o", os.path.join(work, "k.o")], check=True)
+    subprocess.run([args.cc, "-shared", os.path.join(work, "k.o"), "-o",
+                    os.path.join(work, "k.so"), "-lm"], check=True)
+    so = ctypes.CDLL(os.path.join(work, "k.so"))
+    rng = np.random.default_rng(7)
+    ok = True
+    for r, c in [(1, 1), (1, 7), (3, 1), (5, 33), (37, 300), (257, 2049),
+                 (args.rows, args.cols)]:
+        ok &= check(so, r, c, rng)
+    print("numerics: %s" % ("ok" if ok else "MISMATCH"))
+    if args.check_only:
+        return 0 if ok else 1
+
+    import torch
+    torch.set_num_threads(1)
+    x = rng.standard_normal((args.rows, args.cols)).astype(np.float32)
+    tx = torch.from_numpy(x)
+    print("%dx%d f32, one thread, best of %d, %s clock; load average %s" %
+          (args.rows, args.cols, args.reps, args.clock,
+           " ".join("%.2f" % a for a in os.getloadavg())))
+    print("%-10s %9s %9s %9s %11s %11s" %
+          ("kernel", "unum ms", "torch ms", "numpy ms", "torch/unum",
+           "numpy/unum"))
+    others = {
+        "softmax": (lambda: torch.softmax(tx, dim=1),
+                    lambda: (lambda e: e / e.sum(axis=1, keepdims=True))(
+                        np.exp(x - x.max(axis=1, keepdims=True)))),
+        "layernorm": (lambda: torch.nn.functional.layer_norm(
+                          tx, (args.cols,), eps=1e-5), None),
+        "logsumexp": (lambda: torch.logsumexp(tx, dim=1), None),
+        "colsum": (lambda: tx.sum(dim=0), lambda: x.sum(axis=0)),
+        "colmax": (lambda: tx.amax(dim=0), lambda: x.max(axis=0)),
+    }
+    for name, (ref, shape) in KERNELS.items():
+        out = np.ones(shape(args.rows, args.cols), np.float32)
+        fn = getattr(so, name)
+        t_unum = best(lambda: call(fn, x, out), args.reps, clock)
+        t_torch = best(others[name][0], args.reps, clock)
+        t_np = best(others[name][1], args.reps, clock) if others[name][1] else None
+        print("%-10s %9.3f %9.3f %9s %10.2fx %10s" %
+              (name, t_unum * 1e3, t_torch * 1e3,
+               "%.3f" % (t_np * 1e3) if t_np else "-", t_torch / t_unum,
+               "%.2fx" % (t_np / t_unum) if t_np else "-"))
+    print("goals: torch/unum >= 1.0 on softmax and layernorm, numpy/unum >= "
+          "1.0 on the axis-0 reductions")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
