@@ -35,7 +35,7 @@ TEST(FixedPoint, RoundShiftIsFloorOfTheShiftedValue) {
 }
 
 TEST(FixedPoint, ConstantsRoundTiesAwayFromZeroAndSaturate) {
-  EXPECT_EQ(quantizeConstant(0.03125, 4, 8), 1);  // half an LSB
+  EXPECT_EQ(quantizeConstant(0.03125, 4, 8), 1); // half an LSB
   EXPECT_EQ(quantizeConstant(-0.03125, 4, 8), -1);
   EXPECT_EQ(quantizeConstant(7.9375, 4, 8), 127);
   EXPECT_EQ(quantizeConstant(8.0, 4, 8), 127);
@@ -65,13 +65,39 @@ TEST(FixedPoint, HardsigmoidEndsAtZeroAndOne) {
   unsigned n = 8, f = 4;
   int64_t slope = hardsigmoidSlope(f); // round(16 / 6) = 3
   EXPECT_EQ(slope, 3);
-  EXPECT_EQ(hardsigmoid(0, slope, n, f, Rounding::Nearest), 8);      // 0.5
-  EXPECT_EQ(hardsigmoid(-128, slope, n, f, Rounding::Nearest), 0);   // -8 -> 0
-  EXPECT_EQ(hardsigmoid(127, slope, n, f, Rounding::Nearest), 16);   // 8 -> 1
+  EXPECT_EQ(hardsigmoid(0, slope, n, f, Rounding::Nearest), 8);    // 0.5
+  EXPECT_EQ(hardsigmoid(-128, slope, n, f, Rounding::Nearest), 0); // -8 -> 0
+  EXPECT_EQ(hardsigmoid(127, slope, n, f, Rounding::Nearest), 16); // 8 -> 1
   // Q5.4 covers [-1, 0.9375]: 0.9375 / 6 + 0.5 = 0.65625 -> 11/16 with the
   // slope 3/16; -1 -> 5/16.
   EXPECT_EQ(hardsigmoid(15, slope, 5, f, Rounding::Nearest), 11);
   EXPECT_EQ(hardsigmoid(-16, slope, 5, f, Rounding::Nearest), 5);
   EXPECT_EQ(hardsigmoid(-16, slope, 5, f, Rounding::Truncate), 5);
   EXPECT_EQ(hardsigmoid(15, slope, 5, f, Rounding::Truncate), 10);
+}
+
+// avgpool: the rounded average equals the exact rational rounded, for every
+// sum and divisor in a range (nearest: floor(s/d + 1/2), truncate: floor).
+TEST(FixedPoint, AverageRoundsTheExactQuotient) {
+  for (int64_t d = 1; d <= 9; ++d)
+    for (int64_t s = -300; s <= 300; ++s) {
+      double q = static_cast<double>(s) / static_cast<double>(d);
+      EXPECT_EQ(divideRounded(s, d, Rounding::Truncate),
+                static_cast<int64_t>(std::floor(q)))
+          << s << " / " << d;
+      EXPECT_EQ(divideRounded(s, d, Rounding::Nearest),
+                static_cast<int64_t>(std::floor(q + 0.5)))
+          << s << " / " << d;
+    }
+  EXPECT_EQ(divideRounded(-3, 2, Rounding::Nearest), -1); // -1.5 -> -1
+  EXPECT_EQ(divideRounded(3, 2, Rounding::Nearest), 2);   // 1.5 -> 2
+}
+
+TEST(FixedPoint, PoolWindowsAreClippedToTheInput) {
+  PoolWindow first = poolWindow(0, 3, 2, 1, 7);
+  EXPECT_EQ(first.first, 0);
+  EXPECT_EQ(first.last, 1);
+  PoolWindow last = poolWindow(3, 3, 2, 1, 7);
+  EXPECT_EQ(last.first, 5);
+  EXPECT_EQ(last.last, 6);
 }

@@ -131,7 +131,24 @@ def _activation(rng, name):
     return node
 
 
-GRAPH_BLOCKS = ["residual", "concat_channels", "concat_length", "fan_out"]
+GRAPH_BLOCKS = ["residual", "concat_channels", "concat_length", "fan_out", "pool"]
+
+
+def pool_node(rng, name, length):
+    kind = rng.choice(["maxpool1d", "avgpool1d"])
+    kernel = rng.randint(1, min(4, length))
+    node = {"name": name, "type": kind, "kernel_size": kernel,
+            "padding": rng.randint(0, kernel // 2)}
+    if rng.random() < 0.5:
+        node["stride"] = rng.randint(1, 3)
+    if kind == "avgpool1d" and rng.random() < 0.5:
+        node["count_include_pad"] = rng.random() < 0.5
+    return node
+
+
+def _pool_length(node, length):
+    k = node["kernel_size"]
+    return (length + 2 * node.get("padding", 0) - k) // node.get("stride", k) + 1
 
 
 def random_graph(seed):
@@ -193,6 +210,10 @@ def random_graph(seed):
             cur = add({"name": p + "cat", "type": "concat", "axis": "length"},
                       *[name for name, _ in operands])
             shape = [sum(l for _, l in operands), shape[1]]
+        elif kind == "pool":
+            node = pool_node(rng, p + "pool", shape[0])
+            cur = add(node, cur)
+            shape = [_pool_length(node, shape[0]), shape[1]]
         else:  # fan_out: a dead branch beside the live one
             add(linear_node(rng, p + "dead", shape[1], 2), cur)
             cur = add(_activation(rng, p + "act"), cur)
@@ -329,6 +350,8 @@ def float_reference(model, inputs, n, f):
             x = [sat(min(max(v / 6 + 0.5, 0.0), 1.0)) for v in x]
         elif t == "flatten":
             shape = [1, shape[0] * shape[1]]
+        elif t in ("maxpool1d", "avgpool1d"):
+            x, shape = _pool(node, x, shape)
         elif t == "add":
             x = [sat(a + b) for a, b in zip(values[ins[0]], values[ins[1]])]
         elif t == "concat":
@@ -337,6 +360,24 @@ def float_reference(model, inputs, n, f):
             result = x
         values[node["name"]], shapes[node["name"]] = x, shape
     return result
+
+
+def _pool(node, x, shape):
+    length, c = shape
+    k, pad = node["kernel_size"], node.get("padding", 0)
+    s = node.get("stride", k)
+    out_len = _pool_length(node, length)
+    y = []
+    for l in range(out_len):
+        first, last = max(l * s - pad, 0), min(l * s - pad + k, length) - 1
+        for ch in range(c):
+            window = [x[p * c + ch] for p in range(first, last + 1)]
+            if node["type"] == "maxpool1d":
+                y.append(max(window))
+            else:
+                count = k if node.get("count_include_pad", True) else len(window)
+                y.append(sum(window) / count)
+    return y, [out_len, c]
 
 
 def _concat(node, xs, shapes):
@@ -403,6 +444,8 @@ def error_bound(model, n, f, rounding):
         elif t == "hardsigmoid":
             slope = round(2.0 ** f / 6) * lsb
             e = e / 6 + xmax * abs(1 / 6 - slope) + r
+        elif t == "avgpool1d":
+            e = e + r  # an average of errors, then one rounding
         elif t == "add":
             e = bound[ins[0]] + bound[ins[1]]  # saturation is 1-Lipschitz
         elif t == "concat":

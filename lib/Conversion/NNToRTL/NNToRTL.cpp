@@ -165,6 +165,34 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
     return success();
   }
 
+  /// A pooling stage; its input must arrive one beat per position.
+  LogicalResult buildPool(OpBuilder &b, Operation &op, StringAttr name,
+                          ArrayAttr inputs, Stream &stream) {
+    auto in = cast<RankedTensorType>(op.getOperand(0).getType()).getShape();
+    auto out = cast<RankedTensorType>(op.getResult(0).getType()).getShape();
+    if (stream.beats != in[0])
+      return op.emitOpError()
+             << "input arrives as " << stream.beats
+             << " beats, not one per position (after a flatten): the "
+                "hardware cannot pool it";
+    auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+    if (auto max = dyn_cast<nn::MaxPool1dOp>(op))
+      rtl::PoolOp::create(
+          b, op.getLoc(), name, b.getStringAttr("max"), inputs, i64(in[1]),
+          i64(in[0]), i64(out[0]), max.getKernelSizeAttr(), max.getStrideAttr(),
+          max.getPaddingAttr(), b.getBoolAttr(true), StringAttr());
+    else {
+      auto avg = cast<nn::AvgPool1dOp>(op);
+      rtl::PoolOp::create(b, op.getLoc(), name, b.getStringAttr("avg"), inputs,
+                          i64(in[1]), i64(in[0]), i64(out[0]),
+                          avg.getKernelSizeAttr(), avg.getStrideAttr(),
+                          avg.getPaddingAttr(), avg.getCountIncludePadAttr(),
+                          avg.getRoundingAttr());
+    }
+    stream = {in[1], out[0]};
+    return success();
+  }
+
   LogicalResult convert(nn::ModelOp model) {
     OpBuilder b(model);
     if (llvm::range_size(model.getBody().getOps<nn::InputOp>()) != 1)
@@ -218,6 +246,9 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
         stream = {m.outCh, m.outLen};
       } else if (isa<nn::AddOp, nn::ConcatOp>(op)) {
         if (failed(buildJoin(b, op, name, operands, stream)))
+          return failure();
+      } else if (isa<nn::MaxPool1dOp, nn::AvgPool1dOp>(op)) {
+        if (failed(buildPool(b, op, name, inputs, stream)))
           return failure();
       } else if (isa<nn::ReluOp>(op)) {
         clamp(0, fixed::maxValue(bits));

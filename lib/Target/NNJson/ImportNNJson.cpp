@@ -78,6 +78,7 @@ private:
   Value buildConv(const Node &node, Value input, Shape in);
   Value buildLinear(const Node &node, Value input, Shape in);
   Value buildBatchNorm(const Node &node, Value input, Shape in);
+  Value buildPool(const Node &node, StringRef type, Value input, Shape in);
   /// Builds an add or concat of `inputs` (in edge order).
   Value buildJoin(const Node &node, StringRef type, ArrayRef<Value> inputs);
 
@@ -362,6 +363,46 @@ Value Importer::buildJoin(const Node &node, StringRef type,
                               builder.getStringAttr(axis));
 }
 
+Value Importer::buildPool(const Node &node, StringRef type, Value input,
+                          Shape in) {
+  auto kernel = integer(node, "kernel_size", std::nullopt, 1);
+  if (!kernel)
+    return {};
+  auto stride = integer(node, "stride", *kernel, 1);
+  auto padding = integer(node, "padding", 0, 0);
+  if (!stride || !padding)
+    return {};
+  bool includePad = true;
+  if (const Node *count = node.find("count_include_pad")) {
+    if (type != "avgpool1d")
+      return error(*count, "count_include_pad belongs to avgpool1d"), Value();
+    if (count->kind != Node::Kind::Bool)
+      return error(*count, "count_include_pad must be true or false"), Value();
+    includePad = count->boolValue;
+  }
+  if (2 * *padding > *kernel)
+    return error(*node.find("padding"), "padding " + Twine(*padding) +
+                                            " exceeds half the kernel_size " +
+                                            Twine(*kernel)),
+           Value();
+  if (in.length + 2 * *padding < *kernel)
+    return error(*node.find("kernel_size"),
+                 "kernel_size " + Twine(*kernel) +
+                     " exceeds the padded input length " +
+                     Twine(in.length + 2 * *padding)),
+           Value();
+  RankedTensorType result = tensorType(
+      {(in.length + 2 * *padding - *kernel) / *stride + 1, in.channels});
+  StringAttr name = builder.getStringAttr(node.find("name")->text);
+  auto i64 = [&](int64_t v) { return builder.getI64IntegerAttr(v); };
+  if (type == "maxpool1d")
+    return nn::MaxPool1dOp::create(builder, loc(node), result, name, input,
+                                   i64(*kernel), i64(*stride), i64(*padding));
+  return nn::AvgPool1dOp::create(builder, loc(node), result, name, input,
+                                 i64(*kernel), i64(*stride), i64(*padding),
+                                 builder.getBoolAttr(includePad), StringAttr());
+}
+
 Value Importer::build(const Node &node, StringRef type, Value input) {
   Shape in = shapeOf(input);
   StringAttr name = builder.getStringAttr(node.find("name")->text);
@@ -384,6 +425,10 @@ Value Importer::build(const Node &node, StringRef type, Value input) {
     return keys({"num_features", "weight", "bias", "running_mean",
                  "running_var", "eps", "momentum"})
                ? buildBatchNorm(node, input, in)
+               : Value();
+  if (type == "maxpool1d" || type == "avgpool1d")
+    return keys({"kernel_size", "stride", "padding", "count_include_pad"})
+               ? buildPool(node, type, input, in)
                : Value();
   if (type == "hardtanh") {
     auto lo = number(node, "min", -1.0), hi = number(node, "max", 1.0);
@@ -422,8 +467,9 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
 
   // Nodes: unique names, known types.
   static const StringRef types[] = {
-      "input",       "output",      "conv1d",  "linear", "relu",  "hardtanh",
-      "hardsigmoid", "batchnorm1d", "flatten", "add",    "concat"};
+      "input",    "output",      "conv1d",      "linear",  "relu",
+      "hardtanh", "hardsigmoid", "batchnorm1d", "flatten", "add",
+      "concat",   "maxpool1d",   "avgpool1d"};
   llvm::StringMap<size_t> index;
   std::vector<StringRef> typeOf;
   for (const Node &node : nodes->items) {

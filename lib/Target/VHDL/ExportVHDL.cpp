@@ -200,17 +200,7 @@ end package body;
     int64_t po = p.rom.getOutLanes(), pr = p.rom.getReduceLanes();
     int64_t cpg = c.getChannelsPerGroup(), terms = c.getKernel() * cpg;
     // The input elements output position l needs before it can start.
-    std::vector<int64_t> need;
-    for (int64_t l = 0; l < c.getOutLen(); ++l) {
-      int64_t last = l * c.getStride() + c.getKernel() - 1 - c.getPadLo();
-      last = std::min(last, c.getInLen() - 1);
-      need.push_back(last < 0 ? 0 : (last + 1) * c.getInChannels());
-    }
     int64_t cap = p.buffer.getElements();
-    std::vector<int64_t> first;
-    for (int64_t l = 0; l < c.getOutLen(); ++l)
-      first.push_back(std::max<int64_t>(0, l * c.getStride() - c.getPadLo()) *
-                      c.getInChannels());
     // Tap and channel of term s * pr + r (-1 past the last term).
     std::vector<int64_t> termTap, termChannel;
     for (int64_t t = 0; t < c.getSteps() * pr; ++t) {
@@ -266,10 +256,7 @@ end package body;
   -- kernel tap and group channel of term step * PR + r (-1: padding term)
   constant TERM_TAP : int_vector(0 to STEPS * PR - 1) := {20};
   constant TERM_CH : int_vector(0 to STEPS * PR - 1) := {21};
-  -- input elements needed before output position l can start
-  constant NEED : int_vector(0 to OUT_LEN - 1) := {22};
-  -- first input element output position l reads (older ones may go)
-  constant FIRST : int_vector(0 to OUT_LEN - 1) := {25};
+  constant KERNEL    : natural := {22};{25}
 
   type acc_vector is array (natural range <>) of signed(ACC_BITS - 1 downto 0);
   type prod_vector is array (natural range <>) of
@@ -296,6 +283,31 @@ end package body;
   signal issue     : std_logic;
   signal accept    : std_logic;
 
+  -- input elements needed before output position l can start: the rows up
+  -- to the last one its window reads inside the input (computed from the
+  -- position counter: no table that grows with the length)
+  function need(l : natural) return natural is
+    variable last : integer;
+  begin
+    last := l * STRIDE + KERNEL - 1 - PAD_LO;
+    if last > IN_LEN - 1 then
+      last := IN_LEN - 1;
+    end if;
+    if last < 0 then
+      return 0;
+    end if;
+    return (last + 1) * IN_CH;
+  end function;
+
+  -- first input element output position l reads (older ones may go)
+  function first(l : natural) return natural is
+  begin
+    if l * STRIDE < PAD_LO then
+      return 0;
+    end if;
+    return (l * STRIDE - PAD_LO) * IN_CH;
+  end function;
+
   -- the buffer slot of input element e
   function slot(e : natural) return natural is
   begin
@@ -321,7 +333,7 @@ end package body;
 begin
   -- a beat may not overwrite what the current position still reads
   accept <= '1' when beats_in < IN_BEATS and
-                     (issued = '1' or loaded + IN_W <= FIRST(pos) + CAP)
+                     (issued = '1' or loaded + IN_W <= first(pos) + CAP)
             else '0';
   in_ready  <= accept;
   out_valid <= o_valid;
@@ -329,7 +341,7 @@ begin
   -- a finished row waits while the output register is still full
   stall <= '1' when p_valid = '1' and p_row_end = '1' and o_valid = '1'
                     and out_ready = '0' else '0';
-  issue <= '1' when issued = '0' and stall = '0' and loaded >= NEED(pos)
+  issue <= '1' when issued = '0' and stall = '0' and loaded >= need(pos)
            else '0';
 
   process (clk)
@@ -449,8 +461,7 @@ end architecture;
             p.requantizer.getRounding() == "nearest" ? "true" : "false",
             romRows, aggregate(p.rom.getLaneBase()),
             aggregate(integersOf(p.requantizer.getBias())), aggregate(termTap),
-            aggregate(termChannel), aggregate(need), fixed::ceilLog2(pr), cap,
-            aggregate(first),
+            aggregate(termChannel), c.getKernel(), fixed::ceilLog2(pr), cap, "",
             cap < c.getInLen() * c.getInChannels() ? "e mod CAP" : "e",
             cap == 1 ? 1 : 0)
             .str();
@@ -575,6 +586,137 @@ end architecture;
 )",
                                                            fork)
                                                  .str()});
+  }
+
+  /// Max or average pooling: a buffer of the whole input, one output
+  /// position per cycle once its window has arrived; window bounds and
+  /// divisor come from the position counter.
+  void emitPool(PoolOp op, StringRef entity) {
+    int64_t values = op.getInBeats() * op.getWidth();
+    std::string text =
+        use() +
+        stageEntity(entity,
+                    "Layer " + op.getSymName() + ": " + op.getFunction() +
+                        " pooling, kernel " + Twine(op.getKernel()) +
+                        ", stride " + Twine(op.getStride()) + ", padding " +
+                        Twine(op.getPadding()) + ".",
+                    op.getWidth(), op.getWidth()) +
+        llvm::formatv(R"(  constant CH          : natural := {0};
+  constant IN_LEN      : natural := {1};
+  constant OUT_LEN     : natural := {2};
+  constant KSIZE       : natural := {3};
+  constant STRIDE      : natural := {4};
+  constant PAD         : natural := {5};
+  constant IS_MAX      : boolean := {6};
+  constant INCLUDE_PAD : boolean := {7}; -- avg: divide by KSIZE
+  constant NEAREST     : boolean := {8}; -- avg: round half up
+  -- one spare slot for a one-value input: GHDL 2.0's --synth fails on a
+  -- one-entry memory
+  signal buf     : sample_vector(0 to IN_LEN * CH - 1 + {9});
+  signal rows    : natural range 0 to IN_LEN; -- input positions received
+  signal pos     : natural range 0 to OUT_LEN; -- next output position
+  signal o_valid : std_logic;
+  signal o_data  : sample_vector(0 to CH - 1);
+  signal accept  : std_logic;
+  signal fire    : std_logic;
+
+  -- input positions window l needs: up to its last one inside the input
+  function need(l : natural) return natural is
+  begin
+    if l * STRIDE + KSIZE - PAD > IN_LEN then
+      return IN_LEN;
+    end if;
+    return l * STRIDE + KSIZE - PAD;
+  end function;
+
+  -- floor(a / b) for b > 0 (VHDL's mod takes the sign of b)
+  function floor_div(a : integer; b : positive) return integer is
+  begin
+    return (a - (a mod b)) / b;
+  end function;
+
+  -- window l of every channel: padded positions never win and add 0
+  function pool(l : natural; v : sample_vector) return sample_vector is
+    variable y : sample_vector(0 to CH - 1);
+    variable best, sum, count, p, x : integer;
+  begin
+    for c in 0 to CH - 1 loop
+      best  := -(2 ** (DATA_BITS - 1));
+      sum   := 0;
+      count := 0;
+      for t in 0 to KSIZE - 1 loop
+        p := l * STRIDE + t - PAD;
+        if p >= 0 and p < IN_LEN then
+          x := to_integer(v(p * CH + c));
+          if x > best then
+            best := x;
+          end if;
+          sum   := sum + x;
+          count := count + 1;
+        end if;
+      end loop;
+      if INCLUDE_PAD then
+        count := KSIZE;
+      end if;
+      if IS_MAX then
+        y(c) := to_signed(best, DATA_BITS);
+      elsif NEAREST then
+        y(c) := to_signed(floor_div(2 * sum + count, 2 * count), DATA_BITS);
+      else
+        y(c) := to_signed(floor_div(sum, count), DATA_BITS);
+      end if;
+    end loop;
+    return y;
+  end function;
+begin
+  accept    <= '1' when rows < IN_LEN else '0';
+  in_ready  <= accept;
+  out_valid <= o_valid;
+  out_data  <= o_data;
+  fire <= '1' when pos < OUT_LEN and rows >= need(pos) and
+                   (o_valid = '0' or out_ready = '1') else '0';
+
+  process (clk)
+  begin
+    if rising_edge(clk) then
+      if rst = '1' then
+        rows    <= 0;
+        pos     <= 0;
+        o_valid <= '0';
+      else
+        if in_valid = '1' and accept = '1' then
+          for i in 0 to CH - 1 loop
+            buf(rows * CH + i) <= in_data(i);
+          end loop;
+          rows <= rows + 1;
+        end if;
+        if o_valid = '1' and out_ready = '1' then
+          o_valid <= '0';
+        end if;
+        if fire = '1' then
+          o_data  <= pool(pos, buf);
+          o_valid <= '1';
+          pos     <= pos + 1;
+        elsif pos = OUT_LEN and rows = IN_LEN then
+          -- every window sent and the whole input seen: the next inference
+          pos  <= 0;
+          rows <= 0;
+        end if;
+      end if;
+    end if;
+  end process;
+end architecture;
+)",
+                      op.getWidth(), op.getInBeats(), op.getOutBeats(),
+                      op.getKernel(), op.getStride(), op.getPadding(),
+                      op.getFunction() == "max" ? "true" : "false",
+                      op.getCountIncludePad() ? "true" : "false",
+                      op.getRounding().value_or("nearest") == "nearest"
+                          ? "true"
+                          : "false",
+                      values == 1 ? 1 : 0)
+            .str();
+    files.push_back({entity.str() + ".vhd", text});
   }
 
   /// An add or concat: one FIFO per input, one output register.
@@ -949,12 +1091,12 @@ end architecture;
   void emitReport() {
     int64_t multipliers = 0, constantMultipliers = 0, adders = 0, romBits = 0,
             bufferBits = 0, macs = 0, scheduled = 0, ideal = 0, depth = 0,
-            serial = 0;
+            serial = 0, tableBits = 0;
     std::string stages;
     size_t i = 0;
     for (Operation &stage : design.getBody().front()) {
       int64_t m = 0, add = 0, bits = 0, buffer = 0, unitMacs = 0, lanes = 0,
-              cycles = 0;
+              cycles = 0, tables = 0;
       if (auto unit = dyn_cast<MacUnitOp>(stage)) {
         MacParts p = getMacParts(unit);
         CountersOp c = p.counters;
@@ -966,7 +1108,21 @@ end architecture;
         add = p.tree.getCount() * (p.tree.getInputs() - 1);
         buffer = p.buffer.getElements() * p.buffer.getBits();
         ideal += (unitMacs + lanes - 1) / lanes;
+        // the constant tables besides the weights: LANE_BASE and BIAS per
+        // lane, TERM_TAP and TERM_CH per term (signed, -1 marks idle)
+        auto signedBits = [](int64_t max) {
+          return int64_t(fixed::ceilLog2(max + 1)) + 1;
+        };
+        int64_t laneEntries = c.getBlocks() * p.rom.getOutLanes();
+        int64_t termEntries = c.getSteps() * p.rom.getReduceLanes();
+        tables =
+            laneEntries * (signedBits(c.getInChannels()) +
+                           design.getDataBits() + p.requantizer.getShift()) +
+            termEntries * (signedBits(c.getKernel()) +
+                           signedBits(c.getChannelsPerGroup()));
       }
+      if (auto pool = dyn_cast<PoolOp>(stage))
+        buffer = pool.getInBeats() * pool.getWidth() * design.getDataBits();
       if (auto join = dyn_cast<JoinOp>(stage)) {
         for (auto [w, d] : llvm::zip(join.getInWidths(), join.getFifoDepths()))
           buffer += w * std::max<int64_t>(d, 2) * design.getDataBits();
@@ -984,6 +1140,7 @@ end architecture;
       adders += add;
       bufferBits += buffer;
       romBits += bits;
+      tableBits += tables;
       macs += unitMacs;
       scheduled += cycles;
       depth += d;
@@ -991,11 +1148,11 @@ end architecture;
           R"({0}    {{"name": "{1}", "entity": "{2}", "kind": "{3}", )"
           R"("multipliers": {4}, "tree_adders": {9}, "rom_bits": {5}, )"
           R"("buffer_bits": {10}, "constant_multipliers": {11}, "macs": {6}, )"
-          R"("mac_cycles": {7}, "pipeline_depth": {8}})",
+          R"("mac_cycles": {7}, "pipeline_depth": {8}, "table_bits": {12}})",
           i ? ",\n" : "",
           stage.getAttrOfType<StringAttr>("sym_name").getValue(), entities[i],
           stage.getName().stripDialect(), lanes, bits, unitMacs, cycles, d, add,
-          buffer, constant);
+          buffer, constant, tables);
       ++i;
     }
     std::string fileList;
@@ -1018,6 +1175,7 @@ end architecture;
   "multipliers": {10},
   "tree_adders": {18},
   "rom_bits": {11},
+  "table_bits": {22},
   "buffer_bits": {19},
   "constant_multipliers": {20},
   "forks": {21},
@@ -1037,7 +1195,7 @@ end architecture;
                        design.getOutBeats(), multipliers, romBits, macs, depth,
                        scheduled, ideal + depth + length + serial,
                        scheduled + depth + length + serial, stages, adders,
-                       bufferBits, constantMultipliers, forks)
+                       bufferBits, constantMultipliers, forks, tableBits)
              .str()});
   }
 
@@ -1049,6 +1207,8 @@ end architecture;
         emitMac(unit, entities[i]);
       else if (auto join = dyn_cast<JoinOp>(stage))
         emitJoin(join, entities[i]);
+      else if (auto pool = dyn_cast<PoolOp>(stage))
+        emitPool(pool, entities[i]);
       else
         emitElementwise(cast<ElementwiseOp>(stage), entities[i]);
       ++i;

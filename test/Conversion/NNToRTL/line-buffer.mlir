@@ -10,12 +10,14 @@
 // CHECK-NEXT: rtl.input_buffer {bits = 8 : i64, elements = 62 : i64}
 
 // The line buffer is used circularly and takes a beat only when it
-// overwrites nothing the current position (first element FIRST(l)) reads.
+// overwrites nothing the current position (first element first(l), computed
+// from the position counter: no table that grows with the length) reads.
 // VHDL-LABEL: entity lines_long is
 // VHDL: constant CAP       : natural := 16; -- window buffer slots
-// VHDL: constant FIRST : int_vector(0 to OUT_LEN - 1) := (0, 4, 8,
+// VHDL-NOT: int_vector(0 to OUT_LEN
+// VHDL: return (l * STRIDE - PAD_LO) * IN_CH;
 // VHDL: return e mod CAP;
-// VHDL: loaded + IN_W <= FIRST(pos) + CAP
+// VHDL: loaded + IN_W <= first(pos) + CAP
 // VHDL-LABEL: entity lines_short is
 // VHDL: constant CAP       : natural := 62; -- window buffer slots
 // VHDL: return e;

@@ -8,7 +8,8 @@
 // CHECK: function requantize(
 
 // The conv1d: 2 output lanes, ROM rows per (tap, channel) step, padding value -8 (-0.5 in Q8.4),
-// output position l may start once NEED(l) input values have arrived.
+// output position l may start once need(l) input values have arrived (computed
+// from the position counter, not a table).
 // CHECK-LABEL: -- file: tiny_c1.vhd
 // CHECK: entity tiny_c1 is
 // CHECK: in_data   : in  sample_vector(0 to 1);
@@ -23,7 +24,9 @@
 // CHECK: constant BIAS : int_vector(0 to BLOCKS * PO - 1) := (128, -230);
 // CHECK: constant TERM_TAP : int_vector(0 to STEPS * PR - 1) := (0, 0, 1, 1, 2, 2);
 // CHECK: constant TERM_CH : int_vector(0 to STEPS * PR - 1) := (0, 1, 0, 1, 0, 1);
-// CHECK: constant NEED : int_vector(0 to OUT_LEN - 1) := (4, 6, 8, 10, 12, 12);
+// CHECK: constant KERNEL    : natural := 3;
+// CHECK-NOT: int_vector(0 to OUT_LEN
+// CHECK: last := l * STRIDE + KERNEL - 1 - PAD_LO;
 // CHECK: prod(o * PR + r) <= x * ROM(addr)(o * PR + r);
 
 // CHECK-LABEL: -- file: tiny_r.vhd

@@ -327,6 +327,34 @@ LogicalResult HardsigmoidOp::verify() {
   return success();
 }
 
+/// Windows of `kernel` positions every `stride`, `padding` on both sides.
+static LogicalResult verifyPool(Operation *op, int64_t kernel, int64_t stride,
+                                int64_t padding) {
+  Shape in = shapeOf(op->getOperand(0));
+  if (kernel < 1 || stride < 1 || padding < 0)
+    return op->emitOpError("kernel_size and stride must be positive, padding "
+                           "not negative");
+  if (2 * padding > kernel)
+    return op->emitOpError() << "padding " << padding
+                             << " exceeds half the kernel_size " << kernel;
+  if (in.length + 2 * padding < kernel)
+    return op->emitOpError()
+           << "kernel_size " << kernel << " exceeds the padded length "
+           << in.length + 2 * padding;
+  return verifyResult(
+      op, {(in.length + 2 * padding - kernel) / stride + 1, in.channels});
+}
+
+LogicalResult MaxPool1dOp::verify() {
+  return verifyPool(*this, getKernelSize(), getStride(), getPadding());
+}
+
+LogicalResult AvgPool1dOp::verify() {
+  if (failed(verifyPool(*this, getKernelSize(), getStride(), getPadding())))
+    return failure();
+  return verifyRounding(*this, getFixedType(getInput()), getRounding());
+}
+
 LogicalResult BatchNormOp::verify() {
   Shape in = shapeOf(getInput());
   if (failed(verifyResult(*this, in)))

@@ -40,6 +40,38 @@ runMac(const MacLayer &m, const std::vector<int64_t> &x, FixedType type) {
   return y;
 }
 
+/// Max or average over each window, per channel (FixedPoint.h).
+static std::vector<int64_t> runPool(Operation *op,
+                                    const std::vector<int64_t> &x) {
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+  auto out = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  auto max = dyn_cast<MaxPool1dOp>(op);
+  auto avg = dyn_cast<AvgPool1dOp>(op);
+  int64_t kernel = max ? max.getKernelSize() : avg.getKernelSize();
+  int64_t stride = max ? max.getStride() : avg.getStride();
+  int64_t padding = max ? max.getPadding() : avg.getPadding();
+  int64_t channels = in[1];
+  std::vector<int64_t> y;
+  for (int64_t l = 0; l < out[0]; ++l) {
+    fixed::PoolWindow w = fixed::poolWindow(l, kernel, stride, padding, in[0]);
+    for (int64_t c = 0; c < channels; ++c) {
+      int64_t best = x[w.first * channels + c], sum = 0;
+      for (int64_t p = w.first; p <= w.last; ++p) {
+        best = std::max(best, x[p * channels + c]);
+        sum += x[p * channels + c];
+      }
+      if (max) {
+        y.push_back(best);
+        continue;
+      }
+      int64_t count = avg.getCountIncludePad() ? kernel : w.last - w.first + 1;
+      y.push_back(
+          fixed::divideRounded(sum, count, roundingOf(avg.getRounding())));
+    }
+  }
+  return y;
+}
+
 /// Channels: row l of every operand in turn; length: every operand whole.
 static void concat(ConcatOp op,
                    llvm::DenseMap<Value, std::vector<int64_t>> &values,
@@ -116,6 +148,10 @@ LogicalResult unum::nn::evaluateReference(ModelOp model,
                 return fixed::hardsigmoid(v, slope, type.getWidth(),
                                           type.getFrac(), r);
               });
+              return true;
+            })
+            .Case<MaxPool1dOp, AvgPool1dOp>([&](Operation *pool) {
+              y = runPool(pool, x);
               return true;
             })
             .Case([&](AddOp op) {

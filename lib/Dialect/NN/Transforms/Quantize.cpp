@@ -93,13 +93,15 @@ struct Quantize : unum::nn::impl::NNQuantizeBase<Quantize> {
         IntegerAttr lo = quantizeScalar(tanh.getMinVal());
         IntegerAttr hi = quantizeScalar(tanh.getMaxVal());
         if (lo.getInt() >= hi.getInt()) {
-          tanh.emitOpError() << "bounds become " << lo.getInt() << " and "
-                             << hi.getInt() << " at " << f
-                             << " fraction bits: min must stay below max";
+          tanh.emitOpError()
+              << "bounds become " << lo.getInt() << " and " << hi.getInt()
+              << " at " << f << " fraction bits: min must stay below max";
           return signalPassFailure();
         }
         tanh.setMinValAttr(lo);
         tanh.setMaxValAttr(hi);
+      } else if (auto avg = dyn_cast<AvgPool1dOp>(op)) {
+        avg.setRoundingAttr(b.getStringAttr(rounding));
       } else if (auto sigmoid = dyn_cast<HardsigmoidOp>(op)) {
         sigmoid.setSlopeAttr(b.getI64IntegerAttr(fixed::hardsigmoidSlope(f)));
         sigmoid.setRoundingAttr(b.getStringAttr(rounding));

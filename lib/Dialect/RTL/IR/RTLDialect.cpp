@@ -43,8 +43,8 @@ int64_t unum::rtl::getMinLineBuffer(MacUnitOp unit) {
 }
 
 int64_t unum::rtl::getPipelineDepth(Operation *stage) {
-  // a join: the FIFO write, then the output register
-  return isa<MacUnitOp, JoinOp>(stage) ? 2 : 1;
+  // a join or a pool: the buffer write, then the output register
+  return isa<MacUnitOp, JoinOp, PoolOp>(stage) ? 2 : 1;
 }
 
 static bool fits(int64_t v, int64_t bits) {
@@ -73,6 +73,10 @@ StageStreams unum::rtl::getStageStreams(Operation *stage) {
     s.inputs = ew.getInputs();
     s.in.push_back({ew.getWidth(), ew.getBeats()});
     s.out = s.in.front();
+  } else if (auto pool = dyn_cast<PoolOp>(stage)) {
+    s.inputs = pool.getInputs();
+    s.in.push_back({pool.getWidth(), pool.getInBeats()});
+    s.out = {pool.getWidth(), pool.getOutBeats()};
   } else if (auto join = dyn_cast<JoinOp>(stage)) {
     s.inputs = join.getInputs();
     for (auto [w, b] : llvm::zip(join.getInWidths(), join.getInBeats()))
@@ -94,7 +98,7 @@ LogicalResult DesignOp::verifyRegions() {
   llvm::StringMap<std::pair<Stream, bool>> streams;
   streams[getInputName()] = {{getInWidth(), getInBeats()}, false};
   for (Operation &stage : getBody().front()) {
-    if (!isa<MacUnitOp, ElementwiseOp, JoinOp>(stage))
+    if (!isa<MacUnitOp, ElementwiseOp, PoolOp, JoinOp>(stage))
       return stage.emitOpError("is not a stage of an rtl.design");
     StageStreams s = getStageStreams(&stage);
     if (s.inputs.size() != s.in.size())
@@ -134,6 +138,25 @@ LogicalResult DesignOp::verifyRegions() {
   for (Operation &stage : getBody().front())
     if (!streams[stage.getAttrOfType<StringAttr>("sym_name").getValue()].second)
       return stage.emitOpError("is read by no stage and is not the output");
+  return success();
+}
+
+LogicalResult PoolOp::verify() {
+  if (getFunction() != "max" && getFunction() != "avg")
+    return emitOpError("function must be max or avg");
+  if (getWidth() < 1 || getInBeats() < 1 || getKernel() < 1 ||
+      getStride() < 1 || getPadding() < 0 || 2 * getPadding() > getKernel() ||
+      getInBeats() + 2 * getPadding() < getKernel())
+    return emitOpError("needs positive sizes, padding at most half the "
+                       "kernel and a kernel within the padded input");
+  int64_t out =
+      (getInBeats() + 2 * getPadding() - getKernel()) / getStride() + 1;
+  if (getOutBeats() != out)
+    return emitOpError() << "output must be " << out << " beats";
+  bool rounded = getRounding() &&
+                 (*getRounding() == "nearest" || *getRounding() == "truncate");
+  if (getFunction() == "avg" && !rounded)
+    return emitOpError("avg needs rounding nearest or truncate");
   return success();
 }
 

@@ -113,6 +113,7 @@ REQUIRED = {"conv1d", "linear", "relu", "hardtanh", "hardsigmoid", "batchnorm1d"
             "P=8"}
 if args.graphs:
     REQUIRED = {"add", "concat", "fork", "dead-input", "backpressure", "batchnorm1d",
+                "maxpool1d", "avgpool1d",
                 "P=1", "P=2", "P=4", "P=8"} | set(nnhw.GRAPH_BLOCKS)
 if args.seeds >= (8 if args.graphs else 16) and not REQUIRED <= kinds:
     print("FAIL: the seeds do not cover " + " ".join(sorted(REQUIRED - kinds)))

@@ -9,6 +9,7 @@
 #ifndef UNUM_DIALECT_NN_IR_FIXEDPOINT_H
 #define UNUM_DIALECT_NN_IR_FIXEDPOINT_H
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -46,6 +47,30 @@ inline int64_t roundShift(int64_t v, unsigned shift, Rounding rounding) {
   if (rounding == Rounding::Nearest)
     v += int64_t(1) << (shift - 1);
   return v >= 0 ? v >> shift : -((-v - 1) >> shift) - 1; // floor division
+}
+
+/// floor(a / b) for b > 0.
+inline int64_t floorDiv(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/// The average `sum / count` (count > 0) as an integer: Nearest is
+/// floor((2 sum + count) / (2 count)) (ties toward +infinity), Truncate
+/// floor(sum / count) (toward -infinity). The avgpool of
+/// docs/NNQuantization.md.
+inline int64_t divideRounded(int64_t sum, int64_t count, Rounding rounding) {
+  return rounding == Rounding::Nearest ? floorDiv(2 * sum + count, 2 * count)
+                                       : floorDiv(sum, count);
+}
+
+/// The positions [first, last] of pooling window `l` inside [0, length).
+struct PoolWindow {
+  int64_t first, last;
+};
+inline PoolWindow poolWindow(int64_t l, int64_t kernel, int64_t stride,
+                             int64_t padding, int64_t length) {
+  int64_t start = l * stride - padding;
+  return {start < 0 ? 0 : start, std::min(start + kernel, length) - 1};
 }
 
 /// ceil(log2(n)) for n >= 1.

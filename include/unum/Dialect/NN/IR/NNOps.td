@@ -142,6 +142,36 @@ def NN_FlattenOp : NN_UnaryOp<"flatten"> {
   let arguments = commonArgs;
 }
 
+def NN_MaxPool1dOp : NN_UnaryOp<"maxpool1d"> {
+  let summary = "Maximum over windows of positions, per channel";
+  let description = [{
+    `out[l][c] = max x[p][c]` over the positions `p` of window `l`
+    (`l * stride - padding` to `l * stride - padding + kernel_size - 1`)
+    inside `[0, L)`: padded positions never win. `padding` is at most
+    `kernel_size / 2` (as PyTorch), so every window holds a position. The
+    output length is `(L + 2 padding - kernel_size) / stride + 1`. Exact
+    once quantised.
+  }];
+  let arguments = !con(commonArgs, (ins I64Attr:$kernel_size, I64Attr:$stride,
+                                        I64Attr:$padding));
+}
+
+def NN_AvgPool1dOp : NN_UnaryOp<"avgpool1d"> {
+  let summary = "Average over windows of positions, per channel";
+  let description = [{
+    Windows as for `nn.maxpool1d`; `out[l][c] = sum / D`, the sum over the
+    window's positions inside `[0, L)` (padded positions add 0), `D =
+    kernel_size` when `count_include_pad`, else the number of positions
+    inside. Quantised form: the exact integer sum divided by `D` with one
+    rounding, `rounding` nearest `floor((2 sum + D) / (2 D))` (ties toward
+    +infinity) or truncate `floor(sum / D)`; the result always fits.
+  }];
+  let arguments = !con(commonArgs, (ins I64Attr:$kernel_size, I64Attr:$stride,
+                                        I64Attr:$padding,
+                                        BoolAttr:$count_include_pad,
+                                        OptionalAttr<StrAttr>:$rounding));
+}
+
 def NN_AddOp : NN_LayerOp<"add"> {
   let summary = "Elementwise sum of two values of equal shape (residual)";
   let description = [{

@@ -43,8 +43,8 @@ struct StageStreams {
 StageStreams getStageStreams(mlir::Operation *stage);
 
 /// Cycles of pipeline latency a stage adds (multiplier and accumulator
-/// registers for a mac unit, one register for an elementwise stage, the FIFO
-/// and the output register for a join).
+/// registers for a mac unit, one register for an elementwise stage, the
+/// buffer and the output register for a join or a pool).
 int64_t getPipelineDepth(mlir::Operation *stage);
 } // namespace unum::rtl
 

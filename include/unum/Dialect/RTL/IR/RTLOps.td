@@ -29,6 +29,7 @@ def RTL_Dialect : Dialect {
       and `rtl.requantizer` (bias, one rounding, one saturation). Output lane
       `o` of block `b` computes output channel `b * out_lanes + o`.
     * `rtl.elementwise`: an activation applied to every value of a beat.
+    * `rtl.pool`: max or average pooling over windows of positions.
     * `rtl.join`: add or concat of two or more streams, each buffered in a
       FIFO that holds a whole inference of it, so that no branch ever waits
       for another and both operands meet in step.
@@ -84,6 +85,28 @@ def RTL_ElementwiseOp : RTL_Op<"elementwise", [
                        RTL_Int:$width,
                        RTL_Int:$beats, StrAttr:$function, RTL_Int:$lo,
                        RTL_Int:$hi, OptionalAttr<RTL_Int>:$slope,
+                       OptionalAttr<StrAttr>:$rounding);
+  let assemblyFormat = "$sym_name $function attr-dict";
+  let hasVerifier = 1;
+}
+
+def RTL_PoolOp : RTL_Op<"pool", [Symbol, HasParent<"DesignOp">]> {
+  let summary = "Max or average over windows of positions, per channel";
+  let description = [{
+    Takes `in_beats` beats (one per position) of `width` channels into a
+    buffer of the whole input and sends output position `l` (window
+    `l * stride - padding` to that plus `kernel - 1`, clipped to the input)
+    as soon as its last input position has arrived, one beat per cycle.
+    `max`: the largest value; `avg`: the exact sum divided by `kernel`
+    (`count_include_pad`) or by the positions inside, with one rounding
+    (`rounding`, docs/NNQuantization.md). The window's bounds and divisor
+    are computed from the position counter: no per-position table.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$function,
+                       StrArrayAttr:$inputs, RTL_Int:$width,
+                       RTL_Int:$in_beats, RTL_Int:$out_beats, RTL_Int:$kernel,
+                       RTL_Int:$stride, RTL_Int:$padding,
+                       BoolAttr:$count_include_pad,
                        OptionalAttr<StrAttr>:$rounding);
   let assemblyFormat = "$sym_name $function attr-dict";
   let hasVerifier = 1;
