@@ -99,7 +99,11 @@ bool isContiguousElementwise(linalg::GenericOp op) {
         return false;
       continue; // a scalar operand
     }
-    if (!isa<MemRefType>(operand.get().getType()))
+    // i1 memrefs hold a byte per element, but a vector<Nxi1> load or store
+    // is bit-packed in LLVM: those stay scalar.
+    Type element = getElementTypeOrSelf(operand.get().getType());
+    if (!isa<MemRefType>(operand.get().getType()) || !element.isIntOrFloat() ||
+        element.getIntOrFloatBitWidth() % 8 != 0)
       return false;
     if (op.isDpsInit(&operand)) {
       if (!map.isIdentity() || !contiguousInner(operand.get()))
@@ -144,7 +148,8 @@ struct AirVectorizePass
       if (!t.isIntOrFloat() || t.getIntOrFloatBitWidth() < 8 ||
           t.getIntOrFloatBitWidth() > 64)
         return;
-      if (isMatmul(op) && llvm::all_of(op->getOperands(), contiguousInner))
+      if (isMatmul(op) && llvm::all_of(op->getOperands(), contiguousInner) &&
+          t.getIntOrFloatBitWidth() % 8 == 0)
         matmuls.push_back(op);
       else if (isContiguousElementwise(op))
         elementwise.push_back(op);

@@ -114,3 +114,22 @@ func.func @left_alone(%x: memref<?x?xf32>, %out: memref<?x?xf32>,
   }
   return
 }
+
+// An i1 memref holds one byte per element but a vector<Nxi1> load or store
+// is bit-packed: a select reading a comparison's result stays scalar (it
+// once read packed bits and gave wrong gradients in grad-torch.test).
+// AVX2-LABEL: func.func @select_i1(
+// AVX2-NOT: vector.
+// AVX2: linalg.generic
+// AVX2-NOT: vector.
+// AVX2: return
+func.func @select_i1(%c: memref<?x?xi1>, %x: memref<?x?xf32>, %out: memref<?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %x : memref<?x?xi1>, memref<?x?xf32>) outs(%out : memref<?x?xf32>) {
+  ^bb0(%b: i1, %a: f32, %o: f32):
+    %s = arith.select %b, %a, %zero : f32
+    linalg.yield %s : f32
+  }
+  return
+}
