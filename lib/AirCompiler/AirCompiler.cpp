@@ -18,10 +18,10 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -86,6 +86,34 @@ std::unique_ptr<llvm::TargetMachine> hostMachine(const std::string &cpu,
     error = "cannot create a target machine for " + triple.str();
   return machine;
 }
+/// What air-vectorize sizes its tiles for.
+struct TargetVectors {
+  int64_t bits, registers;
+};
+
+/// The widest vector registers the target machine has (its CPU's features,
+/// implied ones included): AVX-512 32 x 512 bits, AVX 16 x 256, else SSE.
+TargetVectors targetVectors(const llvm::TargetMachine &machine) {
+  const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
+  if (!machine.getTargetTriple().isX86())
+    return {128, 32}; // AArch64 NEON and the like
+  if (info->checkFeatures("+avx512f"))
+    return {512, 32};
+  if (info->checkFeatures("+avx"))
+    return {256, 16};
+  return {128, 16};
+}
+
+/// Explicit 512-bit vectors use zmm registers even on CPUs whose tuning
+/// prefers 256-bit ones (Skylake-X, Sapphire Rapids): without this, LLVM
+/// splits them in two.
+void allowVectorWidth(llvm::Module &m, int64_t bits) {
+  if (bits <= 256)
+    return;
+  for (llvm::Function &f : m)
+    if (!f.isDeclaration())
+      f.addFnAttr("min-legal-vector-width", std::to_string(bits));
+}
 } // namespace
 
 struct AirCompiler::Impl {
@@ -95,7 +123,8 @@ struct AirCompiler::Impl {
   std::string errors;
   std::vector<KernelSignature> kernels;
   CompileOptions options;
-  bool lowered = false; // the last compile() reached Stage::Full
+  bool lowered = false;   // the last compile() reached Stage::Full
+  int64_t vectorBits = 0; // what air-vectorize sized its vectors for
 
   /// The backends need a module in the LLVM dialect.
   bool requireLowered() {
@@ -205,12 +234,14 @@ struct AirCompiler::Impl {
 
   std::unique_ptr<llvm::Module> toLLVM(llvm::LLVMContext &ctx,
                                        llvm::TargetMachine &machine) {
-    std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*module, ctx);
+    std::unique_ptr<llvm::Module> llvmModule =
+        translateModuleToLLVMIR(*module, ctx);
     if (!llvmModule) {
       errors += "error: translation to LLVM IR failed\n";
       return nullptr;
     }
     ExecutionEngine::setupTargetTripleAndDataLayout(llvmModule.get(), &machine);
+    allowVectorWidth(*llvmModule, vectorBits);
     auto optimize = makeOptimizingTransformer(options.optLevel, 0, &machine);
     if (llvm::Error e = optimize(llvmModule.get())) {
       errors += "error: " + llvm::toString(std::move(e)) + "\n";
@@ -252,16 +283,29 @@ bool AirCompiler::compile(const std::string &text, const std::string &filename,
   if (!impl->module)
     return false;
   PipelineOptions pipeline{options.entry, options.signature};
-  if (!impl->run([&](OpPassManager &pm) { buildAirOptimizePipeline(pm, pipeline); }))
+  if (!impl->run(
+          [&](OpPassManager &pm) { buildAirOptimizePipeline(pm, pipeline); }))
     return false;
   impl->recordKernels();
   if (stage == Stage::Air)
     return true;
-  if (!impl->run([](OpPassManager &pm) { pm.addPass(unum::createConvertAirToLinalg()); }))
+  if (!impl->run([](OpPassManager &pm) {
+        pm.addPass(unum::createConvertAirToLinalg());
+      }))
     return false;
   if (stage == Stage::Linalg)
     return true;
-  if (!impl->run([](OpPassManager &pm) { buildLinalgToLLVMPipeline(pm); }))
+  // Vector sizes for this host's (or options.cpu's) registers.
+  std::unique_ptr<llvm::TargetMachine> machine =
+      hostMachine(options.cpu, impl->errors);
+  if (!machine)
+    return false;
+  TargetVectors vectors = targetVectors(*machine);
+  pipeline.vectorBits = vectors.bits;
+  pipeline.vectorRegisters = vectors.registers;
+  impl->vectorBits = vectors.bits;
+  if (!impl->run(
+          [&](OpPassManager &pm) { buildLinalgToLLVMPipeline(pm, pipeline); }))
     return false;
   impl->exposeCInterface();
   impl->lowered = true;
@@ -282,12 +326,11 @@ std::string AirCompiler::printModule() const {
 }
 
 bool AirCompiler::emitLLVMIR(std::string &out) {
-  return impl->withOptimizedModule(
-      [&](llvm::Module &m, llvm::TargetMachine &) {
-        llvm::raw_string_ostream os(out);
-        m.print(os, nullptr);
-        return true;
-      });
+  return impl->withOptimizedModule([&](llvm::Module &m, llvm::TargetMachine &) {
+    llvm::raw_string_ostream os(out);
+    m.print(os, nullptr);
+    return true;
+  });
 }
 
 bool AirCompiler::emitObject(std::string &out) {
@@ -314,7 +357,8 @@ std::string AirCompiler::cHeader(const std::string &guard) const {
        "   each a pointer to a ranked memref descriptor of any strides and\n"
        "   offset; the caller allocates every buffer. Each returns\n"
        "   UNUM_AIR_OK, or UNUM_AIR_ERROR_SHAPE when sizes disagree. */\n";
-  h += "#ifndef " + guard + "\n#define " + guard + "\n\n#include <stdint.h>\n\n";
+  h +=
+      "#ifndef " + guard + "\n#define " + guard + "\n\n#include <stdint.h>\n\n";
   h += "/* What every kernel returns. */\n#ifndef UNUM_AIR_OK\n"
        "#define UNUM_AIR_OK 0\n"
        "#define UNUM_AIR_ERROR_SHAPE 1 /* sizes disagree; nothing written */\n"
@@ -401,31 +445,28 @@ std::unique_ptr<JitKernels> AirCompiler::jit() {
     return nullptr;
   initializeLLVM();
   auto state = std::make_unique<JitKernels::Impl>();
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder) {
-    impl->errors += "error: " + llvm::toString(builder.takeError()) + "\n";
+  // This host's CPU and features, or options.cpu (which must be one this
+  // host can run).
+  state->machine = hostMachine(impl->options.cpu, impl->errors);
+  if (!state->machine)
     return nullptr;
-  }
-  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto machine = builder->createTargetMachine();
-  if (!machine) {
-    impl->errors += "error: " + llvm::toString(machine.takeError()) + "\n";
-    return nullptr;
-  }
-  state->machine = std::move(*machine);
-  state->optimize =
-      makeOptimizingTransformer(impl->options.optLevel, 0, state->machine.get());
+  auto optimize = makeOptimizingTransformer(impl->options.optLevel, 0,
+                                            state->machine.get());
+  int64_t bits = impl->vectorBits;
+  state->optimize = [optimize, bits](llvm::Module *m) {
+    allowVectorWidth(*m, bits);
+    return optimize(m);
+  };
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = state->optimize;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   // The engine takes its own copy of the target machine.
-  auto engineMachine = builder->createTargetMachine();
-  if (!engineMachine) {
-    impl->errors += "error: " + llvm::toString(engineMachine.takeError()) + "\n";
+  std::unique_ptr<llvm::TargetMachine> engineMachine =
+      hostMachine(impl->options.cpu, impl->errors);
+  if (!engineMachine)
     return nullptr;
-  }
   auto engine = ExecutionEngine::create(*impl->module, engineOptions,
-                                        std::move(*engineMachine));
+                                        std::move(engineMachine));
   if (!engine) {
     impl->errors += "error: " + llvm::toString(engine.takeError()) + "\n";
     return nullptr;

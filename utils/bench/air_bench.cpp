@@ -22,6 +22,7 @@
 // usage: unum-air-bench [--sizes 24,25,26] [--quick] [--reps R] [--warmup W]
 //          [--cpu auto|none|N] [--stat min|median] [--clock wall|cpu]
 //          [--python PATH] [--no-numpy] [--no-expr] [--no-conv]
+//          [--no-matmul] [--matmul-sizes 256,512,1024,2048]
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,7 +61,8 @@ struct Options {
   bool median = false;
   bool cpuClock = false; // time by process CPU time instead of wall clock
   std::string python = "/usr/bin/python3";
-  bool numpy = true, expr = true, conv = true;
+  bool numpy = true, expr = true, conv = true, matmul = true;
+  std::vector<int> matmulSizes{256, 512, 1024, 2048};
 };
 
 bool gFailed = false;
@@ -862,6 +864,7 @@ int usage(const char *argv0) {
                "usage: %s [--sizes 24,25,26] [--quick] [--reps R] [--warmup W]\n"
                "       [--cpu auto|none|N] [--stat min|median] [--clock wall|cpu]\n"
                "       [--python PATH] [--no-numpy] [--no-expr] [--no-conv]\n"
+               "       [--no-matmul] [--matmul-sizes 256,512,1024,2048]\n"
                "sizes are log2 of the element count (default 25); --quick is\n"
                "--sizes 24 --reps 3\n",
                argv0);
@@ -904,6 +907,16 @@ int main(int argc, char **argv) {
       opt.expr = false;
     } else if (arg == "--no-conv") {
       opt.conv = false;
+    } else if (arg == "--no-matmul") {
+      opt.matmul = false;
+    } else if (arg == "--matmul-sizes") {
+      opt.matmulSizes.clear();
+      std::stringstream list(value());
+      for (std::string item; std::getline(list, item, ',');)
+        if (int n = std::atoi(item.c_str()); n > 0)
+          opt.matmulSizes.push_back(n);
+      if (opt.matmulSizes.empty())
+        return usage(argv[0]);
     } else {
       return usage(argv[0]);
     }
@@ -929,6 +942,8 @@ int main(int argc, char **argv) {
       benchExprs(opt, lg);
   if (opt.conv)
     benchConv(opt);
+  if (opt.matmul && !benchMatmul(opt.matmulSizes, opt.reps, opt.median))
+    gFailed = true;
 
   std::vector<double> busy = busyFractions(start, readCpuTimes());
   std::printf("\nCPU busy during the run (this process included): %s; load "

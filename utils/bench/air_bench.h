@@ -14,6 +14,7 @@
 #define UNUM_UTILS_BENCH_AIR_BENCH_H
 
 #include <cstdint>
+#include <vector>
 
 namespace airbench {
 
@@ -62,6 +63,10 @@ void dnnlConvResult(DnnlConv *conv, float *y);
 const char *dnnlConvImpl(DnnlConv *conv);
 void dnnlConvDestroy(DnnlConv *conv);
 bool haveDnnl();
+
+//--- matmul: the JIT-compiled Unum kernel (host CPU and --mcpu=haswell)
+// against OpenBLAS (dlopen), sizes n x n; false if a result mismatched.
+bool benchMatmul(const std::vector<int> &sizes, int reps, bool median);
 
 //--- (0) Unum AOT kernels ----------------------------------------------------
 // Declared weak: the wrappers are linked only when unum-airc built the

@@ -28,7 +28,9 @@ struct CompileOptions {
   /// Public function to specialise and its parameter types in the AIR
   /// notation (`f32[?],f32[]`); empty leaves the file's types.
   std::string entry, signature;
-  /// Target CPU for object files (empty: this machine's, with its features).
+  /// Target CPU for object files and the JIT (empty: this machine's, with
+  /// its features); it sizes the vectors too (docs/AirABI.md). A JIT for a
+  /// CPU this host cannot run faults when called.
   std::string cpu;
   /// LLVM optimisation level.
   unsigned optLevel = 3;

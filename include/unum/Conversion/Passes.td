@@ -146,6 +146,38 @@ def AirFuseRows : Pass<"air-fuse-rows", "mlir::func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def AirVectorize : Pass<"air-vectorize"> {
+  let summary = "Tile and vectorise kernel bodies for the target's vector "
+                "registers (matmul register/cache blocks, elementwise)";
+  let description = [{
+    Runs on the bufferized kernel bodies (memrefs). A matmul generic is tiled
+    into cache blocks (MC x 256 x NC) and register blocks of MR rows x NR
+    columns (NR = two vector registers, MR = (registers - 4) / 2: 6 x 16 f32
+    on AVX2, 14 x 32 on AVX-512), the full register blocks vectorised to a
+    `vector.contract` whose accumulator stays in registers for the k loop
+    (lowered later to broadcast FMAs, one per row and register). An
+    elementwise generic whose operands are contiguous along the innermost
+    loop (or do not read it) is tiled to `unroll` registers along it and
+    vectorised. Remainder tiles, reductions and other layouts are left for
+    convert-linalg-to-loops. Sizes come from the target (AirCompiler asks the
+    LLVM TargetMachine; unum-airc --mcpu picks another CPU).
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", "256",
+           "Width of a vector register in bits (128 SSE, 256 AVX2, 512 AVX-512)">,
+    Option<"registers", "registers", "int64_t", "16",
+           "Number of vector registers (16 AVX2, 32 AVX-512)">,
+    Option<"unroll", "unroll", "int64_t", "2",
+           "Vector registers per elementwise tile">,
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::ub::UBDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def ConvertNNToRTL : Pass<"convert-nn-to-rtl", "mlir::ModuleOp"> {
   let summary = "Lower quantised nn models to rtl streaming datapaths";
   let description = [{

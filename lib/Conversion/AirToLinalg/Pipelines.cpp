@@ -6,32 +6,36 @@
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
-#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
-#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/Transforms/AllInterfaces.h"
-#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/AllInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
-#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -56,10 +60,11 @@ void unum::air::buildAirToLLVMPipeline(OpPassManager &pm,
                                        const PipelineOptions &options) {
   buildAirOptimizePipeline(pm, options);
   pm.addPass(createConvertAirToLinalg());
-  buildLinalgToLLVMPipeline(pm);
+  buildLinalgToLLVMPipeline(pm, options);
 }
 
-void unum::air::buildLinalgToLLVMPipeline(OpPassManager &pm) {
+void unum::air::buildLinalgToLLVMPipeline(OpPassManager &pm,
+                                          const PipelineOptions &options) {
   // Row statistics and their row-wise users: one loop over row blocks.
   pm.addNestedPass<func::FuncOp>(unum::createAirFuseRows());
   // Outputs: the last loop nest writes straight into the caller's buffer.
@@ -75,22 +80,39 @@ void unum::air::buildLinalgToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass()); // drops copies of a buffer to itself
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(unum::createAirCopiesToLinalg());
+  // Explicit vectors sized for the target; what it leaves becomes loops.
+  if (options.vectorBits > 0) {
+    unum::AirVectorizeOptions vectorize;
+    vectorize.vectorBits = options.vectorBits;
+    vectorize.registers = options.vectorRegisters;
+    pm.addNestedPass<func::FuncOp>(unum::createAirVectorize(vectorize));
+  }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createAirExpandMath());
+  // n-D transfers become 1-D ones (one per row), then vector.contract
+  // becomes outer products, i.e. a broadcast and an FMA per row
+  // (llvm.fmuladd: fused where the target has FMA, docs/Air.md).
+  VectorTransferToSCFOptions toSCF;
+  toSCF.enableFullUnroll().setTargetRank(1);
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(toSCF));
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  ConvertVectorToLLVMPassOptions toLLVM;
+  toLLVM.vectorContractLowering = vector::VectorContractLowering::OuterProduct;
+  toLLVM.vectorTransposeLowering = vector::VectorTransposeLowering::Shuffle1D;
+  pm.addPass(createConvertVectorToLLVMPass(toLLVM));
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void unum::air::registerAirLoweringInterfaces(DialectRegistry &registry) {
   // The dialects on the way down, so that unum-opt reads every stage.
-  registry.insert<arith::ArithDialect, bufferization::BufferizationDialect,
-                  cf::ControlFlowDialect, func::FuncDialect,
-                  linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
-                  memref::MemRefDialect, scf::SCFDialect,
-                  tensor::TensorDialect>();
+  registry
+      .insert<arith::ArithDialect, bufferization::BufferizationDialect,
+              cf::ControlFlowDialect, func::FuncDialect, linalg::LinalgDialect,
+              LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
+              scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect>();
   // What bufferization and convert-to-llvm look up on the dialects that
   // convert-air-to-linalg produces.
   arith::registerBufferizableOpInterfaceExternalModels(registry);
@@ -108,6 +130,7 @@ void unum::air::registerAirLoweringInterfaces(DialectRegistry &registry) {
   registerConvertMathToLLVMInterface(registry);
   registerConvertMemRefToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
 }
 
 namespace {
@@ -118,7 +141,21 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
       *this, "signature",
       llvm::cl::desc("Parameter types for `entry` (AIR notation, comma "
                      "separated)")};
-  unum::air::PipelineOptions get() const { return {entry, signature}; }
+  Option<int64_t> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("Vector register width for air-vectorize (0: none)"),
+      llvm::cl::init(256)};
+  Option<int64_t> registers{*this, "registers",
+                            llvm::cl::desc("Vector registers (air-vectorize)"),
+                            llvm::cl::init(16)};
+  unum::air::PipelineOptions get() const {
+    unum::air::PipelineOptions o;
+    o.entry = entry;
+    o.signature = signature;
+    o.vectorBits = vectorBits;
+    o.vectorRegisters = registers;
+    return o;
+  }
 };
 } // namespace
 

@@ -2,6 +2,7 @@
 #ifndef UNUM_CONVERSION_AIRTOLINALG_AIRTOLINALG_H
 #define UNUM_CONVERSION_AIRTOLINALG_AIRTOLINALG_H
 
+#include <cstdint>
 #include <string>
 
 namespace mlir {
@@ -14,6 +15,10 @@ struct PipelineOptions {
   /// Public entry to specialise, with its parameter types in the AIR
   /// notation (`f32[?],f32[]`); empty leaves functions as they are.
   std::string entry, signature;
+  /// The target's vector registers, for air-vectorize: width in bits (0
+  /// leaves vectorisation to LLVM) and count. AirCompiler reads them from
+  /// the LLVM TargetMachine; the defaults are AVX2's.
+  int64_t vectorBits = 256, vectorRegisters = 16;
 };
 
 /// air-optimize: monomorphize (with inference), simplify, make broadcasts
@@ -25,8 +30,10 @@ void buildAirOptimizePipeline(mlir::OpPassManager &pm,
 /// then the LLVM dialect, ready for translation to LLVM IR.
 void buildAirToLLVMPipeline(mlir::OpPassManager &pm,
                             const PipelineOptions &options = {});
-/// The part of air-to-llvm after convert-air-to-linalg.
-void buildLinalgToLLVMPipeline(mlir::OpPassManager &pm);
+/// The part of air-to-llvm after convert-air-to-linalg (uses the target
+/// fields of `options`).
+void buildLinalgToLLVMPipeline(mlir::OpPassManager &pm,
+                               const PipelineOptions &options = {});
 /// Registers the external interface models the lowering relies on
 /// (bufferization of arith/linalg/tensor/scf/func, conversion to LLVM).
 void registerAirLoweringInterfaces(mlir::DialectRegistry &registry);

@@ -1,0 +1,341 @@
+//===- Vectorize.cpp - air-vectorize --------------------------------------===//
+//
+// Explicit vectorisation of the bufferized kernel bodies, sized for the
+// target's vector registers, so that the code does not depend on LLVM's loop
+// vectoriser:
+//
+//  * a matmul (the (m, k, n) generic of convert-air-to-linalg) is tiled for
+//    the caches (MC x KC x NC blocks) and then into MR x 1 x NR register
+//    blocks; the full register blocks are vectorised (vector.contract of
+//    vector<MRx1>, vector<1xNR> into vector<MRxNR>), their accumulator is
+//    hoisted out of the k loop (it stays in registers for the whole KC
+//    block), and the contraction is later lowered to outer products, i.e.
+//    one broadcast FMA per row (convert-vector-to-llvm, outerproduct);
+//  * an elementwise generic (all loops parallel, every operand contiguous
+//    along the innermost loop or not reading it) is tiled to 1 x ... x 1 x W
+//    and the full tiles vectorised;
+//  * tiles cut by a loop bound (remainders) stay linalg ops and become plain
+//    loops with everything this pass does not match (reductions, conv1d
+//    gradients, copies of non-contiguous layouts).
+//
+// W is one vector register per unit of `unroll`; MR and NR follow from the
+// register count (16 on AVX2, 32 on AVX-512): MR x 2 accumulators of one
+// register each, plus the B row and a broadcast.
+//
+//===----------------------------------------------------------------------===//
+#include "unum/Conversion/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace unum {
+#define GEN_PASS_DEF_AIRVECTORIZE
+#include "unum/Conversion/Passes.h.inc"
+} // namespace unum
+
+using namespace mlir;
+
+namespace {
+/// Marks the ops this pass tiled, so that the full tiles can be found again
+/// after peeling.
+constexpr llvm::StringLiteral kTileMarker = "air.vector_tile";
+
+/// A matmul's indexing maps over (m, k, n): A(m, k), B(k, n), C(m, n).
+SmallVector<AffineMap> matmulMaps(MLIRContext *ctx) {
+  AffineExpr m, k, n;
+  bindDims(ctx, m, k, n);
+  return {AffineMap::get(3, 0, {m, k}, ctx), AffineMap::get(3, 0, {k, n}, ctx),
+          AffineMap::get(3, 0, {m, n}, ctx)};
+}
+
+/// The generic convert-air-to-linalg emits for a matmul: matmulMaps() and a
+/// multiply-accumulate body.
+bool isMatmul(linalg::GenericOp op) {
+  if (op.getNumLoops() != 3 || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
+    return false;
+  return op.getIndexingMapsArray() == matmulMaps(op.getContext());
+}
+
+/// The innermost stride of `v` is statically 1 (or it has rank 0).
+bool contiguousInner(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type)
+    return false;
+  if (type.getRank() == 0)
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return strides.back() == 1;
+}
+
+/// All loops parallel, identity output, and every input either contiguous
+/// along the innermost loop or independent of it: what vectorises into plain
+/// vector loads, broadcasts and stores.
+bool isContiguousElementwise(linalg::GenericOp op) {
+  unsigned loops = op.getNumLoops();
+  if (loops == 0 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 || op.getNumParallelLoops() != loops)
+    return false;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!isa<ShapedType>(operand.get().getType())) {
+      if (op.isDpsInit(&operand))
+        return false;
+      continue; // a scalar operand
+    }
+    // i1 memrefs hold a byte per element, but a vector<Nxi1> load or store
+    // is bit-packed in LLVM: those stay scalar.
+    Type element = getElementTypeOrSelf(operand.get().getType());
+    if (!isa<MemRefType>(operand.get().getType()) || !element.isIntOrFloat() ||
+        element.getIntOrFloatBitWidth() % 8 != 0)
+      return false;
+    if (op.isDpsInit(&operand)) {
+      if (!map.isIdentity() || !contiguousInner(operand.get()))
+        return false;
+      continue;
+    }
+    if (!map.isProjectedPermutation())
+      return false;
+    bool readsInner = map.isFunctionOfDim(loops - 1);
+    if (!readsInner)
+      continue;
+    // The innermost loop must be the operand's innermost dimension.
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!last || last.getPosition() != loops - 1 ||
+        !contiguousInner(operand.get()))
+      return false;
+  }
+  // Only what the vectoriser turns into vector arithmetic.
+  for (Operation &inner : op.getBody()->without_terminator())
+    if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) &&
+        !isa<linalg::IndexOp>(inner))
+      return false;
+  return true;
+}
+
+struct AirVectorizePass
+    : public unum::impl::AirVectorizeBase<AirVectorizePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    Operation *func = getOperation(); // a function (or a module of them)
+    if (vectorBits < 64 || registers < 8) {
+      func->emitError("air-vectorize: vector-bits must be >= 64 and "
+                      "registers >= 8");
+      return signalPassFailure();
+    }
+    SmallVector<linalg::GenericOp> matmuls, elementwise;
+    func->walk([&](linalg::GenericOp op) {
+      if (!op.hasPureBufferSemantics())
+        return;
+      Type t = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+      if (!t.isIntOrFloat() || t.getIntOrFloatBitWidth() < 8 ||
+          t.getIntOrFloatBitWidth() > 64)
+        return;
+      if (isMatmul(op) && llvm::all_of(op->getOperands(), contiguousInner) &&
+          t.getIntOrFloatBitWidth() % 8 == 0)
+        matmuls.push_back(op);
+      else if (isContiguousElementwise(op))
+        elementwise.push_back(op);
+    });
+    if (matmuls.empty() && elementwise.empty())
+      return;
+    IRRewriter rewriter(&getContext());
+    SmallVector<scf::ForOp> peel;
+    for (linalg::GenericOp op : matmuls)
+      if (failed(tileMatmul(rewriter, op, peel)))
+        return signalPassFailure();
+    for (linalg::GenericOp op : elementwise)
+      if (failed(tileElementwise(rewriter, op, peel)))
+        return signalPassFailure();
+    // Innermost first: peeling an outer loop copies its body.
+    for (scf::ForOp loop : llvm::reverse(peel)) {
+      scf::ForOp remainder;
+      (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, remainder);
+    }
+    // Full tiles now have static sizes (subview sizes fold to constants).
+    if (failed(simplify(func)))
+      return signalPassFailure();
+    SmallVector<linalg::LinalgOp> tiles;
+    func->walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kTileMarker)) {
+        op->removeAttr(kTileMarker);
+        tiles.push_back(op);
+      }
+    });
+    for (linalg::LinalgOp op : tiles) {
+      auto generic = cast<linalg::GenericOp>(op.getOperation());
+      if (isMatmul(generic)) {
+        // Static MR x NR output, k dynamic.
+        auto out = cast<MemRefType>(op.getDpsInits()[0].getType());
+        if (out.hasStaticShape())
+          emitRegisterBlock(rewriter, generic);
+        continue;
+      }
+      if (op.hasDynamicShape())
+        continue;
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::VectorizationResult> result =
+          linalg::vectorize(rewriter, op);
+      if (succeeded(result))
+        rewriter.replaceOp(op, result->replacements);
+    }
+    // vector<1x...x1xW> -> vector<W>: the LLVM lowering of math ops takes
+    // 1-D vectors only.
+    {
+      RewritePatternSet oneD(&getContext());
+      vector::populateCastAwayVectorLeadingOneDimPatterns(oneD);
+      if (failed(applyPatternsGreedily(func, std::move(oneD))))
+        return signalPassFailure();
+    }
+    if (failed(simplify(func)))
+      return signalPassFailure();
+  }
+
+  /// Elements of `t` per vector register.
+  int64_t lanes(Type t) const {
+    return std::max<int64_t>(1, vectorBits / t.getIntOrFloatBitWidth());
+  }
+
+  FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter,
+                                       linalg::GenericOp op,
+                                       ArrayRef<int64_t> sizes,
+                                       ArrayRef<int64_t> interchange) {
+    scf::SCFTilingOptions options;
+    SmallVector<OpFoldResult> tileSizes;
+    for (int64_t s : sizes)
+      tileSizes.push_back(rewriter.getIndexAttr(s));
+    options.setTileSizes(tileSizes);
+    options.setInterchange(interchange);
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled)) {
+      op.emitError("air-vectorize: cannot tile");
+      return failure();
+    }
+    rewriter.eraseOp(op);
+    return tiled;
+  }
+
+  /// Cache blocks (n, k, m order), then register blocks (n, m order) over
+  /// the whole k of the cache block.
+  LogicalResult tileMatmul(RewriterBase &rewriter, linalg::GenericOp op,
+                           SmallVectorImpl<scf::ForOp> &peel) {
+    Type t = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    int64_t nr = 2 * lanes(t);
+    // MR rows x 2 registers of accumulators, one B row (2 registers) and a
+    // broadcast A element in the registers left.
+    int64_t mr = std::max<int64_t>(1, (registers - 4) / 2);
+    int64_t mc = mr * 12, kc = 256, nc = nr * 32;
+    FailureOr<scf::SCFTilingResult> blocks =
+        tile(rewriter, op, {mc, kc, nc}, {2, 1, 0});
+    if (failed(blocks))
+      return failure();
+    auto block = cast<linalg::GenericOp>(blocks->tiledOps.back());
+    FailureOr<scf::SCFTilingResult> regs =
+        tile(rewriter, block, {mr, 0, nr}, {2, 1, 0});
+    if (failed(regs))
+      return failure();
+    regs->tiledOps.back()->setAttr(kTileMarker, rewriter.getUnitAttr());
+    peel.push_back(cast<scf::ForOp>(regs->loops[0].getOperation()));
+    peel.push_back(cast<scf::ForOp>(regs->loops[1].getOperation()));
+    return success();
+  }
+
+  /// A full MR x NR register block of a matmul, C(MR, NR) += A(MR, K) B(K,
+  /// NR) with K dynamic: the accumulator is read once, carried through the k
+  /// loop as a vector and written once; each k contracts a column of A with
+  /// a row of B (an outer product: one broadcast FMA per row and register).
+  void emitRegisterBlock(RewriterBase &rewriter, linalg::GenericOp op) {
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
+    Value c = op.getDpsInits()[0];
+    auto cType = cast<MemRefType>(c.getType());
+    int64_t mr = cType.getDimSize(0), nr = cType.getDimSize(1);
+    Type t = cType.getElementType();
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value k = memref::DimOp::create(rewriter, loc, a, 1);
+    Value pad = ub::PoisonOp::create(rewriter, loc, t);
+    auto accType = VectorType::get({mr, nr}, t);
+    auto colType = VectorType::get({mr, 1}, t);
+    auto rowType = VectorType::get({1, nr}, t);
+    SmallVector<bool> inBounds = {true, true};
+    Value acc = vector::TransferReadOp::create(
+        rewriter, loc, accType, c, ValueRange{zero, zero}, pad, inBounds);
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineMap> maps = matmulMaps(ctx);
+    auto iters = rewriter.getArrayAttr(
+        {vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
+         vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction),
+         vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel)});
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, k, one, ValueRange{acc},
+        [&](OpBuilder &nb, Location l, Value kv, ValueRange args) {
+          Value col = vector::TransferReadOp::create(
+              nb, l, colType, a, ValueRange{zero, kv}, pad, inBounds);
+          Value row = vector::TransferReadOp::create(
+              nb, l, rowType, b, ValueRange{kv, zero}, pad, inBounds);
+          Value next = vector::ContractionOp::create(
+              nb, l, col, row, args[0], nb.getAffineMapArrayAttr(maps), iters);
+          scf::YieldOp::create(nb, l, next);
+        });
+    vector::TransferWriteOp::create(rewriter, loc, loop.getResult(0), c,
+                                    ValueRange{zero, zero}, inBounds);
+    rewriter.eraseOp(op);
+  }
+
+  /// 1 x ... x 1 x W tiles, W = `unroll` registers.
+  LogicalResult tileElementwise(RewriterBase &rewriter, linalg::GenericOp op,
+                                SmallVectorImpl<scf::ForOp> &peel) {
+    Type t = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    unsigned loops = op.getNumLoops();
+    SmallVector<int64_t> sizes(loops, 1);
+    sizes.back() = lanes(t) * unroll;
+    SmallVector<int64_t> interchange =
+        llvm::to_vector(llvm::seq<int64_t>(0, loops));
+    FailureOr<scf::SCFTilingResult> tiled =
+        tile(rewriter, op, sizes, interchange);
+    if (failed(tiled))
+      return failure();
+    tiled->tiledOps.back()->setAttr(kTileMarker, rewriter.getUnitAttr());
+    if (!tiled->loops.empty())
+      peel.push_back(cast<scf::ForOp>(tiled->loops.back().getOperation()));
+    return success();
+  }
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    RewritePatternSet set(ctx);
+    for (Dialect *dialect : ctx->getLoadedDialects())
+      dialect->getCanonicalizationPatterns(set);
+    for (RegisteredOperationName op : ctx->getRegisteredOperations())
+      op.getCanonicalizationPatterns(set, ctx);
+    patterns = FrozenRewritePatternSet(std::move(set));
+    return success();
+  }
+
+  LogicalResult simplify(Operation *func) {
+    return applyPatternsGreedily(func, patterns);
+  }
+
+  FrozenRewritePatternSet patterns;
+};
+} // namespace

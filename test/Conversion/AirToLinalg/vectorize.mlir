@@ -1,0 +1,135 @@
+// RUN: unum-opt %s --air-vectorize="vector-bits=256 registers=16" | FileCheck %s --check-prefix=AVX2
+// RUN: unum-opt %s --air-vectorize="vector-bits=512 registers=32" | FileCheck %s --check-prefix=AVX512
+
+// matmul: cache blocks of 72 x 256 x 512 (AVX2) / 168 x 256 x 1024
+// (AVX-512) rows x k x columns, then register blocks of 6 x 16 / 14 x 32
+// whose accumulator is read before the k loop, carried through it in
+// registers and written after it; the contraction per k is an outer product
+// (later one broadcast FMA per row). Remainder blocks stay linalg.
+// AVX2-LABEL: func.func @matmul(
+// AVX2: scf.for {{.*}} step %c512
+// AVX2: scf.for {{.*}} step %c256
+// AVX2: scf.for {{.*}} step %c72
+// AVX2: scf.for {{.*}} step %c16
+// AVX2: scf.for {{.*}} step %c6
+// AVX2: %[[ACC:.*]] = vector.transfer_read {{.*}} vector<6x16xf32>
+// AVX2: %[[SUM:.*]] = scf.for {{.*}} iter_args(%[[A:.*]] = %[[ACC]]) -> (vector<6x16xf32>)
+// AVX2: vector.contract {{.*}} vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
+// AVX2: vector.transfer_write %[[SUM]]
+// AVX2: linalg.generic
+// AVX512-LABEL: func.func @matmul(
+// AVX512: scf.for {{.*}} step %c1024
+// AVX512: scf.for {{.*}} step %c256
+// AVX512: scf.for {{.*}} step %c168
+// AVX512: scf.for {{.*}} iter_args({{.*}}) -> (vector<14x32xf32>)
+// AVX512: vector.contract {{.*}} vector<14x1xf32>, vector<1x32xf32> into vector<14x32xf32>
+#mk = affine_map<(d0, d1, d2) -> (d0, d1)>
+#kn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @matmul(%a: memref<?x?xf32, strided<[?, 1], offset: ?>>,
+                  %b: memref<?x?xf32, strided<[?, 1], offset: ?>>,
+                  %c: memref<?x?xf32, strided<[?, 1], offset: ?>>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<?x?xf32, strided<[?, 1], offset: ?>>,
+                   memref<?x?xf32, strided<[?, 1], offset: ?>>)
+      outs(%c : memref<?x?xf32, strided<[?, 1], offset: ?>>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Elementwise with a broadcast row: two registers per tile along the
+// contiguous dimension (16 f32 on AVX2, 32 on AVX-512; 8/16 f64), as 1-D
+// vectors; the broadcast operand is read as a vector too. The remainder
+// stays linalg.
+// AVX2-LABEL: func.func @bias_relu(
+// AVX2: scf.for {{.*}} step %c16
+// AVX2: vector.transfer_read {{.*}} vector<16xf32>
+// AVX2: arith.addf {{.*}} : vector<16xf32>
+// AVX2: arith.maximumf {{.*}} : vector<16xf32>
+// AVX2: vector.transfer_write
+// AVX2: linalg.generic
+// AVX512-LABEL: func.func @bias_relu(
+// AVX512: arith.maximumf {{.*}} : vector<32xf32>
+// AVX2-LABEL: func.func @f64_exp(
+// AVX2: math.exp {{.*}} : vector<8xf64>
+// AVX512-LABEL: func.func @f64_exp(
+// AVX512: math.exp {{.*}} : vector<16xf64>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @bias_relu(%x: memref<?x?xf32, strided<[?, 1], offset: ?>>,
+                     %bias: memref<?xf32, strided<[1], offset: ?>>,
+                     %out: memref<?x?xf32, strided<[?, 1], offset: ?>>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id, #row, #id],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %bias : memref<?x?xf32, strided<[?, 1], offset: ?>>,
+                      memref<?xf32, strided<[1], offset: ?>>)
+      outs(%out : memref<?x?xf32, strided<[?, 1], offset: ?>>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+#id1 = affine_map<(d0) -> (d0)>
+func.func @f64_exp(%x: memref<?xf64>, %out: memref<?xf64>) {
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : memref<?xf64>) outs(%out : memref<?xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %e = math.exp %a : f64
+    linalg.yield %e : f64
+  }
+  return
+}
+
+// Not vectorised (left for convert-linalg-to-loops): a reduction, and an
+// operand read across its rows (a transpose) along the innermost loop.
+// AVX2-LABEL: func.func @left_alone(
+// AVX2-NOT: vector.
+// AVX2: linalg.generic
+// AVX2-NOT: vector.
+// AVX2: linalg.generic
+// AVX2-NOT: vector.
+// AVX2: return
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#red = affine_map<(d0, d1) -> (d0)>
+func.func @left_alone(%x: memref<?x?xf32>, %out: memref<?x?xf32>,
+                      %sum: memref<?xf32>) {
+  linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<?x?xf32>) outs(%out : memref<?x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#id, #red], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x?xf32>) outs(%sum : memref<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// An i1 memref holds one byte per element but a vector<Nxi1> load or store
+// is bit-packed: a select reading a comparison's result stays scalar (it
+// once read packed bits and gave wrong gradients in grad-torch.test).
+// AVX2-LABEL: func.func @select_i1(
+// AVX2-NOT: vector.
+// AVX2: linalg.generic
+// AVX2-NOT: vector.
+// AVX2: return
+func.func @select_i1(%c: memref<?x?xi1>, %x: memref<?x?xf32>, %out: memref<?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %x : memref<?x?xi1>, memref<?x?xf32>) outs(%out : memref<?x?xf32>) {
+  ^bb0(%b: i1, %a: f32, %o: f32):
+    %s = arith.select %b, %a, %zero : f32
+    linalg.yield %s : f32
+  }
+  return
+}
