@@ -75,6 +75,17 @@ struct AirFuseRowsPass : public unum::impl::AirFuseRowsBase<AirFuseRowsPass> {
       llvm::SetVector<Operation *> chain = producerChain(consumer);
       if (llvm::none_of(chain, isRowReduction))
         continue;
+      // An array with a 0-sized dimension (numpy and dask call functions
+      // with those) has nothing to block, and tiling it divides by zero.
+      auto empty = [](Operation *op) {
+        return llvm::any_of(op->getOperandTypes(), [](Type t) {
+          auto shaped = dyn_cast<ShapedType>(t);
+          return shaped && shaped.hasRank() &&
+                 llvm::is_contained(shaped.getShape(), 0);
+        });
+      };
+      if (empty(consumer) || llvm::any_of(chain, empty))
+        continue;
       if (succeeded(fuse(consumer, chain))) {
         done.insert(chain.begin(), chain.end());
         changed = true;
@@ -121,7 +132,8 @@ struct AirFuseRowsPass : public unum::impl::AirFuseRowsBase<AirFuseRowsPass> {
 
   /// Rows per block: kBlockBytes over the bytes of one row of `rows` (the
   /// array a row reduction reads; computed at run time when a row's size is
-  /// dynamic), at least 1.
+  /// dynamic), at least 1. A row may hold no elements (numpy and dask call
+  /// functions with 0-sized arrays), so the divisor is at least 1 too.
   OpFoldResult rowsPerBlock(OpBuilder &b, Location loc, Value rows) {
     auto type = cast<RankedTensorType>(rows.getType());
     int64_t bytes =
@@ -136,11 +148,14 @@ struct AirFuseRowsPass : public unum::impl::AirFuseRowsBase<AirFuseRowsPass> {
       dynamic = dynamic ? arith::MulIOp::create(b, loc, dynamic, size) : size;
     }
     if (!dynamic)
-      return b.getIndexAttr(std::max<int64_t>(1, kBlockBytes / bytes));
+      return b.getIndexAttr(
+          std::max<int64_t>(1, kBlockBytes / std::max<int64_t>(1, bytes)));
     auto index = [&](int64_t v) {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
-    Value rowBytes = arith::MulIOp::create(b, loc, dynamic, index(bytes));
+    Value rowBytes = arith::MaxUIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, dynamic, index(bytes)),
+        index(1));
     Value count = arith::DivUIOp::create(b, loc, index(kBlockBytes), rowBytes);
     return arith::MaxUIOp::create(b, loc, count, index(1)).getResult();
   }
