@@ -92,12 +92,17 @@ TEST(FunctionUrls, EntriesTemplateAndErrors) {
   EXPECT_EQ(urls.addEntry("A", "--peer").message(),
             "--peer: expected NAME=URL, got 'A'");
   EXPECT_EQ(urls.addEntry("A=https://h/", "--peer").message(),
-            "--peer: 'A': expected an http:// URL, got 'https://h/'");
+            "--peer: 'A': expected an http:// URL or an arn:aws:lambda: ARN, "
+            "got 'https://h/'");
+  // A Lambda function's ARN is a target too (makeRemoteInvoker invokes it).
+  const std::string arn = "arn:aws:lambda:us-east-1:123456789012:function:C";
+  ASSERT_TRUE(bool(urls.addEntry("C=" + arn, "--peer")));
+  EXPECT_EQ(urls.urlFor("C"), arn);
   TempDir tmp;
   std::string bad = tmp.path() + "/map.json";
   std::ofstream(bad) << R"({"A": 7})";
   EXPECT_EQ(urls.addFile(bad).message(),
-            bad + ": 'A': expected an http:// URL");
+            bad + ": 'A': expected an http:// URL or an arn:aws:lambda: ARN");
 }
 
 TEST(Subprocess, LargePayloadsDoNotDeadlock) {
