@@ -160,8 +160,11 @@ def synthesise(vhdl_dir, device="up5k", work=None):
             "shell_luts_about": (w_out + 2) // 3,
         }
         try:
+            # Fmax is measured, not required: a design slower than the
+            # nominal 12 MHz target is a figure, not a failure.
             run(["nextpnr-ice40", flag, "--package", package, "--json", "design.json",
                  "--pcf-allow-unconstrained", "--freq", "12", "--seed", "1",
+                 "--timing-allow-fail",
                  "--report", "pnr.json"], work, "nextpnr.log")
             with open(os.path.join(work, "pnr.json")) as f:
                 pnr = json.load(f)
