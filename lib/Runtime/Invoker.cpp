@@ -2,7 +2,9 @@
 
 #include "unum/Runtime/Invoker.h"
 
+#include "AppInternal.h"
 #include "HotPath.h"
+#include "PayloadInternal.h"
 #include "Sockets.h"
 #include "unum/Runtime/App.h"
 #include "unum/Runtime/HttpAuth.h"
@@ -49,12 +51,13 @@ ThreadPoolInvoker::~ThreadPoolInvoker() {
 }
 
 const std::string &ThreadPoolInvoker::Task::name() const {
-  return namedBySpec ? payload.spec->config.name : function;
+  return namedBySpec ? detail::hints(payload).target->config.name : function;
 }
 
 void ThreadPoolInvoker::Task::setName(const std::string &name) {
-  namedBySpec = payload.spec && (&payload.spec->config.name == &name ||
-                                 payload.spec->config.name == name);
+  const detail::FunctionNode *target = detail::hints(payload).target;
+  namedBySpec =
+      target && (&target->config.name == &name || target->config.name == name);
   if (!namedBySpec)
     function = name;
 }
@@ -90,16 +93,14 @@ UNUM_HOT Payload *ThreadPoolInvoker::stage() {
   if (!w || w->pool != this || w->nextFull)
     return nullptr;
   // The slot holds the task that ran before: reset it, but for the names
-  // the caller always sets (see stage() in Invoker.h).
+  // the caller always sets (lib/Runtime/InvokerInternal.h).
   Payload &p = w->next().payload;
   p.source = Payload::Source::Http;
   p.value = Value();
   p.fanout.clear();
   if (!p.fanInSet.empty())
     p.fanInSet.clear();
-  p.fresh = false;
-  p.spec = nullptr;
-  p.outboxId = 0;
+  detail::PayloadAccess::clearHints(p);
   return &p;
 }
 
@@ -177,7 +178,8 @@ UNUM_HOT void ThreadPoolInvoker::work() {
       Task &task = w.tasks[w.current];
       if (runTask(task)) {
         ++task.delivery;
-        task.payload.fresh = false; // it may have checkpointed before dying
+        // It may have checkpointed before dying.
+        detail::hints(task.payload).fresh = false;
         // To the back: the crashed invocation's children run meanwhile, as
         // they would while a FaaS platform waits to retry.
         std::lock_guard<std::mutex> relock(mu);

@@ -80,6 +80,12 @@ struct HttpServerOptions {
   std::function<HttpResponse(const std::string &path)> onGet;
 };
 
+/// Thread safety: the handler runs on connection threads, up to maxHandlers
+/// at once, and onGet on any connection thread (up to maxConnections): both
+/// must be thread-safe; port(), url() and
+/// counters() may be called from any thread. Lifetime: whatever the handler
+/// uses must outlive the server; the destructor stops it and joins every
+/// connection's thread (so no handler runs after it returns).
 class HttpServer {
 public:
   /// Answers a POST of `body` to `path` ("/fn/Name").
