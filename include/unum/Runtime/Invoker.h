@@ -158,8 +158,8 @@ private:
 };
 
 /// POSTs each payload to its function's URL. Thread safety: invoke() may
-/// be called from several threads at once (each POST is its own
-/// connection); `urlFor` must allow that.
+/// be called from several threads at once (each POST takes its own
+/// connection from httpRequest's keep-alive pool); `urlFor` must allow that.
 class HttpInvoker final : public Invoker {
 public:
   /// `urlFor` maps a function name to its endpoint
