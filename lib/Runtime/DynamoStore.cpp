@@ -46,6 +46,7 @@
 #include "unum/Runtime/Value.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -59,6 +60,7 @@ using namespace unum::runtime;
 namespace {
 constexpr int kAttempts = 3;
 constexpr size_t kBatchWrite = 25, kBatchGet = 100;
+constexpr size_t kRetireThreads = 16;
 
 std::string base64(const std::string &in) {
   return intrinsics::base64Encode(in);
@@ -343,12 +345,15 @@ public:
     return PutResult{false, theirRecord->value_or("")};
   }
 
+  /// One UpdateItem per instance (BatchWriteItem cannot update, and a
+  /// transaction fails whole on an absent record): a fan-in's many inputs
+  /// go out kRetireThreads at a time.
   Status retire(const std::string &session, NameList instances) override {
     if (instances.empty())
       return Status::ok();
     if (Status st = flushStaged(); !st)
       return st;
-    for (const std::string &i : instances) {
+    auto one = [&](const std::string &i) -> Status {
       Value req = request();
       req.set("Key", key(session, "c#" + i));
       Value vals = Value::object();
@@ -367,8 +372,33 @@ public:
       auto r = call("UpdateItem", req, &err);
       if (!r && err.type != "ConditionalCheckFailedException")
         return r.getStatus();
+      return Status::ok();
+    };
+    if (instances.size() < 4) {
+      for (const std::string &i : instances)
+        if (Status s = one(i); !s)
+          return s;
+      return Status::ok();
     }
-    return Status::ok();
+    std::atomic<size_t> next{0};
+    std::mutex failMu;
+    Status failed = Status::ok();
+    auto work = [&] {
+      for (size_t at; (at = next++) < instances.size();)
+        if (Status s = one(*(instances.begin() + at)); !s) {
+          std::lock_guard<std::mutex> lock(failMu);
+          if (failed)
+            failed = s;
+          next = instances.size(); // the others stop too
+        }
+    };
+    std::vector<std::thread> threads;
+    for (size_t t = 1; t < std::min(kRetireThreads, instances.size()); ++t)
+      threads.emplace_back(work);
+    work();
+    for (std::thread &t : threads)
+      t.join();
+    return failed;
   }
 
   Result<AddResult> addToSet(const std::string &session, const std::string &set,

@@ -333,7 +333,7 @@ TEST_P(DataStoreTest, OutboxEntryStagedTwiceInOneBatch) {
   EXPECT_EQ((*pending)[0].id, 11u);
   EXPECT_EQ((*pending)[0].payload, "{\"Data\": 3}");
   // Nothing was left staged by a refused write.
-  ASSERT_TRUE(store->put(session, "k", "v").isOk());
+  ASSERT_TRUE(store->putIfAbsent(session, "K", "c1", {}, {}).isOk());
   EXPECT_EQ(store->outbox(session)->size(), 1u);
 }
 
