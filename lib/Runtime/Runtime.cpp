@@ -730,11 +730,11 @@ Status Runtime::Impl::loadStateInput(Invocation &inv, FanInInputs &in,
 /// a failure of the state, like its ItemSelector's, which its Catch takes.
 /// (A conditional Map edge is checked when it is taken, in addMapSends,
 /// which then ends the workflow.)
-static bool mapTooLarge(const config::FunctionConfig &config, size_t items,
+static bool mapTooLarge(const FunctionNode &fn, size_t items,
                         HandlerResult &hr) {
   if (UNUM_LIKELY(items <= kMaxFanInInstances))
     return false;
-  for (const config::Edge &e : config.next)
+  for (const config::Edge &e : fn.config.next)
     if (e.kind == EdgeKind::Map && !e.conditional) {
       hr = HandlerResult::failure(
           "Map edge to '" + e.target + "': " + std::to_string(items) +
@@ -781,7 +781,7 @@ UNUM_HOT Status Runtime::Impl::execute(Invocation &inv,
     HandlerResult hr = inv.fn->plan.handler->call(effective, inv.ctx);
     if (UNUM_LIKELY(hr.ok) &&
         !(UNUM_UNLIKELY(hr.output.isArray()) &&
-          mapTooLarge(inv.fn->config, hr.output.getArray().size(), hr))) {
+          mapTooLarge(*inv.fn, hr.output.getArray().size(), hr))) {
       inv.output = std::move(hr.output);
       return Status::ok();
     }
@@ -835,7 +835,7 @@ Status Runtime::Impl::attempt(Invocation &inv, const Value &effective,
   if (!opts.dataFlow && !inv.fn->plan.dataFlow) {
     hr = inv.fn->plan.handler->call(effective, inv.ctx);
     if (hr.ok && hr.output.isArray())
-      mapTooLarge(inv.fn->config, hr.output.getArray().size(), hr);
+      mapTooLarge(*inv.fn, hr.output.getArray().size(), hr);
     return Status::ok();
   }
   // A Task's TimeoutSecondsPath: the attempt's time limit, from the state's
@@ -891,7 +891,7 @@ Status Runtime::Impl::attempt(Invocation &inv, const Value &effective,
       if (!items)
         return selector ? stepError(items.getStatus(), "items", hr)
                         : Status::ok();
-      if (!mapTooLarge(inv.fn->config, items->size(), hr))
+      if (!mapTooLarge(*inv.fn, items->size(), hr))
         inv.items = items.take();
       break;
     }
