@@ -1,6 +1,7 @@
 //===- App.cpp - The functions of an application and their code -----------===//
 
 #include "unum/Runtime/App.h"
+#include "AppInternal.h"
 
 #include "unum/Config/Cycles.h"
 
@@ -15,6 +16,12 @@ using namespace unum::runtime;
 namespace config = unum::config;
 namespace fs = std::filesystem;
 
+App::App() : index(std::make_unique<detail::AppIndex>()) {}
+App::~App() = default;
+App::App(const App &other) : fns(other.fns) { reindex(); }
+// A map's move keeps its nodes, so the specs and the index stay valid.
+App::App(App &&other) noexcept = default;
+
 App &App::operator=(const App &other) {
   if (this != &other) {
     fns = other.fns;
@@ -23,28 +30,14 @@ App &App::operator=(const App &other) {
   return *this;
 }
 
-App &App::operator=(App &&other) noexcept {
-  if (this != &other) {
-    fns = std::move(other.fns);
-    reindex();
-  }
-  return *this;
-}
+App &App::operator=(App &&other) noexcept = default;
 
-void App::reindex() {
-  index.clear();
-  dangling.clear();
-  index.reserve(fns.size());
-  for (auto &[name, spec] : fns)
-    link(spec);
-}
-
-/// Derives spec.plan (StepPlan) from the spec's config, handler and
+/// Derives node.plan (StepPlan) from the spec's config, handler and
 /// targets; called whenever one of them changes.
-static void plan(FunctionSpec &spec) {
-  const config::FunctionConfig &cfg = spec.config;
-  StepPlan &p = spec.plan;
-  p.handler = spec.handler.get();
+static void plan(detail::FunctionNode &node) {
+  const config::FunctionConfig &cfg = node.config;
+  detail::StepPlan &p = node.plan;
+  p.handler = node.spec->handler.get();
   p.checkpoint = cfg.checkpoint;
   p.debug = cfg.debug.value_or(false);
   p.dataFlow = cfg.dataFlow.has_value();
@@ -65,29 +58,38 @@ static void plan(FunctionSpec &spec) {
   const bool chain = cfg.next.size() == 1 && !cfg.nextIsList &&
                      cfg.next[0].kind == config::EdgeKind::Scalar &&
                      !cfg.next[0].conditional && cfg.modifiers.empty();
-  p.chainTarget = chain ? spec.targets[0] : nullptr;
+  p.chainTarget = chain ? node.targets[0] : nullptr;
 }
 
-void App::link(FunctionSpec &spec) {
-  spec.owner = this;
-  index.emplace(spec.config.name, &spec);
-  spec.targets.assign(spec.config.next.size(), nullptr);
+/// Registers `spec` in the index and links edges to and from it.
+static void link(detail::AppIndex &index, const FunctionSpec &spec) {
+  detail::FunctionNode &node =
+      index.nodes.try_emplace(spec.config.name, spec).first->second;
+  node.owner = &index;
+  node.targets.assign(spec.config.next.size(), nullptr);
   for (size_t i = 0; i < spec.config.next.size(); ++i) {
     const std::string &target = spec.config.next[i].target;
-    if (const FunctionSpec *t = find(target))
-      spec.targets[i] = t;
+    if (auto t = index.nodes.find(target); t != index.nodes.end())
+      node.targets[i] = &t->second;
     else
-      dangling[target].push_back({&spec, i});
+      index.dangling[target].push_back({&node, i});
   }
-  plan(spec);
-  auto waiting = dangling.find(spec.config.name);
-  if (waiting != dangling.end()) {
+  plan(node);
+  auto waiting = index.dangling.find(spec.config.name);
+  if (waiting != index.dangling.end()) {
     for (auto &[from, edge] : waiting->second) {
-      from->targets[edge] = &spec;
+      from->targets[edge] = &node;
       plan(*from);
     }
-    dangling.erase(waiting);
+    index.dangling.erase(waiting);
   }
+}
+
+void App::reindex() {
+  index = std::make_unique<detail::AppIndex>();
+  index->nodes.reserve(fns.size());
+  for (auto &[name, spec] : fns)
+    link(*index, spec);
 }
 
 Status App::add(config::FunctionConfig config, std::shared_ptr<Handler> handler,
@@ -99,7 +101,9 @@ Status App::add(config::FunctionConfig config, std::shared_ptr<Handler> handler,
   spec.config = std::move(config);
   spec.handler = std::move(handler);
   spec.dir = std::move(dir);
-  link(fns.emplace(name, std::move(spec)).first->second);
+  if (!index) // a moved-from App, used again
+    index = std::make_unique<detail::AppIndex>();
+  link(*index, fns.emplace(name, std::move(spec)).first->second);
   return Status::ok();
 }
 
@@ -109,13 +113,17 @@ Status App::setHandler(const std::string &function,
   if (it == fns.end())
     return Status::error("no function '" + function + "'");
   it->second.handler = std::move(handler);
-  plan(it->second);
+  plan(index->nodes.at(it->second.config.name));
   return Status::ok();
 }
 
 const FunctionSpec *App::find(const std::string &function) const {
-  auto it = index.find(function);
-  return it == index.end() ? nullptr : it->second;
+  const detail::FunctionNode *node = detail::AppAccess::node(*this, function);
+  return node ? node->spec : nullptr;
+}
+
+bool App::owns(const FunctionSpec &spec) const {
+  return find(spec.config.name) == &spec;
 }
 
 std::vector<std::string> App::startFunctions() const {
@@ -125,6 +133,10 @@ std::vector<std::string> App::startFunctions() const {
       out.push_back(name);
   return out;
 }
+
+static Status validateLoops(const std::map<std::string, FunctionSpec> &fns);
+static Status
+validateStateInputs(const std::map<std::string, FunctionSpec> &fns);
 
 Status App::validate() const {
   if (fns.empty())
@@ -143,9 +155,9 @@ Status App::validate() const {
                                p.function + "'");
     }
   }
-  if (Status s = validateStateInputs(); !s)
+  if (Status s = validateStateInputs(fns); !s)
     return s;
-  if (Status s = validateLoops(); !s)
+  if (Status s = validateLoops(fns); !s)
     return s;
   for (const auto &[name, spec] : fns) {
     if (!spec.handler && spec.config.builtin)
@@ -169,7 +181,7 @@ Status App::validate() const {
 /// silently stop or go on with its output. A loop whose modifiers assign an
 /// index or size (`$0 = $0 + 1`, ExCamera's chains) renames its instances
 /// itself.
-Status App::validateLoops() const {
+static Status validateLoops(const std::map<std::string, FunctionSpec> &fns) {
   std::vector<const FunctionSpec *> specs;
   std::map<std::string_view, unsigned> id;
   for (const auto &[name, spec] : fns) {
@@ -199,7 +211,8 @@ Status App::validateLoops() const {
 /// Each StateInput names a SaveInput function, read by no other sink: the
 /// sink retires the saved input, and a saved input nobody reads would stay.
 /// A sink reads it when its fan-in completes, so it is a fan-in target.
-Status App::validateStateInputs() const {
+static Status
+validateStateInputs(const std::map<std::string, FunctionSpec> &fns) {
   std::map<std::string, std::string> readers; // saver -> its sink
   for (const auto &[name, spec] : fns) {
     if (!spec.config.stateInput)

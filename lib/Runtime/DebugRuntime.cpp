@@ -1,6 +1,8 @@
 //===- DebugRuntime.cpp - "Debug": true functions, traced -----------------===//
 
 #include "DebugRuntime.h"
+#include "DataStoreInternal.h"
+#include "PayloadInternal.h"
 
 #include <chrono>
 #include <cstdio>
@@ -183,7 +185,7 @@ public:
   }
   Status put(const std::string &session, const std::string &key,
              const std::string &value) override {
-    return inner.put(session, key, value);
+    return detail::StoreAccess::put(inner, session, key, value);
   }
   Result<Stats> stats(const std::string &session) override {
     return inner.stats(session);
@@ -253,7 +255,7 @@ DebugRuntime::forApp(const App &app, DataStore &store, Invoker &invoker,
 
 DebugRuntime::DebugRuntime(const App &app, DataStore &store, Invoker &invoker,
                            const RuntimeOptions &options)
-    : outer(options.observer),
+    : app(app), outer(options.observer),
       timed(std::make_unique<TimingStore>(*this, store)),
       tracer(std::make_unique<Tracer>(*this)) {
   RuntimeOptions ro = options;
@@ -289,7 +291,7 @@ Status DebugRuntime::handle(const std::string &function,
                             const Payload &payload) {
   Scope scope;
   scope.instance = instanceName(function, payload.fanout);
-  if (const FunctionSpec *fn = rt->app.find(function); fn && fn->config.loop) {
+  if (const FunctionSpec *fn = app.find(function); fn && fn->config.loop) {
     // The name the runtime gives it (its counters advanced on entry).
     std::vector<FanOutLevel> levels = payload.fanout;
     int64_t visit = payload.visit;
@@ -305,7 +307,7 @@ Status DebugRuntime::handle(const std::string &function,
   if (payload.source == Payload::Source::Checkpoint && payload.value.isArray())
     what += ", fan-in of " + std::to_string(payload.value.getArray().size()) +
             " checkpoint(s)";
-  if (payload.fresh)
+  if (detail::hints(payload).fresh)
     what += ", first delivery (no checkpoint lookup)";
   if (payload.source == Payload::Source::Http)
     what += "; input " + excerpt(toJson(payload.value));

@@ -42,6 +42,7 @@ public:
 private:
   class TimingStore;
   class Tracer;
+  const App &app;
   Observer *outer; // the runtime's own observer, or null
   std::unique_ptr<TimingStore> timed;
   std::unique_ptr<Tracer> tracer;

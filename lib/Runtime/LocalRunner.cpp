@@ -15,6 +15,9 @@
 
 #include "unum/Runtime/Runtime.h"
 
+#include "AppInternal.h"
+#include "DataStoreInternal.h"
+#include "PayloadInternal.h"
 #include "StateEntry.h"
 
 #include <algorithm>
@@ -48,9 +51,10 @@ public:
                 const Value &output) override {
     // Written before the instance retires its checkpoint: a redelivery
     // after the retirement finds nothing to do, and the output here.
-    Status s =
-        journal ? journal->put(session, kOutputKey + instance, toJson(output))
-                : Status::ok();
+    Status s = journal ? detail::StoreAccess::put(*journal, session,
+                                                  kOutputKey + instance,
+                                                  toJson(output))
+                       : Status::ok();
     if (!keep) {
       if (!s)
         debug("cannot record the output of " + instance + ": " + s.message());
@@ -66,7 +70,8 @@ public:
               const std::string &instance,
               const std::string &message) override {
     if (journal && !session.empty())
-      (void)journal->put(session, kErrorKey + instance, message);
+      (void)detail::StoreAccess::put(*journal, session, kErrorKey + instance,
+                                     message);
     if (!keep)
       return;
     std::lock_guard<std::mutex> lock(mu);
@@ -177,10 +182,10 @@ LocalRunner::LocalRunner(const App &app, DataStore &store, Options options)
         [this](const std::string &fn, Payload &p) { journalIssued(fn, p); });
     pool->setDispatch([this](const std::string &fn, const Payload &p) {
       Status s = rt->handle(fn, p);
-      if (p.outboxId && !s.isCrash()) {
-        this->store.stageFinished(p.session, p.outboxId, fn);
+      if (detail::hints(p).outboxId && !s.isCrash()) {
+        this->store.stageFinished(p.session, detail::hints(p).outboxId, fn);
         if (opts.trackInFlight)
-          setInFlight(p.outboxId, false);
+          setInFlight(detail::hints(p).outboxId, false);
       }
       return s;
     });
@@ -196,8 +201,9 @@ LocalRunner::LocalRunner(const App &app, DataStore &store, Options options)
         if (s.isCrash()) {
           collector->gaveUp(p.session, fn, instanceName(fn, p.fanout),
                             storeCause(s.message(), this->store.describe()));
-          if (opts.trackInFlight && p.outboxId)
-            setInFlight(p.outboxId, false); // a later redeliver() takes it
+          // A later redeliver() takes it.
+          if (opts.trackInFlight && detail::hints(p).outboxId)
+            setInFlight(detail::hints(p).outboxId, false);
         }
       });
 }
@@ -207,12 +213,14 @@ LocalRunner::~LocalRunner() {
 }
 
 void LocalRunner::journalIssued(const std::string &function, Payload &p) {
-  if (p.outboxId || p.session.empty())
+  if (detail::hints(p).outboxId || p.session.empty())
     return; // delivered again by resume(), or not resumable
-  p.outboxId = nextOutboxId.fetch_add(1, std::memory_order_relaxed);
+  detail::hints(p).outboxId =
+      nextOutboxId.fetch_add(1, std::memory_order_relaxed);
   if (opts.trackInFlight)
-    setInFlight(p.outboxId, true);
-  store.stageIssued(p.session, p.outboxId, function, toJson(encodePayload(p)));
+    setInFlight(detail::hints(p).outboxId, true);
+  store.stageIssued(p.session, detail::hints(p).outboxId, function,
+                    toJson(encodePayload(p)));
 }
 
 void LocalRunner::setInFlight(uint64_t id, bool running) {
@@ -244,7 +252,7 @@ Result<size_t> LocalRunner::deliverPending(
                            std::to_string(e.id) +
                            " is not a payload of this session" +
                            (p ? "" : ": " + p.getStatus().message()));
-    p->outboxId = e.id; // finishing it removes this entry
+    detail::hints(*p).outboxId = e.id; // finishing it removes this entry
     if (opts.trackInFlight)
       setInFlight(e.id, true);
     // Straight to the pool: the entry's id does not travel over HTTP.
@@ -320,12 +328,13 @@ Result<std::string> LocalRunner::start(const Value &input,
     p->session = session;
   } else if (p->session.empty()) {
     p->session = newSessionId();
-    p->fresh = true; // a new session has no checkpoints
+    detail::hints(*p).fresh = true; // a new session has no checkpoints
   }
   // $$.Execution: fixed here, with the session, so that a redelivered or
   // resumed start reads the same (lib/Runtime/StateEntry.h).
-  if (const FunctionSpec *spec = app.find(starts[0]);
-      spec && spec->plan.executionContext && !p->execution)
+  if (const detail::FunctionNode *start =
+          detail::AppAccess::node(app, starts[0]);
+      start && start->plan.executionContext && !p->execution)
     p->execution =
         detail::newExecution(p->value, detail::contextTime(opts.runtime));
   std::string id = p->session;
@@ -342,7 +351,7 @@ Result<std::string> LocalRunner::start(const Value &input,
     run.set("pid", int64_t(getpid()));
     // The start is on its way: a failure here is the session's, reported
     // once its work has ended.
-    if (Status s = store.put(id, "run", toJson(run)); !s)
+    if (Status s = detail::StoreAccess::put(store, id, "run", toJson(run)); !s)
       collector->failed(id, "", "",
                         s.withContext("recording the session").message());
   }
@@ -395,7 +404,9 @@ RunResult LocalRunner::resume(const std::string &session, bool keepSession) {
     auto run = parseJsonValue(known->front().second, "session record");
     if (run && run->isObject()) {
       run->set("pid", int64_t(getpid()));
-      if (Status s = store.put(session, "run", toJson(*run)); !s) {
+      if (Status s =
+              detail::StoreAccess::put(store, session, "run", toJson(*run));
+          !s) {
         failed.errors.push_back(s.message());
         return failed;
       }

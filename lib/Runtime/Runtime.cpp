@@ -5,8 +5,11 @@
 
 #include "unum/Runtime/Evaluator.h"
 
+#include "AppInternal.h"
 #include "DebugRuntime.h"
+#include "InvokerInternal.h"
 #include "Paths.h"
+#include "PayloadInternal.h"
 #include "StateEntry.h"
 #include "StateInput.h"
 
@@ -23,6 +26,7 @@ using namespace unum::runtime;
 namespace config = unum::config;
 using unum::config::Edge;
 using unum::config::EdgeKind;
+using unum::runtime::detail::FunctionNode;
 
 Observer::~Observer() = default;
 const char *unum::runtime::stepName(Step step) {
@@ -49,8 +53,95 @@ const char *unum::runtime::stepName(Step step) {
   return "?";
 }
 
-struct Runtime::Invocation {
-  const FunctionSpec *fn = nullptr;
+/// Runtime's state and the protocol's steps. The public class holds only a
+/// pointer to this, allocated once with the Runtime: an invocation costs
+/// one load and one direct call more, no allocation.
+struct Runtime::Impl {
+  Impl(const App &app, DataStore &store, Invoker &invoker,
+       RuntimeOptions options)
+      : app(app), store(store), invoker(invoker), opts(std::move(options)) {}
+
+  Status handle(const std::string &function, const Payload &payload);
+  Status handleJson(const std::string &function, const std::string &json);
+
+  struct Invocation;
+  class Sends;
+  struct FanIn;
+  Status run(Invocation &inv);
+  static void nameVisit(Invocation &inv, const std::string &function);
+  Status continuations(Invocation &inv);
+  Status chainStep(Invocation &inv, const FunctionNode &target);
+  static void fillChainPayload(Payload &p, Invocation &inv,
+                               const FunctionNode &target, bool handOff);
+  Status chainInvoke(Invocation &inv, const FunctionNode &target, bool handOff);
+  // What a plain chain step does not need stays out of run() and
+  // continuations(), so that a step's hot code is small (HotPath.h).
+  Status adoptRecord(Invocation &inv, const std::string &rec, bool &finished,
+                     const char *ifDone, const char *ifAdopted);
+  Status readCheckpoint(Invocation &inv, bool &reused, bool &finished);
+  struct FanInInputs;
+  Status gatherFanIn(Invocation &inv, FanInInputs &in, bool &reused,
+                     bool &finished);
+  Status execute(Invocation &inv, const Value &effective);
+  Status attempt(Invocation &inv, const Value &effective, HandlerResult &hr);
+  Status resumeRetries(Invocation &inv, const Value &effective);
+  Status retryOrFail(Invocation &inv, const Value &effective, HandlerResult &hr,
+                     unsigned done = 0, std::vector<int64_t> counts = {});
+  // The context object's fixed values (lib/Runtime/StateEntry.h).
+  Status enterContext(Invocation &inv);
+  // A Map or Parallel state's input, for a sink whose ResultPath applies to
+  // it: only functions with SaveInput / StateInput call these.
+  Status saveStateInput(Invocation &inv, const Value &effective);
+  Status loadStateInput(Invocation &inv, FanInInputs &in, bool &reused,
+                        bool &finished);
+  // A Map or Parallel state whose iteration or branch failed (a fan-in
+  // input is a failure): its Retry re-enters it, or it fails.
+  Status stateFailed(Invocation &inv, FanInInputs &in);
+  Status reenterState(Invocation &inv);
+  Result<bool> errorEdgeTaken(const Invocation &inv, const EvalEnv &env) const;
+  Status failure(Invocation &inv, const HandlerResult &hr,
+                 const Value &effective);
+  Result<Value> caught(Invocation &inv, const config::Edge &e);
+  void traceRetry(const Invocation &inv, unsigned attempt,
+                  const HandlerResult &hr, double delay) const;
+  Result<char> recordFlag(const Invocation &inv) const;
+  Status lostRace(Invocation &inv, const std::string &winner, bool &finished);
+  Status commitUnchecked(const std::vector<Effect> &effects,
+                         const std::string &session, NameList retire);
+  Status addMapSends(Invocation &inv, const config::Edge &e,
+                     const FunctionNode *targetSpec,
+                     const std::vector<FanOutLevel> &post, Sends &sends);
+  Status nextIteration(Invocation &inv);
+  Status addFanIn(Invocation &inv, const config::Edge &e,
+                  const FunctionNode *targetSpec, const EvalEnv &env,
+                  const std::vector<FanOutLevel> &post,
+                  std::vector<FanIn> &fanIns);
+  Status reportFanIns(Invocation &inv, std::vector<FanIn> &fanIns,
+                      const std::vector<FanOutLevel> &post);
+  Status finishTerminal(Invocation &inv);
+  static Status invokeConcurrently(Invoker &invoker, Sends &sends,
+                                   unsigned bound);
+  /// True if the fault hook crashes the step here. (The test that there
+  /// is a hook is inline: without one a boundary costs a compare.)
+  bool crashAt(Step step, const std::string &instance, unsigned k = 0) const {
+    return opts.fault && injectCrash(step, instance, k);
+  }
+  bool injectCrash(Step step, const std::string &instance, unsigned k) const;
+  bool tracing() const;
+  void trace(const Invocation &inv, const std::string &msg) const;
+
+  const App &app;
+  DataStore &store;
+  Invoker &invoker;
+  RuntimeOptions opts;
+  DataFlow defaultFlow;
+  /// Runs the functions with "Debug": true, reporting their steps; null when
+  /// the app has none (lib/Runtime/DebugRuntime.h).
+  std::unique_ptr<DebugRuntime> debugRt;
+};
+
+struct Runtime::Impl::Invocation {
+  const FunctionNode *fn = nullptr;
   const Payload *payload = nullptr;
   Context ctx;
   // The session is the payload's (a start function's is new) and the
@@ -99,26 +190,38 @@ struct Runtime::Invocation {
 
 Runtime::Runtime(const App &app, DataStore &store, Invoker &invoker,
                  RuntimeOptions options)
-    : app(app), store(store), invoker(invoker), opts(std::move(options)) {
-  debugRt = DebugRuntime::forApp(app, store, invoker, opts);
+    : impl(std::make_unique<Impl>(app, store, invoker, std::move(options))) {
+  impl->debugRt = DebugRuntime::forApp(app, store, invoker, impl->opts);
 }
 
 Runtime::Runtime(const App &app, DataStore &store, Invoker &invoker,
                  RuntimeOptions options, WithoutDebug)
-    : app(app), store(store), invoker(invoker), opts(std::move(options)) {}
+    : impl(std::make_unique<Impl>(app, store, invoker, std::move(options))) {}
 
 Runtime::~Runtime() = default;
 
-bool Runtime::injectCrash(Step step, const std::string &instance,
-                          unsigned k) const {
+const RuntimeOptions &Runtime::options() const { return impl->opts; }
+
+UNUM_HOT Status Runtime::handle(const std::string &function,
+                                const Payload &payload) {
+  return impl->handle(function, payload);
+}
+
+Status Runtime::handleJson(const std::string &function,
+                           const std::string &json) {
+  return impl->handleJson(function, json);
+}
+
+bool Runtime::Impl::injectCrash(Step step, const std::string &instance,
+                                unsigned k) const {
   return opts.fault(StepPoint{step, instance, k});
 }
 
-UNUM_HOT bool Runtime::tracing() const {
+UNUM_HOT bool Runtime::Impl::tracing() const {
   return opts.observer && opts.observer->tracing();
 }
 
-void Runtime::trace(const Invocation &inv, const std::string &msg) const {
+void Runtime::Impl::trace(const Invocation &inv, const std::string &msg) const {
   opts.observer->trace(inv.instance() + ": " + msg);
 }
 
@@ -157,7 +260,7 @@ static Status adopt(const std::string &rec, const std::string &name,
 }
 
 namespace {
-/// dst = src. A payload reused by Invoker::stage mostly holds a name of the
+/// dst = src. A payload reused by InvokerAccess::stage mostly holds a name of the
 /// same length already (the session; the previous step's name): then the
 /// bytes are copied in place, without a call into libstdc++.
 inline void copyName(std::string &dst, const std::string &src) {
@@ -177,17 +280,17 @@ struct Send {
 
 /// The continuations of one step, all built before any is issued. Most
 /// steps have exactly one: it lives inline, so a step allocates no list.
-class Runtime::Sends {
+class Runtime::Impl::Sends {
 public:
-  Send &add(const std::string &target, const FunctionSpec *spec,
+  Send &add(const std::string &target, const FunctionNode *spec,
             const std::string &session, bool fresh, bool carriesOutput,
             const std::shared_ptr<const Value> &execution) {
     Send &s = n++ == 0 ? first : rest.emplace_back();
     s.target = &target;
-    s.p.spec = spec;
+    detail::hints(s.p).target = spec;
     s.p.session = session;
     s.p.execution = execution;
-    s.p.fresh = fresh;
+    detail::hints(s.p).fresh = fresh;
     s.carriesOutput = carriesOutput;
     return s;
   }
@@ -207,8 +310,8 @@ private:
 
 /// A blocking invoker (HTTP): issues `sends` with at most `bound` in
 /// flight. (Out of line: it would bloat every step's code.)
-Status Runtime::invokeConcurrently(Invoker &invoker, Sends &sends,
-                                   unsigned bound) {
+Status Runtime::Impl::invokeConcurrently(Invoker &invoker, Sends &sends,
+                                         unsigned bound) {
   std::atomic<size_t> next{0};
   std::mutex mu;
   Status first;
@@ -252,7 +355,7 @@ namespace {
 /// Where a Map edge's instances are collected: the fan-in target that an
 /// empty map continues to directly, with no inputs.
 struct MapClosing {
-  const FunctionSpec *target = nullptr;
+  const FunctionNode *target = nullptr;
   std::vector<FanOutLevel> fanout; // the target's levels
 };
 } // namespace
@@ -269,17 +372,17 @@ struct MapClosing {
 findMapClosing(const App &app, const std::string &mapTarget,
                const std::vector<FanOutLevel> &post) {
   struct Visit {
-    const FunctionSpec *fn;
+    const FunctionNode *fn;
     unsigned inner; // levels inside the map's own
   };
   std::vector<Visit> work;
-  std::set<std::pair<const FunctionSpec *, unsigned>> seen;
-  auto visit = [&](const FunctionSpec *fn, unsigned inner) {
+  std::set<std::pair<const FunctionNode *, unsigned>> seen;
+  auto visit = [&](const FunctionNode *fn, unsigned inner) {
     if (fn && inner + 1 + post.size() <= kMaxFanOutDepth &&
         seen.insert({fn, inner}).second)
       work.push_back({fn, inner});
   };
-  visit(app.find(mapTarget), 0);
+  visit(detail::AppAccess::node(app, mapTarget), 0);
   std::optional<MapClosing> found;
   while (!work.empty()) {
     Visit v = work.back();
@@ -295,9 +398,9 @@ findMapClosing(const App &app, const std::string &mapTarget,
     const bool parallel = isParallel(cfg, branchCount(cfg));
     for (size_t i = 0; i < cfg.next.size(); ++i) {
       const Edge &e = cfg.next[i];
-      const FunctionSpec *target = i < v.fn->targets.size() && v.fn->targets[i]
+      const FunctionNode *target = i < v.fn->targets.size() && v.fn->targets[i]
                                        ? v.fn->targets[i]
-                                       : app.find(e.target);
+                                       : detail::AppAccess::node(app, e.target);
       if (after >= 0) {
         unsigned level =
             e.kind == EdgeKind::Map || (parallel && isBranchEdge(e));
@@ -337,8 +440,8 @@ findMapClosing(const App &app, const std::string &mapTarget,
   return found;
 }
 
-Status Runtime::handleJson(const std::string &function,
-                           const std::string &json) {
+Status Runtime::Impl::handleJson(const std::string &function,
+                                 const std::string &json) {
   auto fail = [&](const Status &s) {
     if (opts.observer)
       opts.observer->failed("", function, function, s.message());
@@ -353,17 +456,17 @@ Status Runtime::handleJson(const std::string &function,
   return handle(function, *p);
 }
 
-UNUM_HOT Status Runtime::handle(const std::string &function,
-                                const Payload &payload) {
+UNUM_HOT Status Runtime::Impl::handle(const std::string &function,
+                                      const Payload &payload) {
   Invocation inv;
   inv.payload = &payload;
-  const FunctionSpec *hint = payload.spec;
+  const FunctionNode *hint = detail::hints(payload).target;
   // (The pool names a task by its spec's own string: equal addresses.)
   inv.fn =
-      hint && app.owns(*hint) &&
+      hint && detail::AppAccess::owns(app, *hint) &&
               (&hint->config.name == &function || hint->config.name == function)
           ? hint
-          : app.find(function);
+          : detail::AppAccess::node(app, function);
   if (debugRt && inv.fn && inv.fn->plan.debug)
     return debugRt->handle(function, payload);
   inv.levels = &payload.fanout;
@@ -422,7 +525,7 @@ UNUM_HOT Status Runtime::handle(const std::string &function,
 /// The context object's values that are fixed once (StateEntry.h): the
 /// execution's, made here by a start function whose payload does not carry
 /// them, and the instance's EnteredTime, fixed when first read.
-Status Runtime::enterContext(Invocation &inv) {
+Status Runtime::Impl::enterContext(Invocation &inv) {
   const Payload &payload = *inv.payload;
   if (inv.fn->plan.executionContext && !payload.execution) {
     // The execution starts here. In a session this step created, a
@@ -464,7 +567,7 @@ Status Runtime::enterContext(Invocation &inv) {
 /// A function with "Loop" (it can run more than once at the same fan-out
 /// indices): its scope's visit counter advances if it loops there, and its
 /// name carries the counters, so that each visit is an instance of its own.
-void Runtime::nameVisit(Invocation &inv, const std::string &function) {
+void Runtime::Impl::nameVisit(Invocation &inv, const std::string &function) {
   const int64_t loop = *inv.fn->config.loop;
   Invocation::Looped &l = inv.looped.emplace();
   l.levels = inv.payload->fanout;
@@ -478,9 +581,9 @@ void Runtime::nameVisit(Invocation &inv, const std::string &function) {
 /// Continues with a record found in the store instead of the user code's
 /// result: a retired one means that the instance has finished (`finished`:
 /// nothing left to do); otherwise its output is adopted.
-Status Runtime::adoptRecord(Invocation &inv, const std::string &rec,
-                            bool &finished, const char *ifDone,
-                            const char *ifAdopted) {
+Status Runtime::Impl::adoptRecord(Invocation &inv, const std::string &rec,
+                                  bool &finished, const char *ifDone,
+                                  const char *ifAdopted) {
   if (!rec.empty() && rec[0] == record::Done) {
     if (tracing())
       trace(inv, ifDone);
@@ -496,7 +599,8 @@ Status Runtime::adoptRecord(Invocation &inv, const std::string &rec,
 
 /// A continuation's checkpoint found in the store. `finished`: a retired
 /// one, so a duplicate of a finished instance that has nothing to do.
-Status Runtime::readCheckpoint(Invocation &inv, bool &reused, bool &finished) {
+Status Runtime::Impl::readCheckpoint(Invocation &inv, bool &reused,
+                                     bool &finished) {
   auto rec = store.get(inv.session(), inv.instance());
   if (!rec)
     return storeFailure(rec.getStatus(), "reading checkpoint");
@@ -510,7 +614,7 @@ Status Runtime::readCheckpoint(Invocation &inv, bool &reused, bool &finished) {
 }
 
 /// What a fan-in target reads before it runs.
-struct Runtime::FanInInputs {
+struct Runtime::Impl::FanInInputs {
   Value gathered;
   std::vector<std::string> consumed; // the inputs this target retires
   /// The first failed input's error object, in `values` order: an
@@ -522,8 +626,8 @@ struct Runtime::FanInInputs {
 
 /// A fan-in target's input: its inputs' checkpoints, in `values` order.
 /// `in.consumed` gets the inputs it retires once it has checkpointed.
-Status Runtime::gatherFanIn(Invocation &inv, FanInInputs &in, bool &reused,
-                            bool &finished) {
+Status Runtime::Impl::gatherFanIn(Invocation &inv, FanInInputs &in,
+                                  bool &reused, bool &finished) {
   const Payload &payload = *inv.payload;
   Value &gathered = in.gathered;
   std::vector<std::string> &consumed = in.consumed;
@@ -588,7 +692,7 @@ Status Runtime::gatherFanIn(Invocation &inv, FanInInputs &in, bool &reused,
 
 /// A function with SaveInput: stores its effective input, the input of the
 /// Map or Parallel state it enters, for the state's sink (StateInput.h).
-Status Runtime::saveStateInput(Invocation &inv, const Value &effective) {
+Status Runtime::Impl::saveStateInput(Invocation &inv, const Value &effective) {
   if (Status s = detail::saveStateInput(store, inv.session(), inv.instance(),
                                         effective);
       !s)
@@ -606,8 +710,8 @@ Status Runtime::saveStateInput(Invocation &inv, const Value &effective) {
 /// gets the record, retired with its checkpoint. If a duplicate checkpointed
 /// first (and so retired the record), continue with that checkpoint like
 /// gatherFanIn does.
-Status Runtime::loadStateInput(Invocation &inv, FanInInputs &in, bool &reused,
-                               bool &finished) {
+Status Runtime::Impl::loadStateInput(Invocation &inv, FanInInputs &in,
+                                     bool &reused, bool &finished) {
   std::optional<std::string> own;
   Status s = detail::loadStateInput(
       store, inv.fn->config, inv.session(), inv.instance(), inv.payload->fanout,
@@ -621,11 +725,33 @@ Status Runtime::loadStateInput(Invocation &inv, FanInInputs &in, bool &reused,
   return s;
 }
 
+/// A Map over more items than a fan-in can collect (kMaxFanInInstances)
+/// fails its state with States.DataLimitExceeded before any iteration runs:
+/// a failure of the state, like its ItemSelector's, which its Catch takes.
+/// (A conditional Map edge is checked when it is taken, in addMapSends,
+/// which then ends the workflow.)
+static bool mapTooLarge(const config::FunctionConfig &config, size_t items,
+                        HandlerResult &hr) {
+  if (UNUM_LIKELY(items <= kMaxFanInInstances))
+    return false;
+  for (const config::Edge &e : config.next)
+    if (e.kind == EdgeKind::Map && !e.conditional) {
+      hr = HandlerResult::failure(
+          "Map edge to '" + e.target + "': " + std::to_string(items) +
+              " items, more than a fan-in can collect (" +
+              std::to_string(kMaxFanInInstances) + ")",
+          "States.DataLimitExceeded");
+      return true;
+    }
+  return false;
+}
+
 /// Runs the user code with the config's retries (and the data flow around
 /// it when the function has one); sets inv.output / inv.failed. ResultPath
 /// applies to `effective`, or, for a sink with StateInput, to its state's
 /// input, which loadStateInput() left in inv.output.
-UNUM_HOT Status Runtime::execute(Invocation &inv, const Value &effective) {
+UNUM_HOT Status Runtime::Impl::execute(Invocation &inv,
+                                       const Value &effective) {
   if (UNUM_UNLIKELY(inv.fn->config.stateInput && inv.fanIn)) {
     // A Map or Parallel sink: its own data flow (the state's ResultSelector
     // and ResultPath) failing fails the state, as a failed iteration or
@@ -645,14 +771,17 @@ UNUM_HOT Status Runtime::execute(Invocation &inv, const Value &effective) {
     return stateFailed(inv, *inv.fanIn);
   }
   // A redelivered step with Retry may be between attempts.
-  if (UNUM_UNLIKELY(!inv.fn->config.retriers.empty() && !inv.payload->fresh))
+  if (UNUM_UNLIKELY(!inv.fn->config.retriers.empty() &&
+                    !detail::hints(*inv.payload).fresh))
     return resumeRetries(inv, effective);
   // The default data flow is the identity for a function without DataFlow
   // fields: then the user code reads the payload in place and its result
   // is moved, not copied.
   if (UNUM_LIKELY(!opts.dataFlow && !inv.fn->plan.dataFlow)) {
     HandlerResult hr = inv.fn->plan.handler->call(effective, inv.ctx);
-    if (UNUM_LIKELY(hr.ok)) {
+    if (UNUM_LIKELY(hr.ok) &&
+        !(UNUM_UNLIKELY(hr.output.isArray()) &&
+          mapTooLarge(inv.fn->config, hr.output.getArray().size(), hr))) {
       inv.output = std::move(hr.output);
       return Status::ok();
     }
@@ -667,7 +796,7 @@ UNUM_HOT Status Runtime::execute(Invocation &inv, const Value &effective) {
 /// A step with Retry that may have been delivered before: it goes on after
 /// the last attempt its retry records say failed (StateEntry.h), after that
 /// retry's wait, with the retriers' counts so far.
-Status Runtime::resumeRetries(Invocation &inv, const Value &effective) {
+Status Runtime::Impl::resumeRetries(Invocation &inv, const Value &effective) {
   detail::Attempts at;
   if (Status s = detail::loadAttempts(store, inv.session(), inv.instance(), at,
                                       inv.pinned);
@@ -700,11 +829,13 @@ static Status stepError(const Status &s, const char *what, HandlerResult &hr) {
 /// One attempt of a step: the data flow in, the user code, the data flow
 /// out. A failure of any of them that Retry and Catch may handle goes to
 /// `hr`; the returned status is a failure that ends the workflow.
-Status Runtime::attempt(Invocation &inv, const Value &effective,
-                        HandlerResult &hr) {
+Status Runtime::Impl::attempt(Invocation &inv, const Value &effective,
+                              HandlerResult &hr) {
   DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
   if (!opts.dataFlow && !inv.fn->plan.dataFlow) {
     hr = inv.fn->plan.handler->call(effective, inv.ctx);
+    if (hr.ok && hr.output.isArray())
+      mapTooLarge(inv.fn->config, hr.output.getArray().size(), hr);
     return Status::ok();
   }
   // A Task's TimeoutSecondsPath: the attempt's time limit, from the state's
@@ -730,7 +861,7 @@ Status Runtime::attempt(Invocation &inv, const Value &effective,
     }
   // Step Functions applies Parameters per attempt: they may read
   // $$.State.RetryCount or call States.UUID.
-  auto in = flow.input(*inv.fn, effective, inv.ctx);
+  auto in = flow.input(*inv.fn->spec, effective, inv.ctx);
   if (!in)
     return stepError(in.getStatus(), "input", hr);
   hr = inv.fn->plan.handler->call(*in, inv.ctx);
@@ -739,25 +870,31 @@ Status Runtime::attempt(Invocation &inv, const Value &effective,
   // ResultPath's base: for a sink with StateInput, its state's input, which
   // loadStateInput() left in inv.output.
   const Value &base = inv.fn->config.stateInput ? inv.output : effective;
-  auto out = flow.output(*inv.fn, base, hr.output, inv.ctx);
+  auto out = flow.output(*inv.fn->spec, base, hr.output, inv.ctx);
   if (!out)
     return stepError(out.getStatus(), "output", hr);
   hr.output = out.take();
-  // A Map state's ItemSelector, before the checkpoint: its failure
-  // (States.ParameterPathFailure, States.IntrinsicFailure) is the state's,
-  // which its Catch takes.
-  if (UNUM_UNLIKELY(inv.fn->config.dataFlow &&
-                    inv.fn->config.dataFlow->find("ItemSelector")))
-    for (const config::Edge &e : inv.fn->config.next)
-      if (e.kind == EdgeKind::Map) {
-        auto items = flow.items(*inv.fn, e, hr.output, inv.ctx);
-        if (!items) {
-          inv.items.reset();
-          return stepError(items.getStatus(), "items", hr);
-        }
-        inv.items = items.take();
+  // A Map state's items, before the checkpoint: the failure of its
+  // ItemSelector (States.ParameterPathFailure, States.IntrinsicFailure) or
+  // too many items (States.DataLimitExceeded) is the state's, which its
+  // Catch takes. Without ItemSelector a list that cannot be selected is
+  // reported when the edge is taken (addMapSends), as before.
+  if (UNUM_UNLIKELY(inv.fn->config.dataFlow))
+    for (const config::Edge &e : inv.fn->config.next) {
+      if (e.kind != EdgeKind::Map)
+        continue;
+      const bool selector = inv.fn->config.dataFlow->find("ItemSelector");
+      if (!selector && e.conditional)
         break;
-      }
+      inv.items.reset();
+      auto items = flow.items(*inv.fn->spec, e, hr.output, inv.ctx);
+      if (!items)
+        return selector ? stepError(items.getStatus(), "items", hr)
+                        : Status::ok();
+      if (!mapTooLarge(inv.fn->config, items->size(), hr))
+        inv.items = items.take();
+      break;
+    }
   return Status::ok();
 }
 
@@ -846,9 +983,9 @@ planRetry(const std::vector<config::Retrier> &retriers,
 /// by RuntimeOptions::timeScale; or "Retry": n, any error n times at once),
 /// then, if it still fails, its output is the error for the error edges.
 /// A success (the first attempt's, or a retry's) becomes the output.
-Status Runtime::retryOrFail(Invocation &inv, const Value &effective,
-                            HandlerResult &hr, unsigned done,
-                            std::vector<int64_t> counts) {
+Status Runtime::Impl::retryOrFail(Invocation &inv, const Value &effective,
+                                  HandlerResult &hr, unsigned done,
+                                  std::vector<int64_t> counts) {
   const config::FunctionConfig &cfg = inv.fn->config;
   counts.resize(cfg.retriers.size());
   for (unsigned attempts = done; !hr.ok; ++attempts) {
@@ -898,8 +1035,8 @@ Status Runtime::retryOrFail(Invocation &inv, const Value &effective,
   return failure(inv, hr, effective);
 }
 
-void Runtime::traceRetry(const Invocation &inv, unsigned attempt,
-                         const HandlerResult &hr, double delay) const {
+void Runtime::Impl::traceRetry(const Invocation &inv, unsigned attempt,
+                               const HandlerResult &hr, double delay) const {
   if (tracing())
     trace(inv, "attempt " + std::to_string(attempt + 1) + " failed (" +
                    hr.error + ": " + hr.cause + "); retrying" +
@@ -910,8 +1047,8 @@ void Runtime::traceRetry(const Invocation &inv, unsigned attempt,
 /// error edges receive. If an error edge places the error in the state's
 /// input (a Catch's ResultPath), that input goes along under "Input" (in
 /// the checkpoint too, so that a redelivery can do the same).
-Status Runtime::failure(Invocation &inv, const HandlerResult &hr,
-                        const Value &effective) {
+Status Runtime::Impl::failure(Invocation &inv, const HandlerResult &hr,
+                              const Value &effective) {
   inv.failed = true;
   inv.ctx.effects.clear(); // a failed attempt commits nothing
   Value err = Value::object();
@@ -944,7 +1081,7 @@ static void passOn(bool &failed, Value &output, const Value &error) {
 /// so that a redelivery does the same. Otherwise the error goes to the
 /// error edges (the state's Catch, with ResultPath applied to the state's
 /// input) like a Task's.
-Status Runtime::stateFailed(Invocation &inv, FanInInputs &in) {
+Status Runtime::Impl::stateFailed(Invocation &inv, FanInInputs &in) {
   const config::FunctionConfig &cfg = inv.fn->config;
   HandlerResult hr =
       HandlerResult::failure(in.failure->find("Cause")->getString(),
@@ -986,9 +1123,9 @@ Status Runtime::stateFailed(Invocation &inv, FanInInputs &in) {
 /// A sink's Retry: the state's entry runs again on the state's input, as a
 /// new attempt (see StateInput.h): its visit counter advances, so every
 /// instance of the attempt has a name of its own.
-Status Runtime::reenterState(Invocation &inv) {
+Status Runtime::Impl::reenterState(Invocation &inv) {
   const std::string &entry = *inv.fn->config.stateInput;
-  const FunctionSpec *spec = app.find(entry);
+  const FunctionNode *spec = detail::AppAccess::node(app, entry);
   const Value *input = inv.output.find("Input");
   const Value *counts = inv.output.find("Retries");
   if (!spec || !input || !counts || !counts->isArray())
@@ -1010,7 +1147,7 @@ Status Runtime::reenterState(Invocation &inv) {
       !s)
     return s;
   Payload p;
-  p.spec = spec;
+  detail::hints(p).target = spec;
   p.session = inv.session();
   p.execution = inv.execution();
   p.value = *input;
@@ -1032,8 +1169,8 @@ Status Runtime::reenterState(Invocation &inv) {
 /// Whether a failed instance takes one of its error edges (else, with a
 /// fan-in edge, it reports the failure there). A failure passed on by a
 /// "Propagate" edge takes none, and States.Runtime only a "Propagate" one.
-Result<bool> Runtime::errorEdgeTaken(const Invocation &inv,
-                                     const EvalEnv &env) const {
+Result<bool> Runtime::Impl::errorEdgeTaken(const Invocation &inv,
+                                           const EvalEnv &env) const {
   if (inv.output.find("Propagated"))
     return false;
   const Value *name = inv.output.find("Error");
@@ -1056,7 +1193,7 @@ Result<bool> Runtime::errorEdgeTaken(const Invocation &inv,
 /// What an error edge passes on: the error, {"Error", "Cause"}, or, with a
 /// ResultPath, the failed function's input with the error placed there
 /// (null: the input unchanged), as DataFlow::output places a result.
-Result<Value> Runtime::caught(Invocation &inv, const Edge &e) {
+Result<Value> Runtime::Impl::caught(Invocation &inv, const Edge &e) {
   // A Failed record adopted from the store is only known to be JSON.
   const Value *name = inv.output.find("Error");
   const Value *cause = inv.output.find("Cause");
@@ -1083,7 +1220,7 @@ Result<Value> Runtime::caught(Invocation &inv, const Edge &e) {
 }
 
 /// An output that several fan-ins read is never retired by a target.
-Result<char> Runtime::recordFlag(const Invocation &inv) const {
+Result<char> Runtime::Impl::recordFlag(const Invocation &inv) const {
   if (inv.failed)
     return record::Failed;
   unsigned fanIns = 0;
@@ -1105,8 +1242,8 @@ Result<char> Runtime::recordFlag(const Invocation &inv) const {
 
 /// Lost the conditional put: continue with the winner's output, or stop if
 /// the winner has already finished.
-Status Runtime::lostRace(Invocation &inv, const std::string &winner,
-                         bool &finished) {
+Status Runtime::Impl::lostRace(Invocation &inv, const std::string &winner,
+                               bool &finished) {
   inv.fresh = false;
   return adoptRecord(
       inv, winner, finished, "lost the checkpoint race to a finished instance",
@@ -1115,8 +1252,9 @@ Status Runtime::lostRace(Invocation &inv, const std::string &winner,
 
 /// A function without checkpoints commits its effects and garbage-collects
 /// on its own (at least once).
-Status Runtime::commitUnchecked(const std::vector<Effect> &effects,
-                                const std::string &session, NameList retire) {
+Status Runtime::Impl::commitUnchecked(const std::vector<Effect> &effects,
+                                      const std::string &session,
+                                      NameList retire) {
   if (!effects.empty())
     if (Status s = store.appendEffects(session, effects); !s)
       return storeFailure(s, "writing effects");
@@ -1131,12 +1269,12 @@ static void stageEffects(const Context &ctx, std::vector<Effect> &effects) {
     effects.push_back({std::string(ctx.instance), toJson(e)});
 }
 
-UNUM_HOT Status Runtime::run(Invocation &inv) {
+UNUM_HOT Status Runtime::Impl::run(Invocation &inv) {
   const Payload &payload = *inv.payload;
   const bool ckpt = inv.fn->plan.checkpoint;
 
   bool reused = false, finished = false;
-  if (ckpt && !payload.fresh) {
+  if (ckpt && !detail::hints(payload).fresh) {
     if (Status s = readCheckpoint(inv, reused, finished); !s || finished)
       return s;
   }
@@ -1223,7 +1361,7 @@ UNUM_HOT Status Runtime::run(Invocation &inv) {
       stageEffects(inv.ctx, staged.emplace());
     const std::vector<Effect> &effects = staged ? *staged : noEffects;
 
-    inv.fresh = payload.fresh;
+    inv.fresh = detail::hints(payload).fresh;
     if (UNUM_LIKELY(ckpt)) {
       std::string rec;
       rec.push_back(*flag);
@@ -1250,22 +1388,22 @@ UNUM_HOT Status Runtime::run(Invocation &inv) {
   return continuations(inv);
 }
 
-struct Runtime::FanIn {
+struct Runtime::Impl::FanIn {
   const std::string *target;
-  const FunctionSpec *spec;
+  const FunctionNode *spec;
   std::string set;
   FanInValues values;
 };
 
 /// A Map edge: one invocation per item (or, over an empty list, the
 /// collecting fan-in's target with no inputs).
-Status Runtime::addMapSends(Invocation &inv, const Edge &e,
-                            const FunctionSpec *targetSpec,
-                            const std::vector<FanOutLevel> &post,
-                            Sends &sends) {
+Status Runtime::Impl::addMapSends(Invocation &inv, const Edge &e,
+                                  const FunctionNode *targetSpec,
+                                  const std::vector<FanOutLevel> &post,
+                                  Sends &sends) {
   DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
   auto items = inv.items ? Result<Value::Array>(*inv.items)
-                         : flow.items(*inv.fn, e, inv.output, inv.ctx);
+                         : flow.items(*inv.fn->spec, e, inv.output, inv.ctx);
   if (!items)
     return items.getStatus();
   if (post.size() + 1 > kMaxFanOutDepth)
@@ -1343,7 +1481,7 @@ Status Runtime::addMapSends(Invocation &inv, const Edge &e,
 /// that at most k run at once. A redelivered tail invokes it again (the
 /// iteration's checkpoint makes that harmless); once the fan-in completed,
 /// the items record is retired and every iteration was issued.
-Status Runtime::nextIteration(Invocation &inv) {
+Status Runtime::Impl::nextIteration(Invocation &inv) {
   const FanOutLevel &level = inv.payload->fanout.front();
   const int64_t next = level.index + level.window;
   if (next >= level.size)
@@ -1369,7 +1507,7 @@ Status Runtime::nextIteration(Invocation &inv) {
                          "' is missing or broken");
   const std::string &name = target->getString();
   Payload p;
-  p.spec = app.find(name);
+  detail::hints(p).target = detail::AppAccess::node(app, name);
   p.session = inv.session();
   p.execution = inv.execution();
   p.value = list->getArray()[size_t(next)];
@@ -1386,10 +1524,11 @@ Status Runtime::nextIteration(Invocation &inv) {
 }
 
 /// A fan-in edge: the completion set this instance reports to.
-Status Runtime::addFanIn(Invocation &inv, const Edge &e,
-                         const FunctionSpec *targetSpec, const EvalEnv &env,
-                         const std::vector<FanOutLevel> &post,
-                         std::vector<FanIn> &fanIns) {
+Status Runtime::Impl::addFanIn(Invocation &inv, const Edge &e,
+                               const FunctionNode *targetSpec,
+                               const EvalEnv &env,
+                               const std::vector<FanOutLevel> &post,
+                               std::vector<FanIn> &fanIns) {
   if (!inv.fn->config.checkpoint)
     return Status::error("fan-in to '" + e.target +
                          "' needs Checkpoint: the target reads its "
@@ -1414,8 +1553,8 @@ Status Runtime::addFanIn(Invocation &inv, const Edge &e,
 
 /// Fan-ins last: once every tail has reported, a tail has nothing left to
 /// do, which is what lets the target retire the tails' checkpoints.
-Status Runtime::reportFanIns(Invocation &inv, std::vector<FanIn> &fanIns,
-                             const std::vector<FanOutLevel> &post) {
+Status Runtime::Impl::reportFanIns(Invocation &inv, std::vector<FanIn> &fanIns,
+                                   const std::vector<FanOutLevel> &post) {
   for (size_t k = 0; k < fanIns.size(); ++k) {
     FanIn &f = fanIns[k];
     if (crashAt(Step::BeforeFanInAdd, inv.instance(), unsigned(k)))
@@ -1439,7 +1578,8 @@ Status Runtime::reportFanIns(Invocation &inv, std::vector<FanIn> &fanIns,
     p.execution = inv.execution();
     // Only the add that completed the set is fresh; a retried completer
     // (told again) is not.
-    p.fresh = inv.fresh && added->count == f.values.count && inv.payload->fresh;
+    detail::hints(p).fresh = inv.fresh && added->count == f.values.count &&
+                             detail::hints(*inv.payload).fresh;
     p.value = Value::array();
     const std::string &suffix = inv.visitSuffix();
     for (std::string &name : f.values.expand())
@@ -1447,7 +1587,7 @@ Status Runtime::reportFanIns(Invocation &inv, std::vector<FanIn> &fanIns,
     p.fanout = post;
     p.visit = inv.visit;
     p.fanInSet = f.set;
-    p.spec = f.spec;
+    detail::hints(p).target = f.spec;
     if (tracing())
       trace(inv, "completed the fan-in; invoking " + *f.target);
     if (Status s = invoker.invoke(*f.target, std::move(p)); !s)
@@ -1464,7 +1604,7 @@ Status Runtime::reportFanIns(Invocation &inv, std::vector<FanIn> &fanIns,
 }
 
 /// An instance that took no continuation: report its output (or fail).
-Status Runtime::finishTerminal(Invocation &inv) {
+Status Runtime::Impl::finishTerminal(Invocation &inv) {
   if (inv.failed)
     return Status::error(inv.output.find("Error")->getString() + ": " +
                          inv.output.find("Cause")->getString() +
@@ -1476,14 +1616,14 @@ Status Runtime::finishTerminal(Invocation &inv) {
 
 /// A plain chain step's only continuation (StepPlan::chainTarget): what
 /// continuations() does for it, reading nothing of the config.
-UNUM_HOT Status Runtime::chainStep(Invocation &inv,
-                                   const FunctionSpec &target) {
+UNUM_HOT Status Runtime::Impl::chainStep(Invocation &inv,
+                                         const FunctionNode &target) {
   // The only continuation retires this checkpoint in its own put.
   const bool handOff = opts.gc && inv.fn->plan.checkpoint;
   const std::string &name = target.config.name;
-  if (Payload *p = invoker.stage(); UNUM_LIKELY(p)) {
+  if (Payload *p = detail::InvokerAccess::stage(invoker); UNUM_LIKELY(p)) {
     fillChainPayload(*p, inv, target, handOff);
-    if (Status s = invoker.invokeStaged(name); !s)
+    if (Status s = detail::InvokerAccess::invokeStaged(invoker, name); !s)
       return s.withContext("invoking '" + name + "'");
   } else if (Status s = chainInvoke(inv, target, handOff); !s) {
     return s;
@@ -1498,15 +1638,15 @@ UNUM_HOT Status Runtime::chainStep(Invocation &inv,
 }
 
 /// A chain step's continuation: into `p`, a payload reset by
-/// Invoker::stage() (whose session and retire still hold the last names)
+/// InvokerAccess::stage() (whose session and retire still hold the last names)
 /// or a new one.
-UNUM_HOT void Runtime::fillChainPayload(Payload &p, Invocation &inv,
-                                        const FunctionSpec &target,
-                                        bool handOff) {
-  p.spec = &target;
+UNUM_HOT void Runtime::Impl::fillChainPayload(Payload &p, Invocation &inv,
+                                              const FunctionNode &target,
+                                              bool handOff) {
+  detail::hints(p).target = &target;
   copyName(p.session, inv.session());
   p.execution = inv.execution();
-  p.fresh = inv.fresh;
+  detail::hints(p).fresh = inv.fresh;
   if (!inv.levels->empty())
     p.fanout = *inv.levels;
   p.visit = inv.visit;
@@ -1519,8 +1659,8 @@ UNUM_HOT void Runtime::fillChainPayload(Payload &p, Invocation &inv,
 
 /// chainStep() on an invoker that keeps no payloads (HTTP, or a call from
 /// outside the pool): a payload of its own.
-Status Runtime::chainInvoke(Invocation &inv, const FunctionSpec &target,
-                            bool handOff) {
+Status Runtime::Impl::chainInvoke(Invocation &inv, const FunctionNode &target,
+                                  bool handOff) {
   Payload p;
   fillChainPayload(p, inv, target, handOff);
   const std::string &name = target.config.name;
@@ -1529,8 +1669,8 @@ Status Runtime::chainInvoke(Invocation &inv, const FunctionSpec &target,
   return Status::ok();
 }
 
-UNUM_HOT Status Runtime::continuations(Invocation &inv) {
-  if (const FunctionSpec *target = inv.fn->plan.chainTarget;
+UNUM_HOT Status Runtime::Impl::continuations(Invocation &inv) {
+  if (const FunctionNode *target = inv.fn->plan.chainTarget;
       UNUM_LIKELY(target && !inv.failed))
     return chainStep(inv, *target);
   const config::FunctionConfig &cfg = inv.fn->config;
@@ -1583,7 +1723,7 @@ UNUM_HOT Status Runtime::continuations(Invocation &inv) {
   int64_t scalarPos = 0;
   for (size_t edge = 0; edge < cfg.next.size(); ++edge) {
     const Edge &e = cfg.next[edge];
-    const FunctionSpec *targetSpec =
+    const FunctionNode *targetSpec =
         edge < inv.fn->targets.size() ? inv.fn->targets[edge] : nullptr;
     bool branchEdge = isBranchEdge(e);
     int64_t branch = branchEdge ? scalarPos++ : 0;

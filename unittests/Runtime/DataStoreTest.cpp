@@ -2,6 +2,9 @@
 
 #include "TestUtil.h"
 
+// Internal: DataStore::put, the runner's journal write.
+#include "DataStoreInternal.h"
+
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -177,7 +180,7 @@ TEST_P(DataStoreTest, SessionNamesWithGlobCharacters) {
 TEST_P(DataStoreTest, DeleteSessionRemovesEverything) {
   ASSERT_TRUE(store->putIfAbsent(session, "A", "c1", {{"A", "1"}}, {}).isOk());
   ASSERT_TRUE(store->addToSet(session, "T|d", "A", 2).isOk());
-  ASSERT_TRUE(store->put(session, "k", "v").isOk());
+  ASSERT_TRUE(detail::StoreAccess::put(*store, session, "k", "v").isOk());
   ASSERT_TRUE(store->deleteSession(session).isOk());
   auto st = store->stats(session);
   EXPECT_EQ(st->records, 0u);
@@ -305,9 +308,9 @@ TEST_P(DataStoreTest, OutboxChangesLandWithTheNextWrite) {
   store->stageFinished(session, 9, "F");
   ASSERT_TRUE(store->flushOutbox().isOk());
   EXPECT_TRUE(store->outbox(session)->empty());
-  ASSERT_TRUE(store->put(session, "out:B", "2").isOk());
-  ASSERT_TRUE(store->put(session, "out:A", "1").isOk());
-  ASSERT_TRUE(store->put(session, "run", "{}").isOk());
+  ASSERT_TRUE(detail::StoreAccess::put(*store, session, "out:B", "2").isOk());
+  ASSERT_TRUE(detail::StoreAccess::put(*store, session, "out:A", "1").isOk());
+  ASSERT_TRUE(detail::StoreAccess::put(*store, session, "run", "{}").isOk());
   auto outs = store->scan(session, "out:");
   ASSERT_TRUE(outs.isOk()) << outs.getStatus().message();
   ASSERT_EQ(outs->size(), 2u);
@@ -315,9 +318,31 @@ TEST_P(DataStoreTest, OutboxChangesLandWithTheNextWrite) {
   EXPECT_EQ((*outs)[1].second, "2");
 }
 
+// An entry staged more than once in one batch (finished twice: a
+// redelivery ran it again before the first finish was flushed; or finished,
+// then delivered and issued again): the last change is what lands.
+TEST_P(DataStoreTest, OutboxEntryStagedTwiceInOneBatch) {
+  store->stageIssued(session, 10, "F", "{\"Data\": 1}");
+  store->stageIssued(session, 11, "G", "{\"Data\": 2}");
+  ASSERT_TRUE(store->flushOutbox().isOk());
+  store->stageFinished(session, 10, "F");
+  store->stageFinished(session, 10, "F");
+  store->stageFinished(session, 11, "G");
+  store->stageIssued(session, 11, "G", "{\"Data\": 3}");
+  ASSERT_TRUE(store->flushOutbox().isOk());
+  auto pending = store->outbox(session);
+  ASSERT_TRUE(pending.isOk()) << pending.getStatus().message();
+  ASSERT_EQ(pending->size(), 1u);
+  EXPECT_EQ((*pending)[0].id, 11u);
+  EXPECT_EQ((*pending)[0].payload, "{\"Data\": 3}");
+  // Nothing was left staged by a refused write.
+  ASSERT_TRUE(store->putIfAbsent(session, "K", "c1", {}, {}).isOk());
+  EXPECT_EQ(store->outbox(session)->size(), 1u);
+}
+
 TEST_P(DataStoreTest, CountsOperations) {
   uint64_t before = store->operationCount();
-  ASSERT_TRUE(store->put(session, "k", "v").isOk());
+  ASSERT_TRUE(detail::StoreAccess::put(*store, session, "k", "v").isOk());
   (void)store->get(session, "A");
   EXPECT_EQ(store->operationCount() - before, 2u);
 }

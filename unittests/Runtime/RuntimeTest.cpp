@@ -5,6 +5,10 @@
 
 #include "unum/Runtime/Runtime.h"
 
+// Internal: the payload hints and the nodes a hint names.
+#include "AppInternal.h"
+#include "PayloadInternal.h"
+
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -944,22 +948,30 @@ TEST(App, TargetsAreLinkedInAnyOrderAndFollowCopies) {
                                {"Name": "A", "InputType": "Scalar",
                                 "Conditional": "false"}]})",
                          R"({"Name": "C"})"});
-  const FunctionSpec *a = app.find("A");
+  using detail::AppAccess;
+  const detail::FunctionNode *a = AppAccess::node(app, "A");
   ASSERT_TRUE(a);
   ASSERT_EQ(a->targets.size(), 2u);
-  EXPECT_EQ(a->targets[0], app.find("B"));
+  EXPECT_EQ(a->targets[0], AppAccess::node(app, "B"));
   EXPECT_EQ(a->targets[1], a); // a self-loop
-  EXPECT_EQ(app.find("B")->targets[0], app.find("C"));
-  EXPECT_TRUE(app.owns(*a));
+  EXPECT_EQ(AppAccess::node(app, "B")->targets[0], AppAccess::node(app, "C"));
+  EXPECT_EQ(a->spec, app.find("A"));
+  EXPECT_TRUE(app.owns(*a->spec));
+  EXPECT_TRUE(AppAccess::owns(app, *a));
 
   App copy = app;
-  const FunctionSpec *ca = copy.find("A");
-  EXPECT_TRUE(copy.owns(*ca));
-  EXPECT_FALSE(copy.owns(*a));
-  EXPECT_EQ(ca->targets[0], copy.find("B"));
+  const detail::FunctionNode *ca = AppAccess::node(copy, "A");
+  EXPECT_TRUE(copy.owns(*ca->spec));
+  EXPECT_FALSE(copy.owns(*a->spec));
+  EXPECT_FALSE(AppAccess::owns(copy, *a));
+  EXPECT_EQ(ca->targets[0], AppAccess::node(copy, "B"));
   App moved = std::move(copy);
+  // A move keeps the specs and nodes: they now belong to `moved`.
   EXPECT_TRUE(moved.owns(*moved.find("A")));
-  EXPECT_EQ(moved.find("A")->targets[0], moved.find("B"));
+  EXPECT_EQ(moved.find("A"), ca->spec);
+  EXPECT_TRUE(AppAccess::owns(moved, *ca));
+  EXPECT_EQ(AppAccess::node(moved, "A")->targets[0],
+            AppAccess::node(moved, "B"));
 }
 
 TEST(Runtime, ASpecHintFromAnotherAppIsIgnored) {
@@ -976,12 +988,13 @@ TEST(Runtime, ASpecHintFromAnotherAppIsIgnored) {
   Payload p;
   p.session = "s1";
   p.value = Value(int64_t(0));
-  p.spec = other.find("F"); // same name, another App's code
+  detail::hints(p).target =
+      detail::AppAccess::node(other, "F"); // same name, another App's code
   ASSERT_TRUE(runner.runtime().handle("F", p).isOk());
   runner.wait();
   EXPECT_EQ(runner.result("s1").outputs["F"], Value(int64_t(1)));
   // A hint must also name the function it is delivered to.
-  p.spec = mine.find("F");
+  detail::hints(p).target = detail::AppAccess::node(mine, "F");
   Status s = runner.runtime().handle("G", p);
   EXPECT_NE(s.message().find("unknown function"), std::string::npos)
       << s.message();
@@ -1095,7 +1108,7 @@ TEST(Runtime, ADuplicateSinkContinuesWithTheCheckpointThatRetiredItsInput) {
   p.session = r.session;
   p.source = Payload::Source::Checkpoint;
   p.value = Value::array();
-  p.fresh = true;
+  detail::hints(p).fresh = true;
   ASSERT_TRUE(runner.runtime().handle("Collect", p).isOk());
   runner.wait();
   RunResult again = runner.result(r.session);

@@ -26,6 +26,9 @@
 
 #include "unum/Runtime/Runtime.h"
 
+// The floor's plain store write (DataStore::put) is internal.
+#include "DataStoreInternal.h"
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -125,8 +128,8 @@ double floorOnce(DataStore &store, int n) {
   double t0 = now();
   for (int i = 0; i < n; ++i) {
     HandlerResult r = handler->call(v, ctx);
-    if (Status s =
-            store.put(session, "F" + std::to_string(i), "c" + toJson(r.output));
+    if (Status s = detail::StoreAccess::put(
+            store, session, "F" + std::to_string(i), "c" + toJson(r.output));
         !s)
       die(s.message());
   }

@@ -23,6 +23,9 @@
 #include "unum/Runtime/HttpServer.h"
 #include "unum/Runtime/Runtime.h"
 
+// The floor's plain store write (DataStore::put) is internal.
+#include "DataStoreInternal.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -74,7 +77,7 @@ int main(int argc, char **argv) {
   DataStore &db = **store;
   auto server = HttpServer::listen(
       "127.0.0.1", 0, [&db](const std::string &, const std::string &body) {
-        Status s = db.put("bench-floor", "k", body);
+        Status s = detail::StoreAccess::put(db, "bench-floor", "k", body);
         return s ? HttpResponse{202, ""} : HttpResponse{503, s.message()};
       });
   if (!server)

@@ -15,38 +15,12 @@
 #include "unum/Runtime/Runtime.h"
 #include "unum/Version.h"
 
+#include "SumOfSquares.h"
+
 #include <cstdlib>
 #include <iostream>
 
 using namespace unum::runtime;
-
-/// Split: N -> [1, 2, ..., N].
-static HandlerResult split(const Value &input, Context &) {
-  if (!input.isInt() || input.getInt() < 0)
-    return HandlerResult::failure("Split expects a count, got " +
-                                  toJson(input));
-  Value items = Value::array();
-  for (int64_t i = 1; i <= input.getInt(); ++i)
-    items.push(i);
-  return HandlerResult::success(std::move(items));
-}
-
-/// Square: one Map item x -> x * x.
-static HandlerResult square(const Value &input, Context &) {
-  if (!input.isInt())
-    return HandlerResult::failure("Square expects an integer");
-  return HandlerResult::success(input.getInt() * input.getInt());
-}
-
-/// Sum: the Map's outputs, in item order -> their sum.
-static HandlerResult sum(const Value &input, Context &) {
-  if (!input.isArray())
-    return HandlerResult::failure("Sum expects a list, got " + toJson(input));
-  int64_t total = 0;
-  for (const Value &v : input.getArray())
-    total += v.isInt() ? v.getInt() : 0;
-  return HandlerResult::success(total);
-}
 
 static int fail(const std::string &message) {
   std::cerr << "run-workflow: " << message << "\n";
@@ -61,13 +35,7 @@ int main(int argc, char **argv) {
   Result<App> app = App::load(argv[1]);
   if (!app)
     return fail(app.getStatus().message());
-  // The compiler's own helpers (the Map's fan-out and sink) have builtin
-  // handlers; the Task functions get ours.
-  for (auto [name, fn] :
-       {std::pair{"Split", split}, {"Square", square}, {"Sum", sum}})
-    if (Status s = app->setHandler(name, makeFunctionHandler(fn)); !s)
-      return fail(s.message());
-  if (Status s = app->validate(); !s)
+  if (Status s = sum_of_squares::setHandlers(*app); !s)
     return fail(s.message());
 
   std::unique_ptr<DataStore> store = createMemoryStore();

@@ -15,58 +15,44 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace unum::runtime {
 
 class App;
+namespace detail {
+struct AppAccess; // lib/Runtime/AppInternal.h
+struct AppIndex;
+} // namespace detail
 
-/// What a step reads of its function, derived from the config, the handler
-/// and the targets, and kept current by the App. It heads the spec: a step
-/// of a large app touches one cache line of its function, not the config's
-/// scattered fields, edges and target list (each a likely cache miss).
-struct StepPlan {
-  Handler *handler = nullptr;
-  /// A plain chain step (one unconditional Scalar edge, written as an
-  /// object, and no modifiers) to this known function; else nullptr.
-  const FunctionSpec *chainTarget = nullptr;
-  bool checkpoint = false;
-  bool debug = false;
-  bool dataFlow = false;   // the config has DataFlow fields
-  bool fanInEdge = false;  // some edge is a fan-in
-  bool saveInput = false;  // "SaveInput": a Map or Parallel entry
-  bool loop = false;       // "Loop": names carry visit counters
-  bool catchInput = false; // an Error edge has a ResultPath
-  /// A start function with DataFlow "ExecutionContext": it fixes the
-  /// execution's input and start time for $$.Execution.
-  bool executionContext = false;
-  /// An edge's condition reads the context object ($ctx: a Choice rule's
-  /// `$$` Variable).
-  bool contextConditions = false;
-};
-
+/// One function of an App: its config, its code and where it came from.
+/// Owned by its App (App::find and App::functions give const references):
+/// valid while the App lives and the function is not replaced; copying or
+/// moving the App keeps them valid only in the App they now belong to
+/// (a move keeps the same specs).
 struct FunctionSpec {
-  StepPlan plan; // first: see StepPlan
-  /// Kept by the App: the App that holds this spec (next to the plan: a
-  /// step checks it), and per config.next entry the target's spec (nullptr
-  /// while it is unknown). The runtime passes a target's spec along with an
-  /// in-process invocation, which then needs no lookup by name (a cold hash
-  /// probe per step in a large app).
-  const App *owner = nullptr;
-  std::vector<const FunctionSpec *> targets;
   config::FunctionConfig config;
-  std::shared_ptr<Handler> handler;
+  std::shared_ptr<Handler> handler; // nullptr until one is set
   std::string dir; // the function's directory, if loaded from disk
 };
 
+/// The functions of an application, by name, with their handlers.
+///
+/// Thread safety: not synchronised. Build it (load, add, setHandler) on one
+/// thread before any Runtime or LocalRunner uses it; from then on it is
+/// read-only and any number of threads may read it at once. setHandler()
+/// while a Runtime on the App runs is a data race.
+///
+/// Lifetime: the App owns its FunctionSpecs and their handlers (shared
+/// with whoever else holds them). Every Runtime and LocalRunner built on an
+/// App keeps a reference to it: the App must outlive them, and must not be
+/// moved or assigned to while they exist.
 class App {
 public:
-  App() = default;
-  // Copies and moves re-point the specs' owner and targets.
-  App(const App &other) : fns(other.fns) { reindex(); }
-  App(App &&other) noexcept : fns(std::move(other.fns)) { reindex(); }
+  App();
+  ~App();
+  App(const App &other);
+  App(App &&other) noexcept;
   App &operator=(const App &other);
   App &operator=(App &&other) noexcept;
 
@@ -79,7 +65,7 @@ public:
 
   const FunctionSpec *find(const std::string &function) const;
   /// True if `spec` belongs to this App.
-  bool owns(const FunctionSpec &spec) const { return spec.owner == this; }
+  bool owns(const FunctionSpec &spec) const;
   const std::map<std::string, FunctionSpec> &functions() const { return fns; }
   std::vector<std::string> startFunctions() const;
 
@@ -97,20 +83,13 @@ public:
   static Result<App> fromJson(const std::vector<std::string> &configs);
 
 private:
-  Status validateStateInputs() const;
-  Status validateLoops() const;
+  friend struct detail::AppAccess;
   void reindex();
-  /// Registers `spec` in the index and links edges to and from it.
-  void link(FunctionSpec &spec);
 
   std::map<std::string, FunctionSpec> fns;
-  /// find() runs once per invocation: a hashed index over fns' nodes (whose
-  /// addresses and keys never move) instead of a tree walk.
-  std::unordered_map<std::string_view, const FunctionSpec *> index;
-  /// Edges whose target is not (yet) in the App: name -> (spec, edge).
-  std::unordered_map<std::string,
-                     std::vector<std::pair<FunctionSpec *, size_t>>>
-      dangling;
+  /// What the runtime derives per function (its step plan, its edges'
+  /// targets): lib/Runtime/AppInternal.h. Null only in a moved-from App.
+  std::unique_ptr<detail::AppIndex> index;
 };
 
 } // namespace unum::runtime

@@ -78,6 +78,17 @@ struct Effect {
   std::string value; // JSON
 };
 
+namespace detail {
+struct StoreAccess; // lib/Runtime/DataStoreInternal.h
+} // namespace detail
+
+/// Where checkpoints, completion sets, effects and the outbox live.
+///
+/// Thread safety: every operation may be called from several threads at
+/// once (one store serves all of a process's workers and runtimes); each
+/// is atomic on its own. Lifetime: the store must outlive every Runtime
+/// and LocalRunner that uses it; what it holds outlives the process only
+/// when persistent().
 class DataStore {
 public:
   virtual ~DataStore();
@@ -136,10 +147,6 @@ public:
                                const std::vector<Effect> &effects) = 0;
   virtual Result<std::vector<Effect>> effects(const std::string &session) = 0;
 
-  // --- A plain write (the benchmark's floor) ------------------------------
-  virtual Status put(const std::string &session, const std::string &key,
-                     const std::string &value) = 0;
-
   // --- Inspection and cleanup ---------------------------------------------
   struct PendingSet {
     std::string set;
@@ -184,8 +191,9 @@ public:
   virtual Result<std::vector<Pending>> outbox(const std::string &session);
   /// Sessions with pending invocations.
   virtual Result<std::vector<std::string>> unfinishedSessions();
-  /// The session's plain writes (put) whose key starts with `prefix`, sorted
-  /// by key.
+  /// The session's keyed records whose key starts with `prefix`, sorted by
+  /// key: what the runner journals ("run", "out:<instance>",
+  /// "err:<instance>"; lib/Runtime/LocalRunner.cpp).
   virtual Result<std::vector<std::pair<std::string, std::string>>>
   scan(const std::string &session, const std::string &prefix);
 
@@ -193,6 +201,13 @@ public:
   uint64_t operationCount() const { return ops.load(); }
 
 protected:
+  friend struct detail::StoreAccess;
+  /// A plain keyed write in the session (the runner's journal, and the
+  /// benchmark's floor): only the runtime writes through it
+  /// (lib/Runtime/DataStoreInternal.h). Every store implements it.
+  virtual Status put(const std::string &session, const std::string &key,
+                     const std::string &value) = 0;
+
   void countOp(uint64_t n = 1) { ops.fetch_add(n, std::memory_order_relaxed); }
 
   /// One staged outbox change.

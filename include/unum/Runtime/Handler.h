@@ -25,6 +25,8 @@ namespace unum::runtime {
 
 /// What user code sees of its invocation. The names are views, valid for
 /// the duration of the call (copy them to keep them): a step copies no name.
+/// A context belongs to one call on one thread: do not keep it, or a
+/// pointer into it, after the call returns.
 struct Context {
   std::string_view function;
   std::string_view instance;
@@ -47,9 +49,11 @@ struct Context {
   /// The Step Functions context object's parts that the runtime fixes once
   /// (see lib/Runtime/StateEntry.h): `execution` is {"Input", "StartTime"}
   /// of the execution when its start function records them (DataFlow
-  /// "ExecutionContext"), else null; `enteredTime`, when set, gives
-  /// $$.State.EnteredTime, the RFC 3339 time of the instance's first entry,
-  /// the same on every redelivery and retry.
+  /// "ExecutionContext"), else null (valid for the call); `enteredTime`,
+  /// when set, gives $$.State.EnteredTime, the RFC 3339 time of the
+  /// instance's first entry, the same on every redelivery and retry (the
+  /// first call in an instance may write it to the store; an error is the
+  /// store's).
   const Value *execution = nullptr;
   std::function<Result<std::string>()> enteredTime;
 
@@ -86,6 +90,9 @@ struct HandlerResult {
   }
 };
 
+/// User code. Thread safety: call() runs on several worker threads at once,
+/// for the same or different instances. Lifetime: shared (App, builtins);
+/// it lives as long as the last App or caller holding it.
 class Handler {
 public:
   virtual ~Handler();

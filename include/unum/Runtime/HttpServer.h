@@ -80,6 +80,12 @@ struct HttpServerOptions {
   std::function<HttpResponse(const std::string &path)> onGet;
 };
 
+/// Thread safety: the handler runs on connection threads, up to maxHandlers
+/// at once, and onGet on any connection thread (up to maxConnections): both
+/// must be thread-safe; port(), url() and
+/// counters() may be called from any thread. Lifetime: whatever the handler
+/// uses must outlive the server; the destructor stops it and joins every
+/// connection's thread (so no handler runs after it returns).
 class HttpServer {
 public:
   /// Answers a POST of `body` to `path` ("/fn/Name").
@@ -116,6 +122,9 @@ private:
   HttpServer() = default;
   void acceptLoop();
   void serve(int fd);
+  /// One request of the connection; `carried`: bytes of it already read
+  /// (in), of the next one (out); `keepAlive`: the connection stays open.
+  void serveOne(int fd, std::string &carried, bool &keepAlive);
   /// 0 when the request may proceed, else the status to refuse it with.
   int authenticate(const std::string &method, const std::string &path,
                    const std::string &timestamp, const std::string &nonce,
@@ -148,6 +157,7 @@ private:
   std::condition_variable changed; // a connection ended, a handler finished
   bool stopping = false;
   std::set<int> connections; // being served
+  std::set<int> idle;        // kept alive, waiting for their next request
   unsigned handlersRunning = 0;
   size_t buffered = 0;
   Counters stats;

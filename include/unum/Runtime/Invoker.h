@@ -33,27 +33,46 @@
 
 namespace unum::runtime {
 
+namespace detail {
+struct InvokerAccess; // lib/Runtime/InvokerInternal.h
+} // namespace detail
+
+/// The platform's asynchronous invoke.
+///
+/// Thread safety: the runtime calls invoke() from several threads at once
+/// (every worker, every fan-out); implementations must allow that.
+/// Lifetime: an Invoker must outlive every Runtime and LocalRunner that
+/// uses it, and every payload it accepted must be delivered or dropped by
+/// the time it is destroyed.
 class Invoker {
 public:
   virtual ~Invoker();
   /// Hands `payload` to `function`; returns once it is accepted. The
   /// payload is consumed (moved from) by an invoker that keeps it.
   virtual Status invoke(const std::string &function, Payload &&payload) = 0;
-  /// Storage in which the caller may build its next payload in place, for
-  /// an invoker that keeps payloads (the pool's run-next slot); nullptr:
-  /// build a Payload and call invoke(). The payload is reset, except that
-  /// `session` and `retire` keep the previous payload's names: the caller
-  /// sets both (a name of the same length is then copied in place). The
-  /// caller must call invokeStaged() before it issues or stages anything
-  /// else.
-  virtual Payload *stage() { return nullptr; }
-  /// Issues the payload built in stage()'s storage to `function`.
-  virtual Status invokeStaged(const std::string &function);
   /// True if invoke waits for a round trip, so that issuing many
   /// invocations concurrently pays off.
   virtual bool blocking() const { return false; }
+
+protected:
+  friend struct detail::InvokerAccess;
+  /// The runtime's in-place continuation (lib/Runtime/InvokerInternal.h):
+  /// storage for the next payload, or nullptr (the default: build a
+  /// Payload and call invoke()).
+  virtual Payload *stage() { return nullptr; }
+  /// Issues the payload built in stage()'s storage to `function`.
+  virtual Status invokeStaged(const std::string &function);
 };
 
+/// The local platform: a pool of worker threads that run the dispatch
+/// function per invocation, delivering a crashed one again.
+///
+/// Thread safety: invoke() and wait() may be called from any thread,
+/// workers included. The setters are not synchronised: call them before the
+/// first invoke(). Lifetime: the destructor lets the workers run every
+/// queued invocation (and what those issue), then joins them; whatever the
+/// dispatch function uses (a Runtime) must outlive the pool. (LocalRunner
+/// owns one and gets the order right.)
 class ThreadPoolInvoker final : public Invoker {
 public:
   /// Runs one invocation; a Crash status asks for another delivery.
@@ -77,13 +96,14 @@ public:
   void setOnAccept(OnAccept f) { onAccept = std::move(f); }
 
   Status invoke(const std::string &function, Payload &&payload) override;
-  Payload *stage() override;
-  Status invokeStaged(const std::string &function) override;
 
   /// Blocks until no invocation is queued or running.
   void wait();
 
 private:
+  Payload *stage() override;
+  Status invokeStaged(const std::string &function) override;
+
   struct Task {
     /// The function's name, copied only when the payload carries no spec
     /// of that name (an in-process continuation names its target by spec,
@@ -137,6 +157,9 @@ private:
   std::vector<std::thread> threads;
 };
 
+/// POSTs each payload to its function's URL. Thread safety: invoke() may
+/// be called from several threads at once (each POST takes its own
+/// connection from httpRequest's keep-alive pool); `urlFor` must allow that.
 class HttpInvoker final : public Invoker {
 public:
   /// `urlFor` maps a function name to its endpoint
@@ -182,7 +205,8 @@ class App;
 
 /// Where each function of an application is served: NAME -> URL entries,
 /// and a "*" template for the others in which {function} stands for the
-/// name (unum-run --url-map, unum-serve --peer).
+/// name (unum-run --url-map, unum-serve --peer). Not synchronised: fill it,
+/// then read it (urlFor) from any number of threads.
 class FunctionUrls {
 public:
   /// Adds NAME -> target (an http:// URL or an arn:aws:lambda: ARN, the
@@ -214,7 +238,8 @@ struct HttpResponse {
   std::string header(const std::string &lowerName) const;
 };
 
-/// A minimal HTTP/1.1 request over a plain TCP socket (Connection: close):
+/// A minimal HTTP/1.1 request over a plain TCP socket, kept alive for the
+/// next request to the same server (a process-wide pool, bounded per server):
 /// METHOD to an http:// URL with `headers` and `body` (a Content-Length is
 /// sent for a POST, or any non-empty body), the whole exchange within
 /// `timeoutMs`. With a `secret` the request is signed (HttpAuth.h). An
@@ -226,7 +251,7 @@ httpRequest(const std::string &method, const std::string &url,
             int timeoutMs, const std::string &secret = "",
             size_t maxResponse = 1 << 20);
 
-/// A minimal HTTP/1.1 POST over a plain TCP socket (Connection: close): the
+/// A minimal HTTP/1.1 POST over a plain TCP socket (kept alive): the
 /// whole exchange (connect, send, the answer) within `timeoutMs`. With a
 /// `secret` the request is signed (HttpAuth.h). An answer larger than
 /// kMaxHttpResponse is an error.

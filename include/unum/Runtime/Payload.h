@@ -31,7 +31,10 @@
 
 namespace unum::runtime {
 
-struct FunctionSpec;
+namespace detail {
+struct FunctionNode;  // lib/Runtime/AppInternal.h
+struct PayloadAccess; // lib/Runtime/PayloadInternal.h
+} // namespace detail
 
 /// One fan-out level. Levels are kept innermost first ($0 is levels[0]).
 struct FanOutLevel {
@@ -53,6 +56,10 @@ struct FanOutLevel {
   }
 };
 
+/// What one function instance sends another: the input (or where to read
+/// it), the session, the fan-out position and the garbage-collection names.
+/// A value: copy and move it freely; not synchronised (one thread at a time
+/// per object). An Invoker takes it by rvalue and may keep it.
 struct Payload {
   /// Failure ("unum-failure" on the wire): a failure passed on by a
   /// "Propagate" error edge; the receiver fails with it without running its
@@ -75,18 +82,18 @@ struct Payload {
   std::shared_ptr<const Value> execution;
   std::string retire;   // GC.Checkpoint: the sender's instance
   std::string fanInSet; // GC.Set: the completion set that invoked us
-  /// In-process only (never on the wire): the first delivery of the only
-  /// invocation of this instance issued by a first execution of its sender,
-  /// so no checkpoint can exist yet and the lookup is skipped. Correctness
-  /// does not depend on it: the conditional put still decides.
-  bool fresh = false;
-  /// In-process only (never on the wire): the target's spec in the sender's
-  /// App, so that the receiver skips the lookup by name. A hint: it is used
-  /// only if it belongs to the receiver's App and names the function.
-  const FunctionSpec *spec = nullptr;
-  /// In-process only (never on the wire): the invocation's id in the
-  /// store's outbox (LocalRunner on a persistent store); 0: none yet.
-  uint64_t outboxId = 0;
+
+private:
+  friend struct detail::PayloadAccess;
+  /// In-process delivery hints, never on the wire, kept by the runtime
+  /// (lib/Runtime/PayloadInternal.h). Copied with the payload; a payload
+  /// decoded or built by its user has none.
+  struct Hints {
+    bool fresh = false;
+    const detail::FunctionNode *target = nullptr;
+    uint64_t outboxId = 0;
+  };
+  Hints hints;
 };
 
 /// Maximum fan-out nesting accepted in a payload.

@@ -71,10 +71,17 @@ struct StepPoint {
   unsigned k = 0;
 };
 
-/// Returns true to crash the invocation at that point.
+/// Returns true to crash the invocation at that point. A testing hook
+/// (unum-run --crash-rate, the fault-injection tests): a step that crashes
+/// returns a Crash status and the platform delivers the payload again.
+/// Called from every worker thread at once: it must be thread-safe.
 using FaultHook = std::function<bool(const StepPoint &)>;
 
-/// Receives what happens in a run. Called from worker threads.
+/// Receives what happens in a run.
+///
+/// Thread safety: called from every worker thread at once; implementations
+/// synchronise themselves. Lifetime: must outlive the Runtime (or
+/// LocalRunner) whose options name it.
 class Observer {
 public:
   virtual ~Observer();
@@ -95,10 +102,15 @@ public:
 
 class DebugRuntime;
 
-/// The data-flow hook. The frontend issue's path fields (InputPath,
-/// Parameters, ResultSelector, ResultPath, OutputPath, and ItemsPath /
-/// ItemSelector for Map edges) plug in here; the default passes values
-/// through unchanged.
+/// The data-flow hook: the Step Functions path fields of a config's
+/// DataFlow (InputPath, Parameters, ResultSelector, ResultPath, OutputPath,
+/// and ItemsPath / ItemSelector for Map edges; lib/Runtime/DataFlow.cpp).
+/// The runtime uses this class itself unless RuntimeOptions::dataFlow names
+/// a subclass (a host that adds its own fields).
+///
+/// Thread safety: called from every worker thread at once; the default is
+/// stateless. Lifetime: a subclass named in RuntimeOptions must outlive the
+/// Runtime.
 class DataFlow {
 public:
   virtual ~DataFlow();
@@ -117,6 +129,8 @@ public:
                                      const Value &output, const Context &ctx);
 };
 
+/// How a Runtime behaves. Copied into the Runtime at construction (the
+/// observer and dataFlow it points to are not copied: they must outlive it).
 struct RuntimeOptions {
   /// Garbage-collect checkpoints and completion sets.
   bool gc = true;
@@ -130,11 +144,25 @@ struct RuntimeOptions {
   /// with a small scale (unum-run --time-scale).
   double timeScale = 1.0;
   /// The clock of the context object's times ($$.Execution.StartTime,
-  /// $$.State.EnteredTime); empty: the system clock. (Tests give one that
-  /// moves on every reading, to show that each time is fixed once.)
+  /// $$.State.EnteredTime); empty: the system clock. Each time is read once
+  /// per execution or instance and then kept in the payload or the store,
+  /// so every redelivery sees the same. (Tests give one that moves on every
+  /// reading, to show that.) Called from worker threads at once.
   std::function<config::Instant()> clock;
 };
 
+/// One function's (or one app's) step of the protocol, per invocation: what
+/// a FaaS function host runs for each payload it is handed.
+///
+/// Thread safety: handle() and handleJson() may be called from any number
+/// of threads at once (the thread pool's workers all share one Runtime);
+/// a Runtime holds no per-invocation state between calls.
+///
+/// Lifetime: the Runtime keeps references to the App, the DataStore, the
+/// Invoker and the options' observer and dataFlow: all must outlive it, and
+/// the App must not change while it exists. Destroy the Runtime only when no
+/// call to handle() is running (destroy or wait() the pool that calls it
+/// first).
 class Runtime {
 public:
   Runtime(const App &app, DataStore &store, Invoker &invoker,
@@ -149,7 +177,7 @@ public:
   /// The same from JSON (as an HTTP endpoint receives it).
   Status handleJson(const std::string &function, const std::string &json);
 
-  const RuntimeOptions &options() const { return opts; }
+  const RuntimeOptions &options() const;
 
 private:
   friend class DebugRuntime;
@@ -157,80 +185,9 @@ private:
   Runtime(const App &app, DataStore &store, Invoker &invoker,
           RuntimeOptions options, WithoutDebug);
 
-  struct Invocation;
-  class Sends;
-  struct FanIn;
-  Status run(Invocation &inv);
-  static void nameVisit(Invocation &inv, const std::string &function);
-  Status continuations(Invocation &inv);
-  Status chainStep(Invocation &inv, const FunctionSpec &target);
-  static void fillChainPayload(Payload &p, Invocation &inv,
-                               const FunctionSpec &target, bool handOff);
-  Status chainInvoke(Invocation &inv, const FunctionSpec &target, bool handOff);
-  // What a plain chain step does not need stays out of run() and
-  // continuations(), so that a step's hot code is small (HotPath.h).
-  Status adoptRecord(Invocation &inv, const std::string &rec, bool &finished,
-                     const char *ifDone, const char *ifAdopted);
-  Status readCheckpoint(Invocation &inv, bool &reused, bool &finished);
-  struct FanInInputs;
-  Status gatherFanIn(Invocation &inv, FanInInputs &in, bool &reused,
-                     bool &finished);
-  Status execute(Invocation &inv, const Value &effective);
-  Status attempt(Invocation &inv, const Value &effective, HandlerResult &hr);
-  Status resumeRetries(Invocation &inv, const Value &effective);
-  Status retryOrFail(Invocation &inv, const Value &effective, HandlerResult &hr,
-                     unsigned done = 0, std::vector<int64_t> counts = {});
-  // The context object's fixed values (lib/Runtime/StateEntry.h).
-  Status enterContext(Invocation &inv);
-  // A Map or Parallel state's input, for a sink whose ResultPath applies to
-  // it: only functions with SaveInput / StateInput call these.
-  Status saveStateInput(Invocation &inv, const Value &effective);
-  Status loadStateInput(Invocation &inv, FanInInputs &in, bool &reused,
-                        bool &finished);
-  // A Map or Parallel state whose iteration or branch failed (a fan-in
-  // input is a failure): its Retry re-enters it, or it fails.
-  Status stateFailed(Invocation &inv, FanInInputs &in);
-  Status reenterState(Invocation &inv);
-  Result<bool> errorEdgeTaken(const Invocation &inv, const EvalEnv &env) const;
-  Status failure(Invocation &inv, const HandlerResult &hr,
-                 const Value &effective);
-  Result<Value> caught(Invocation &inv, const config::Edge &e);
-  void traceRetry(const Invocation &inv, unsigned attempt,
-                  const HandlerResult &hr, double delay) const;
-  Result<char> recordFlag(const Invocation &inv) const;
-  Status lostRace(Invocation &inv, const std::string &winner, bool &finished);
-  Status commitUnchecked(const std::vector<Effect> &effects,
-                         const std::string &session, NameList retire);
-  Status addMapSends(Invocation &inv, const config::Edge &e,
-                     const FunctionSpec *targetSpec,
-                     const std::vector<FanOutLevel> &post, Sends &sends);
-  Status nextIteration(Invocation &inv);
-  Status addFanIn(Invocation &inv, const config::Edge &e,
-                  const FunctionSpec *targetSpec, const EvalEnv &env,
-                  const std::vector<FanOutLevel> &post,
-                  std::vector<FanIn> &fanIns);
-  Status reportFanIns(Invocation &inv, std::vector<FanIn> &fanIns,
-                      const std::vector<FanOutLevel> &post);
-  Status finishTerminal(Invocation &inv);
-  static Status invokeConcurrently(Invoker &invoker, Sends &sends,
-                                   unsigned bound);
-  /// True if the fault hook crashes the step here. (The test that there
-  /// is a hook is inline: without one a boundary costs a compare.)
-  bool crashAt(Step step, const std::string &instance, unsigned k = 0) const {
-    return opts.fault && injectCrash(step, instance, k);
-  }
-  bool injectCrash(Step step, const std::string &instance, unsigned k) const;
-  bool tracing() const;
-  void trace(const Invocation &inv, const std::string &msg) const;
-
-  const App &app;
-  DataStore &store;
-  Invoker &invoker;
-  RuntimeOptions opts;
-  DataFlow defaultFlow;
-  /// Runs the functions with "Debug": true, reporting their steps; null when
-  /// the app has none (lib/Runtime/DebugRuntime.h).
-  std::unique_ptr<DebugRuntime> debugRt;
+  /// The protocol's steps and state (lib/Runtime/Runtime.cpp).
+  struct Impl;
+  std::unique_ptr<Impl> impl;
 };
 
 /// The result of a local run.
@@ -244,6 +201,17 @@ struct RunResult {
 /// Runs an App locally: a ThreadPoolInvoker as the platform, a Runtime per
 /// process, an observer collecting terminal outputs. One LocalRunner can run
 /// many workflows, concurrently.
+///
+/// Thread safety: start(), run(), resume(), redeliver(), awaitSession() and
+/// result() may be called from several threads at once, and so may
+/// invoker().invoke() (a gateway's connection threads). wait() (and so
+/// run() and resume()) returns when the whole pool is idle, other threads'
+/// work included.
+///
+/// Lifetime: the runner owns its pool and Runtime, and keeps references to
+/// the App, the DataStore, Options::platform and Options::runtime's
+/// dataFlow: all must outlive it. Its destructor lets the workers run
+/// what is queued (and what that issues), then joins them.
 class LocalRunner {
 public:
   struct Options {

@@ -16,6 +16,8 @@
 
 namespace unum::runtime {
 
+/// One word: null when ok. A value type (copies are independent); not
+/// synchronised.
 class [[nodiscard]] Status {
 public:
   enum class Code { Ok, Error, Crash };

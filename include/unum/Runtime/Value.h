@@ -21,6 +21,9 @@
 
 namespace unum::runtime {
 
+/// A JSON value. A value type: copies are deep and independent; not
+/// synchronised (concurrent reads of one Value are fine, a write needs the
+/// readers to be done).
 class Value {
 public:
   enum class Kind { Null, Bool, Int, Double, String, Array, Object };
