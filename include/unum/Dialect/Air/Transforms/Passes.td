@@ -118,11 +118,14 @@ def AirFuse : Pass<"air-fuse", "mlir::func::FuncOp"> {
 def AirExpandMath : Pass<"air-expand-math"> {
   let summary = "Expand f32 exp and log into vectorizable polynomials";
   let description = [{
-    Replaces `math.exp` and `math.log` on f32 by MLIR's polynomial
-    approximations (at most 1 ulp from the correctly rounded result over the
-    whole range, measured by the end-to-end tests), which are plain
-    arithmetic the LLVM loop vectorizer turns into vector code; a libm call
-    would stay scalar. `tanh`, `sigmoid` and f64 functions keep libm
+    Replaces `math.exp` and `math.log` on f32 (scalars and vectors) by
+    branch-free polynomials: exp with a Cody-Waite reduction, a degree-7
+    polynomial and a two-step scaling by 2^k (overflow to +inf, subnormal
+    results, 0 below); log with subnormal arguments rescaled and Cephes'
+    logf polynomial. Within 1 ulp of the exact result over the whole f32
+    range (test/python/test_math_accuracy.py); plain arithmetic that
+    vectorises, where a libm call would stay scalar. `tanh`, `sigmoid` and
+    f64 functions keep libm
     accuracy.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
