@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the ```sh blocks of a Markdown doc, in order, as one `sh -e` script in
+# Runs the ```sh blocks of a Markdown doc, in order, as one `bash -e` script in
 # WORKDIR, and prints what they print (stdout and stderr, interleaved) on
 # stdout. If a command fails, the output so far and the failing command go to
 # stderr and the exit status is non-zero. Tests use it so that a doc's
@@ -18,10 +18,13 @@ if [ ! -s "$script" ]; then
   exit 1
 fi
 log=$workdir/doc-commands.log
-if ! (cd "$workdir" && sh -ex doc-commands.sh) > "$log" 2>&1; then
+trace=$workdir/doc-commands.trace
+# The trace goes to its own file (BASH_XTRACEFD): on stderr, the traces of
+# the two sides of a pipeline come from two processes and can interleave
+# with the commands' own output.
+if ! (cd "$workdir" && BASH_XTRACEFD=9 bash -ex doc-commands.sh 9>"$trace") > "$log" 2>&1; then
   cat "$log" >&2
-  echo "run-doc-commands.sh: a command of $doc failed (the line after the last '+' above)" >&2
+  echo "run-doc-commands.sh: a command of $doc failed: $(tail -n 1 "$trace")" >&2
   exit 1
 fi
-# The commands' own output, without sh -x's trace lines.
-grep -v '^+ ' "$log" || true
+cat "$log"

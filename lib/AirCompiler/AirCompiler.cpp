@@ -3,6 +3,7 @@
 #include "unum/Conversion/AirToLinalg/AirToLinalg.h"
 #include "unum/Conversion/Passes.h"
 #include "unum/InitAll.h"
+#include "unum/Support/Diagnostics.h"
 #include "unum/Target/AirText/AirText.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,6 +24,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -273,6 +276,24 @@ bool AirCompiler::compile(const std::string &text, const std::string &filename,
     impl->errors += line;
     return success();
   });
+  // At most --error-limit errors, then one line saying so; a diagnostic on
+  // a long source line is written with the line cut around its column
+  // (unum/Support/Diagnostics.h), in front of the handler above. Erased at
+  // the end: the context serves the next compile().
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(text, filename,
+                                       /*RequiresNullTerminator=*/false),
+      llvm::SMLoc());
+  llvm::raw_string_ostream bounded(impl->errors);
+  DiagnosticEngine &engine = impl->context->getDiagEngine();
+  DiagnosticEngine::HandlerID bounds =
+      unum::boundDiagnostics(impl->context.get(), &sources, bounded);
+  struct Unbound {
+    DiagnosticEngine &engine;
+    DiagnosticEngine::HandlerID id;
+    ~Unbound() { engine.eraseHandler(id); }
+  } unbound{engine, bounds};
   // AIR text, or (a name ending in .mlir) an air-dialect module, such as
   // what convert-nn-to-air makes of a float nn model.
   if (StringRef(filename).ends_with(".mlir"))

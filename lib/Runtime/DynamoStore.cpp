@@ -18,11 +18,14 @@
 // (DataStore.h), with one twist: a checkpoint's effects are written inside
 // the checkpoint item (atomic with it), then copied to their own f# item
 // before putIfAbsent returns, by the winner or, should it crash in between,
-// by whoever loses to its record next; so once anyone continues from a
-// checkpoint, its effects are durable apart from it and its tombstone may
-// expire. A completion set's completer is the member whose add first finds
-// the set full and claims it (a conditional write of c): one claim wins, and
-// a retried claimant finds its own name there.
+// by whoever loses to its record or reads it (get: a redelivery that
+// continues from it) next; so once anyone continues from a checkpoint, its
+// effects are durable apart from it and its tombstone may expire. The
+// retirement of the inputs a checkpoint names comes after the checkpoint,
+// as a winner's or a loser's (both prove the inputs done). A completion set's
+// completer is the member whose add first finds the set full and claims it (a
+// conditional write of c): one claim wins, and a retried claimant finds its own
+// name there.
 //
 // TTL: tombstones and consumed markers carry ttl (epoch seconds, rounded up:
 // the attribute DynamoDB's own expiry deletes by, which the SAM template
@@ -43,6 +46,7 @@
 #include "unum/Runtime/Value.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -56,6 +60,7 @@ using namespace unum::runtime;
 namespace {
 constexpr int kAttempts = 3;
 constexpr size_t kBatchWrite = 25, kBatchGet = 100;
+constexpr size_t kRetireThreads = 16;
 
 std::string base64(const std::string &in) {
   return intrinsics::base64Encode(in);
@@ -227,6 +232,14 @@ public:
       return item.getStatus();
     if (!*item)
       return std::optional<std::string>();
+    // Whoever reads an instance's own checkpoint continues from it: its
+    // effects are copied first, in case the writer died before it did
+    // (idempotent; a checkpoint has fx only when it committed effects).
+    std::vector<Effect> fx;
+    readEffects(**item, fx);
+    if (!fx.empty())
+      if (Status s = commitEffects(session, instance, fx); !s)
+        return s;
     return record(**item);
   }
 
@@ -280,8 +293,6 @@ public:
                                 NameList retireList) override {
     if (Status s = flushStaged(); !s)
       return s;
-    if (Status s = retire(session, retireList); !s)
-      return s;
     std::string token = newToken();
     Value item = key(session, "c#" + instance);
     item.set("v", B(rec));
@@ -297,10 +308,16 @@ public:
     req.set("ExpressionAttributeValues", std::move(vals));
     DynamoError err;
     auto r = call("PutItem", req, &err);
+    // The retirement comes after the checkpoint (the winner's or ours) is
+    // durable, never before: a writer killed in between would leave its
+    // inputs retired and no checkpoint, and its redelivery could not read
+    // them again.
     if (r) {
       if (!effects.empty())
         if (Status s = commitEffects(session, instance, effects); !s)
           return s;
+      if (Status s = retire(session, retireList); !s)
+        return s;
       return PutResult{true, {}};
     }
     if (err.type != "ConditionalCheckFailedException")
@@ -318,6 +335,8 @@ public:
     if (!theirs.empty())
       if (Status s = commitEffects(session, instance, theirs); !s)
         return s;
+    if (Status s = retire(session, retireList); !s)
+      return s;
     if (strAttr(w, "w") == token) // our own write, whose answer was lost
       return PutResult{true, {}};
     auto theirRecord = record(w);
@@ -326,12 +345,15 @@ public:
     return PutResult{false, theirRecord->value_or("")};
   }
 
+  /// One UpdateItem per instance (BatchWriteItem cannot update, and a
+  /// transaction fails whole on an absent record): a fan-in's many inputs
+  /// go out kRetireThreads at a time.
   Status retire(const std::string &session, NameList instances) override {
     if (instances.empty())
       return Status::ok();
     if (Status st = flushStaged(); !st)
       return st;
-    for (const std::string &i : instances) {
+    auto one = [&](const std::string &i) -> Status {
       Value req = request();
       req.set("Key", key(session, "c#" + i));
       Value vals = Value::object();
@@ -350,8 +372,33 @@ public:
       auto r = call("UpdateItem", req, &err);
       if (!r && err.type != "ConditionalCheckFailedException")
         return r.getStatus();
+      return Status::ok();
+    };
+    if (instances.size() < 4) {
+      for (const std::string &i : instances)
+        if (Status s = one(i); !s)
+          return s;
+      return Status::ok();
     }
-    return Status::ok();
+    std::atomic<size_t> next{0};
+    std::mutex failMu;
+    Status failed = Status::ok();
+    auto work = [&] {
+      for (size_t at; (at = next++) < instances.size();)
+        if (Status s = one(*(instances.begin() + at)); !s) {
+          std::lock_guard<std::mutex> lock(failMu);
+          if (failed)
+            failed = s;
+          next = instances.size(); // the others stop too
+        }
+    };
+    std::vector<std::thread> threads;
+    for (size_t t = 1; t < std::min(kRetireThreads, instances.size()); ++t)
+      threads.emplace_back(work);
+    work();
+    for (std::thread &t : threads)
+      t.join();
+    return failed;
   }
 
   Result<AddResult> addToSet(const std::string &session, const std::string &set,
@@ -755,7 +802,11 @@ private:
     return Status::ok();
   }
 
-  /// Sends the staged outbox changes ahead of a write, in order.
+  /// Sends the staged outbox changes ahead of a write. BatchWriteItem
+  /// refuses a key twice in one request and applies a request's items in
+  /// no particular order: only the last change of each entry is sent (an
+  /// entry finished twice, or delivered again after it finished, stages
+  /// it more than once).
   Status flushStaged() {
     if (!outboxStaged())
       return Status::ok();
@@ -763,8 +814,14 @@ private:
     std::vector<OutboxChange> changes = takeOutbox();
     if (changes.empty())
       return Status::ok();
+    std::set<std::pair<std::string, uint64_t>> seen;
+    std::vector<const OutboxChange *> last;
+    for (auto c = changes.rbegin(); c != changes.rend(); ++c)
+      if (seen.insert({c->session, c->id}).second)
+        last.push_back(&*c);
     std::vector<Value> writes;
-    for (const OutboxChange &c : changes) {
+    for (auto it = last.rbegin(); it != last.rend(); ++it) {
+      const OutboxChange &c = **it;
       char id[32];
       std::snprintf(id, sizeof id, "o#%020llu", (unsigned long long)c.id);
       Value w = Value::object(), body = Value::object();

@@ -61,6 +61,32 @@ const char *opName(Op op) {
   }
 }
 
+/// A value the evaluator made (a literal, a sum), or one it reads in place:
+/// `$out`, `$ctx` and their members are never copied, so a conditional that
+/// names a large output many times costs no more than one that names it once.
+class Ref {
+public:
+  Ref(Value v) : owned(std::move(v)) {}
+  static Ref to(const Value &v) {
+    Ref r;
+    r.borrowed = &v;
+    return r;
+  }
+  /// `part` (inside this value): borrowed if this is.
+  Ref part(const Value &part) const { return borrowed ? to(part) : Ref(part); }
+  const Value &operator*() const { return borrowed ? *borrowed : owned; }
+  const Value *operator->() const { return &**this; }
+  Value take() { return borrowed ? *borrowed : std::move(owned); }
+
+private:
+  Ref() = default;
+  const Value *borrowed = nullptr;
+  Value owned;
+};
+
+/// A value the evaluator made.
+Result<Ref> own(Value v) { return Ref(std::move(v)); }
+
 class Evaluator {
 public:
   explicit Evaluator(const EvalEnv &env) : env(env) {}
@@ -68,28 +94,28 @@ public:
   // `depth` is the node's level in the tree (the root's is 0): the parser
   // refuses trees deeper than kMaxEvalDepth, so these checks only guard
   // trees built by hand.
-  Result<Value> eval(const Expr &e, unsigned depth) {
+  Result<Ref> eval(const Expr &e, unsigned depth) {
     if (depth >= kMaxEvalDepth)
       return err(e, "expression nested too deeply");
     switch (e.kind) {
     case Expr::Kind::Int:
-      return Value(e.intValue);
+      return own(e.intValue);
     case Expr::Kind::Float:
-      return Value(e.floatValue);
+      return own(e.floatValue);
     case Expr::Kind::String:
-      return Value(e.text);
+      return own(e.text);
     case Expr::Kind::Bool:
-      return Value(e.boolValue);
+      return own(e.boolValue);
     case Expr::Kind::Null:
-      return Value();
+      return own(Value());
     case Expr::Kind::Output:
       if (!env.output)
         return err(e, "$out is not available here");
-      return *env.output;
+      return Ref::to(*env.output);
     case Expr::Kind::Context:
       if (!env.context)
         return err(e, "$ctx is not available here");
-      return *env.context;
+      return Ref::to(*env.context);
     case Expr::Kind::Index: {
       const auto *levels = env.fanout;
       if (!levels || e.index >= levels->size())
@@ -97,22 +123,23 @@ public:
                           std::to_string(e.index + 1) +
                           " level(s) deep; this instance has " +
                           std::to_string(levels ? levels->size() : 0));
-      return Value((*levels)[e.index].index);
+      return own((*levels)[e.index].index);
     }
     case Expr::Kind::Size:
       if (!env.fanout || env.fanout->empty())
         return err(e, "$size needs a fan-out; this instance has none");
-      return Value(env.fanout->front().size);
+      return own(env.fanout->front().size);
     case Expr::Kind::Field: {
       auto base = eval(*e.lhs, depth + 1);
       if (!base)
         return base;
-      if (!base->isObject())
-        return err(e, "'." + e.text + "' on " + aKind(base->kind()));
-      const Value *member = base->find(e.text);
+      const Ref &b = *base;
+      if (!b->isObject())
+        return err(e, "'." + e.text + "' on " + aKind(b->kind()));
+      const Value *member = b->find(e.text);
       if (!member)
         return err(e, "no member '" + e.text + "'");
-      return *member;
+      return b.part(*member);
     }
     case Expr::Kind::Subscript: {
       auto base = eval(*e.lhs, depth + 1);
@@ -121,25 +148,27 @@ public:
       auto sub = eval(*e.rhs, depth + 1);
       if (!sub)
         return sub;
-      if (base->isArray()) {
-        if (!sub->isInt())
+      const Ref &b = *base;
+      const Value &s = **sub;
+      if (b->isArray()) {
+        if (!s.isInt())
           return err(e, "an array index must be an integer");
-        int64_t i = sub->getInt();
-        const Value::Array &a = base->getArray();
+        int64_t i = s.getInt();
+        const Value::Array &a = b->getArray();
         if (i < 0 || uint64_t(i) >= a.size())
           return err(e, "index " + std::to_string(i) + " out of range (size " +
                             std::to_string(a.size()) + ")");
-        return a[i];
+        return b.part(a[i]);
       }
-      if (base->isObject()) {
-        if (!sub->isString())
+      if (b->isObject()) {
+        if (!s.isString())
           return err(e, "an object subscript must be a string");
-        const Value *member = base->find(sub->getString());
+        const Value *member = b->find(s.getString());
         if (!member)
-          return err(e, "no member '" + sub->getString() + "'");
-        return *member;
+          return err(e, "no member '" + s.getString() + "'");
+        return b.part(*member);
       }
-      return err(e, std::string("subscript on ") + aKind(base->kind()));
+      return err(e, std::string("subscript on ") + aKind(b->kind()));
     }
     case Expr::Kind::Unary:
       return unary(e, depth);
@@ -153,63 +182,64 @@ public:
 
 private:
   /// A part of $out, or nullopt where the path leads nowhere (is_present).
-  Result<std::optional<Value>> access(const Expr &e, unsigned depth) {
+  Result<std::optional<Ref>> access(const Expr &e, unsigned depth) {
     if (depth >= kMaxEvalDepth)
       return err(e, "expression nested too deeply");
     if (e.kind != Expr::Kind::Field && e.kind != Expr::Kind::Subscript) {
       auto v = eval(e, depth);
       if (!v)
         return v.getStatus();
-      return std::optional<Value>(v.take());
+      return std::optional<Ref>(v.take());
     }
     auto base = access(*e.lhs, depth + 1);
     if (!base || !*base)
       return base;
-    const Value &b = **base;
+    const Ref &b = **base;
     if (e.kind == Expr::Kind::Field) {
-      const Value *m = b.find(e.text);
-      return m ? std::optional<Value>(*m) : std::nullopt;
+      const Value *m = b->find(e.text);
+      return m ? std::optional<Ref>(b.part(*m)) : std::nullopt;
     }
     auto sub = eval(*e.rhs, depth + 1);
     if (!sub)
       return sub.getStatus();
-    if (b.isArray() && sub->isInt()) {
-      int64_t i = sub->getInt();
-      if (i < 0 || uint64_t(i) >= b.getArray().size())
-        return std::optional<Value>();
-      return std::optional<Value>(b.getArray()[i]);
+    const Value &s = **sub;
+    if (b->isArray() && s.isInt()) {
+      int64_t i = s.getInt();
+      if (i < 0 || uint64_t(i) >= b->getArray().size())
+        return std::optional<Ref>();
+      return std::optional<Ref>(b.part(b->getArray()[i]));
     }
-    if (b.isObject() && sub->isString()) {
-      const Value *m = b.find(sub->getString());
-      return m ? std::optional<Value>(*m) : std::nullopt;
+    if (b->isObject() && s.isString()) {
+      const Value *m = b->find(s.getString());
+      return m ? std::optional<Ref>(b.part(*m)) : std::nullopt;
     }
-    return std::optional<Value>();
+    return std::optional<Ref>();
   }
 
   /// The Step Functions Choice type tests, StringMatches and instant. A type
   /// test of a part of $out that is absent is false, as a Choice comparison
   /// of an absent variable does not match.
-  Result<Value> call(const Expr &e, unsigned depth) {
+  Result<Ref> call(const Expr &e, unsigned depth) {
     auto present = access(*e.lhs, depth + 1);
     if (!present)
       return present.getStatus();
     if (e.text == "is_present")
-      return Value(present->has_value());
+      return own(present->has_value());
     if (e.text != "matches" && e.text != "instant" && !present->has_value())
-      return Value(false);
+      return own(false);
     if (!present->has_value())
       return err(e, e.text + " of an absent value");
-    const Value &v = **present;
+    const Value &v = ***present;
     if (e.text == "is_null")
-      return Value(v.isNull());
+      return own(v.isNull());
     if (e.text == "is_numeric")
-      return Value(v.isNumber());
+      return own(v.isNumber());
     if (e.text == "is_string")
-      return Value(v.isString());
+      return own(v.isString());
     if (e.text == "is_boolean")
-      return Value(v.isBool());
+      return own(v.isBool());
     if (e.text == "is_timestamp")
-      return Value(v.isString() && instant(v.getString()).has_value());
+      return own(v.isString() && instant(v.getString()).has_value());
     if (e.text == "instant") {
       std::optional<std::string> key =
           v.isString() ? instant(v.getString()) : std::nullopt;
@@ -217,7 +247,7 @@ private:
         return err(e, "instant needs an RFC 3339 timestamp, got " +
                           (v.isString() ? "'" + v.getString() + "'"
                                         : aKind(v.kind())));
-      return Value(std::move(*key));
+      return own(std::move(*key));
     }
     if (e.text == "matches") {
       if (!e.rhs || e.rhs->kind != Expr::Kind::String)
@@ -225,7 +255,7 @@ private:
       if (!v.isString())
         return err(e, std::string("matches needs a string, got ") +
                           aKind(v.kind()));
-      return Value(globMatch(v.getString(), e.rhs->text));
+      return own(globMatch(v.getString(), e.rhs->text));
     }
     return err(e, "unknown function '" + e.text + "'");
   }
@@ -239,103 +269,74 @@ private:
     return config::instantKey(*t);
   }
 
-  /// `*` matches any run of characters, `\*` a star, `\\` a backslash.
-  /// Linear backtracking on the last star: O(|s| * |p|) at worst.
-  static bool globMatch(const std::string &s, const std::string &p) {
-    std::vector<std::pair<char, bool>> pat; // (char, isStar)
-    for (size_t i = 0; i < p.size(); ++i) {
-      if (p[i] == '\\' && i + 1 < p.size())
-        pat.push_back({p[++i], false});
-      else
-        pat.push_back({p[i], p[i] == '*'});
-    }
-    size_t si = 0, pi = 0, starP = std::string::npos, starS = 0;
-    while (si < s.size()) {
-      if (pi < pat.size() && pat[pi].second) {
-        starP = pi++;
-        starS = si;
-      } else if (pi < pat.size() && pat[pi].first == s[si]) {
-        ++pi;
-        ++si;
-      } else if (starP != std::string::npos) {
-        pi = starP + 1;
-        si = ++starS;
-      } else {
-        return false;
-      }
-    }
-    while (pi < pat.size() && pat[pi].second)
-      ++pi;
-    return pi == pat.size();
-  }
-
-  Result<Value> unary(const Expr &e, unsigned depth) {
-    auto v = eval(*e.lhs, depth + 1);
-    if (!v)
-      return v;
+  Result<Ref> unary(const Expr &e, unsigned depth) {
+    auto r = eval(*e.lhs, depth + 1);
+    if (!r)
+      return r;
+    const Value &v = **r;
     if (e.op == Op::Not) {
-      if (!v->isBool())
+      if (!v.isBool())
         return err(e, std::string("'not' needs a boolean, got ") +
-                          aKind(v->kind()));
-      return Value(!v->getBool());
+                          aKind(v.kind()));
+      return own(!v.getBool());
     }
-    if (v->isInt()) {
-      if (v->getInt() == INT64_MIN)
+    if (v.isInt()) {
+      if (v.getInt() == INT64_MIN)
         return err(e, "integer overflow");
-      return Value(-v->getInt());
+      return own(-v.getInt());
     }
-    if (v->isDouble())
-      return Value(-v->getDouble());
-    return err(e, std::string("'-' needs a number, got ") + aKind(v->kind()));
+    if (v.isDouble())
+      return own(-v.getDouble());
+    return err(e, std::string("'-' needs a number, got ") + aKind(v.kind()));
   }
 
-  Result<Value> binary(const Expr &e, unsigned depth) {
+  Result<Ref> binary(const Expr &e, unsigned depth) {
     if (e.op == Op::And || e.op == Op::Or) {
       auto l = eval(*e.lhs, depth + 1);
       if (!l)
         return l;
-      if (!l->isBool())
+      if (!(*l)->isBool())
         return err(e, std::string("'") + opName(e.op) +
-                          "' needs booleans, got " + aKind(l->kind()));
-      if (l->getBool() == (e.op == Op::Or))
-        return *l;
+                          "' needs booleans, got " + aKind((*l)->kind()));
+      if ((*l)->getBool() == (e.op == Op::Or))
+        return l;
       auto r = eval(*e.rhs, depth + 1);
       if (!r)
         return r;
-      if (!r->isBool())
+      if (!(*r)->isBool())
         return err(e, std::string("'") + opName(e.op) +
-                          "' needs booleans, got " + aKind(r->kind()));
-      return *r;
-    }
-    auto l = eval(*e.lhs, depth + 1);
-    if (!l)
-      return l;
-    auto r = eval(*e.rhs, depth + 1);
-    if (!r)
+                          "' needs booleans, got " + aKind((*r)->kind()));
       return r;
+    }
+    auto lr = eval(*e.lhs, depth + 1);
+    if (!lr)
+      return lr;
+    auto rr = eval(*e.rhs, depth + 1);
+    if (!rr)
+      return rr;
+    const Value &l = **lr, &r = **rr;
     switch (e.op) {
     case Op::Eq:
     case Op::Ne: {
       // Numbers are equal by value, whatever their representation (1 and
       // 1.0); everything else by Value equality.
-      bool eq =
-          l->isNumber() && r->isNumber()
-              ? (l->isInt() && r->isInt() ? l->getInt() == r->getInt()
-                                          : l->getNumber() == r->getNumber())
-              : *l == *r;
-      return Value(eq == (e.op == Op::Eq));
+      bool eq = l.isNumber() && r.isNumber()
+                    ? (l.isInt() && r.isInt() ? l.getInt() == r.getInt()
+                                              : l.getNumber() == r.getNumber())
+                    : l == r;
+      return own(eq == (e.op == Op::Eq));
     }
     case Op::Lt:
     case Op::Le:
     case Op::Gt:
     case Op::Ge:
-      return compare(e, *l, *r);
+      return compare(e, l, r);
     default:
-      return arith(e, *l, *r);
+      return arith(e, l, r);
     }
   }
 
-  Result<Value> compare(const Expr &e, const Value &l, const Value &r) {
+  Result<Ref> compare(const Expr &e, const Value &l, const Value &r) {
     int c;
     if (l.isNumber() && r.isNumber()) {
       if (l.isInt() && r.isInt())
@@ -351,17 +352,17 @@ private:
     }
     switch (e.op) {
     case Op::Lt:
-      return Value(c < 0);
+      return own(c < 0);
     case Op::Le:
-      return Value(c <= 0);
+      return own(c <= 0);
     case Op::Gt:
-      return Value(c > 0);
+      return own(c > 0);
     default:
-      return Value(c >= 0);
+      return own(c >= 0);
     }
   }
 
-  Result<Value> arith(const Expr &e, const Value &l, const Value &r) {
+  Result<Ref> arith(const Expr &e, const Value &l, const Value &r) {
     if (!l.isNumber() || !r.isNumber())
       return err(e, std::string("'") + opName(e.op) + "' needs numbers, got " +
                         Value::kindName(l.kind()) + " and " +
@@ -372,32 +373,32 @@ private:
       case Op::Add:
         if (__builtin_add_overflow(a, b, &out))
           return err(e, "integer overflow");
-        return Value(out);
+        return own(out);
       case Op::Sub:
         if (__builtin_sub_overflow(a, b, &out))
           return err(e, "integer overflow");
-        return Value(out);
+        return own(out);
       case Op::Mul:
         if (__builtin_mul_overflow(a, b, &out))
           return err(e, "integer overflow");
-        return Value(out);
+        return own(out);
       case Op::Div:
         if (b == 0)
           return err(e, "division by zero");
         if (a == INT64_MIN && b == -1)
           return err(e, "integer overflow");
         if (a % b == 0)
-          return Value(a / b);
-        return Value(double(a) / double(b));
+          return own(a / b);
+        return own(double(a) / double(b));
       case Op::Mod: {
         if (b == 0)
           return err(e, "modulo by zero");
         if (b == -1)
-          return Value(int64_t(0));
+          return own(int64_t(0));
         int64_t m = a % b;
         if (m != 0 && ((m < 0) != (b < 0)))
           m += b;
-        return Value(m);
+        return own(m);
       }
       default:
         break;
@@ -407,15 +408,15 @@ private:
     double a = l.getNumber(), b = r.getNumber();
     switch (e.op) {
     case Op::Add:
-      return Value(a + b);
+      return own(a + b);
     case Op::Sub:
-      return Value(a - b);
+      return own(a - b);
     case Op::Mul:
-      return Value(a * b);
+      return own(a * b);
     case Op::Div:
       if (b == 0)
         return err(e, "division by zero");
-      return Value(a / b);
+      return own(a / b);
     case Op::Mod:
       return err(e, "'%' needs integers");
     default:
@@ -426,23 +427,80 @@ private:
 
   const EvalEnv &env;
 };
+/// The first occurrence of `needle` (non-empty) in `hay` at or after `from`
+/// (Knuth-Morris-Pratt: O(|hay| + |needle|) whatever the text), or npos.
+size_t findLinear(std::string_view hay, std::string_view needle, size_t from) {
+  std::vector<size_t> border(needle.size(), 0);
+  for (size_t i = 1, k = 0; i < needle.size(); ++i) {
+    while (k > 0 && needle[i] != needle[k])
+      k = border[k - 1];
+    if (needle[i] == needle[k])
+      ++k;
+    border[i] = k;
+  }
+  for (size_t i = from, k = 0; i < hay.size(); ++i) {
+    while (k > 0 && hay[i] != needle[k])
+      k = border[k - 1];
+    if (hay[i] == needle[k] && ++k == needle.size())
+      return i + 1 - needle.size();
+  }
+  return std::string_view::npos;
+}
 } // namespace
 
+bool unum::runtime::globMatch(std::string_view s, std::string_view pattern) {
+  // The literal runs between unescaped stars.
+  std::vector<std::string> segments(1);
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '\\' && i + 1 < pattern.size())
+      segments.back() += pattern[++i];
+    else if (pattern[i] == '*')
+      segments.emplace_back();
+    else
+      segments.back() += pattern[i];
+  }
+  const std::string &first = segments.front(), &last = segments.back();
+  if (segments.size() == 1)
+    return s == first;
+  // The first run anchors at the start, the last at the end (not
+  // overlapping); the ones between, each leftmost after the one before, is
+  // a match if there is any (a star takes whatever lies between).
+  if (s.size() < first.size() + last.size() ||
+      s.substr(0, first.size()) != first ||
+      s.substr(s.size() - last.size()) != last)
+    return false;
+  std::string_view middle =
+      s.substr(first.size(), s.size() - first.size() - last.size());
+  size_t at = 0;
+  for (size_t k = 1; k + 1 < segments.size(); ++k) {
+    if (segments[k].empty())
+      continue;
+    at = findLinear(middle, segments[k], at);
+    if (at == std::string_view::npos)
+      return false;
+    at += segments[k].size();
+  }
+  return true;
+}
+
 Result<Value> unum::runtime::evaluate(const Expr &expr, const EvalEnv &env) {
-  return Evaluator(env).eval(expr, 0);
+  auto r = Evaluator(env).eval(expr, 0);
+  if (!r)
+    return r.getStatus();
+  return r->take();
 }
 
 Result<bool> unum::runtime::evaluateCondition(const config::Expression &cond,
                                               const EvalEnv &env) {
   if (!cond.root)
     return Status::error("conditional '" + cond.text + "' was not parsed");
-  auto v = evaluate(*cond.root, env);
+  auto v = Evaluator(env).eval(*cond.root, 0);
   if (!v)
     return v.getStatus().withContext("conditional '" + cond.text + "'");
-  if (!v->isBool())
+  if (!(*v)->isBool())
     return Status::error("conditional '" + cond.text + "' gave " +
-                         aKind(v->kind()) + ", not a boolean");
-  return v->getBool();
+                         aKind((*v)->kind()) + ", not a boolean");
+  return (*v)->getBool();
 }
 
 Result<FanInValues>

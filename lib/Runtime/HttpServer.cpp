@@ -24,6 +24,7 @@ using namespace unum::runtime;
 
 namespace {
 using sockets::Clock;
+using sockets::listsToken;
 using sockets::sendAll;
 using sockets::waitUntil;
 
@@ -58,16 +59,24 @@ const char *reason(int status) {
   }
 }
 
-/// Writes a whole response (Connection: close) within `deadline`.
-void respond(int fd, int status, const std::string &extraHeaders,
-             const std::string &body, Clock::time_point deadline) {
-  sendAll(fd,
-          "HTTP/1.1 " + std::to_string(status) + " " + reason(status) + "\r\n" +
-              extraHeaders + "Content-Type: text/plain\r\nContent-Length: " +
-              std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" +
-              body,
-          deadline);
+/// Writes a whole response within `deadline`: 0, or the send error.
+/// `keepAlive`: the connection stays open for the client's next request.
+int respond(int fd, int status, const std::string &extraHeaders,
+            const std::string &body, Clock::time_point deadline,
+            bool keepAlive = false) {
+  return sendAll(fd,
+                 "HTTP/1.1 " + std::to_string(status) + " " + reason(status) +
+                     "\r\n" + extraHeaders +
+                     "Content-Type: text/plain\r\nContent-Length: " +
+                     std::to_string(body.size()) + "\r\nConnection: " +
+                     (keepAlive ? "keep-alive" : "close") + "\r\n\r\n" + body,
+                 deadline);
 }
+
+/// A kept-alive connection waits this long for its next request, and
+/// serves at most kMaxRequests.
+constexpr std::chrono::milliseconds kIdleTimeout{5000};
+constexpr unsigned kMaxRequests = 10000;
 
 constexpr size_t kReadChunk = 16384;
 
@@ -303,8 +312,13 @@ void HttpServer::acceptLoop() {
   for (;;) {
     {
       // At the bound, new connections wait in the listen backlog.
+      // An idle kept-alive connection is closed to make room.
       std::unique_lock<std::mutex> lock(mu);
       changed.wait(lock, [&] {
+        if (connections.size() >= options.maxConnections && !idle.empty()) {
+          ::shutdown(*idle.begin(), SHUT_RDWR); // its thread closes it
+          idle.erase(idle.begin());
+        }
         return stopping || connections.size() < options.maxConnections;
       });
       if (stopping)
@@ -333,9 +347,12 @@ void HttpServer::acceptLoop() {
       {
         // The last touch of the server: the destructor may run once the
         // lock is released.
+        // Only the acceptor at the bound and the destructor wait for a
+        // connection to end.
         std::lock_guard<std::mutex> lock(mu);
+        if (stopping || connections.size() >= options.maxConnections)
+          changed.notify_all();
         connections.erase(fd);
-        changed.notify_all();
       }
       ::close(fd);
     };
@@ -508,7 +525,35 @@ int HttpServer::readChunked(int fd, std::string pending, std::string &body,
   }
 }
 
+// A connection serves requests one after the other while its client asks
+// for that (Connection: keep-alive, HTTP/1.1, a Content-Length body) and
+// nothing went wrong; between requests it is idle (the acceptor may close it
+// to make room: see acceptLoop), for at most kIdleTimeout.
 void HttpServer::serve(int fd) {
+  std::string carried; // bytes of the next request read with the last one
+  for (unsigned served = 1;; ++served) {
+    bool keepAlive = false;
+    serveOne(fd, carried, keepAlive);
+    if (!keepAlive || served >= kMaxRequests)
+      return;
+    if (carried.empty()) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (stopping)
+          return;
+        idle.insert(fd);
+        if (connections.size() >= options.maxConnections)
+          changed.notify_all(); // the acceptor at the bound may take it
+      }
+      bool ready = waitUntil(fd, POLLIN, Clock::now() + kIdleTimeout);
+      std::lock_guard<std::mutex> lock(mu);
+      if (!idle.erase(fd) || !ready || stopping)
+        return; // closed to make room, timed out, or shutting down
+    }
+  }
+}
+
+void HttpServer::serveOne(int fd, std::string &carried, bool &keepAlive) {
   const Clock::time_point start = Clock::now();
   auto refuse = [&](int status, const std::string &message,
                     uint64_t Counters::*counter) {
@@ -530,8 +575,10 @@ void HttpServer::serve(int fd) {
     stats.largestRequest = std::max<uint64_t>(stats.largestRequest, bytes);
   };
 
-  // The request line and headers, within headerTimeout of the accept.
-  std::string req;
+  // The request line and headers, within headerTimeout of the accept (or
+  // of the first byte on a kept-alive connection).
+  std::string req = std::move(carried);
+  carried.clear();
   size_t headEnd = std::string::npos;
   const Clock::time_point headerDeadline = start + options.headerTimeout;
   for (size_t scanned = 0;;) {
@@ -660,6 +707,10 @@ void HttpServer::serve(int fd) {
                                      reservation.bytes, why)
                        : readLength(fd, req.substr(headEnd + 4, length), length,
                                     body, reservation.bytes, why);
+  // What followed the body: the start of the client's next request.
+  std::string next = chunked || req.size() <= headEnd + 4 + length
+                         ? std::string()
+                         : req.substr(headEnd + 4 + length);
   req.clear();
   req.shrink_to_fit();
   if (status < 0)
@@ -697,9 +748,23 @@ void HttpServer::serve(int fd) {
     resp = HttpResponse{500, "the handler failed"};
   }
   {
+    // Requests wait for a handler only while all are busy.
     std::lock_guard<std::mutex> lock(mu);
-    --handlersRunning;
+    if (handlersRunning-- >= options.maxHandlers)
+      changed.notify_all();
   }
-  changed.notify_all();
-  respond(fd, resp.status, "", resp.body, Clock::now() + options.writeTimeout);
+  // Kept alive only when the client asked for it: an HTTP/1.1 client that
+  // reads up to the end of the connection gets the close it expects.
+  bool again = head.version == "HTTP/1.1" && !chunked &&
+               listsToken(head.get("connection"), "keep-alive");
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    again = again && !stopping;
+  }
+  if (respond(fd, resp.status, "", resp.body,
+              Clock::now() + options.writeTimeout, again) == 0 &&
+      again) {
+    keepAlive = true;
+    carried = std::move(next);
+  }
 }

@@ -11,6 +11,7 @@
 #define UNUM_LIB_RUNTIME_INTRINSICS_H
 
 #include "unum/Config/JsonPath.h"
+#include "unum/Config/Limits.h"
 #include "unum/Runtime/Status.h"
 #include "unum/Runtime/Value.h"
 
@@ -23,13 +24,10 @@ namespace unum::runtime::intrinsics {
 /// Calls nested deeper than this are refused (Step Functions allows 10); the
 /// parser in unum/Config/JsonPath.h enforces it at compile and run time.
 constexpr unsigned kMaxNesting = config::kMaxIntrinsicNesting;
-/// The longest string an intrinsic builds or parses (States.Format,
-/// States.JsonToString, States.StringToJson): Step Functions' payload limit.
-constexpr size_t kMaxText = 256 * 1024;
-/// The most characters States.Base64Encode/Base64Decode/Hash take.
-constexpr size_t kMaxCodecInput = 10000;
-/// The most elements States.ArrayRange makes.
-constexpr size_t kMaxRange = 1000;
+/// The limits of the functions' arguments and results (unum/Config/Limits.h).
+constexpr size_t kMaxText = limits::kMaxIntrinsicText;
+constexpr size_t kMaxCodecInput = limits::kMaxCodecInput;
+constexpr size_t kMaxRange = limits::kMaxArrayRange;
 
 /// Gives a JSONPath argument's value: `$...` from the template's input,
 /// `$$...` from the context object.

@@ -15,6 +15,8 @@
 #include <climits>
 #include <cstring>
 #include <fcntl.h>
+#include <map>
+#include <mutex>
 #include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -216,6 +218,7 @@ Status HttpInvoker::invoke(const std::string &function, Payload &&payload) {
 
 namespace {
 using sockets::Clock;
+using sockets::listsToken;
 using sockets::waitUntil;
 
 struct Socket {
@@ -269,6 +272,210 @@ Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
                      timeoutMs, secret, kMaxHttpResponse);
 }
 
+namespace {
+/// Idle keep-alive connections to HTTP servers, by "host:port": a request
+/// takes one (or opens a new one) and gives it back after a complete
+/// answer that lets it stay open. Bounded per server; a connection idle for
+/// longer than kMaxIdle is closed rather than used (servers close theirs
+/// after a few seconds: HttpServer after 5 s).
+class ConnectionPool {
+public:
+  static ConnectionPool &get() {
+    static ConnectionPool *pool = new ConnectionPool(); // outlives exit
+    return *pool;
+  }
+
+  /// An open connection to `key`, or -1.
+  int take(const std::string &key) {
+    std::vector<int> stale;
+    int fd = -1;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto it = idle.find(key);
+      if (it == idle.end())
+        return -1;
+      const Clock::time_point now = Clock::now();
+      auto &list = it->second;
+      while (!list.empty() && fd < 0) {
+        Idle c = list.back();
+        list.pop_back();
+        if (now - c.since > kMaxIdle) {
+          stale.push_back(c.fd);
+          continue;
+        }
+        // Readable while idle: the server closed it (or sent something
+        // unasked for): not usable.
+        pollfd p{c.fd, POLLIN, 0};
+        if (poll(&p, 1, 0) != 0)
+          stale.push_back(c.fd);
+        else
+          fd = c.fd;
+      }
+      // The older ones, beyond the freshest, went stale first.
+      while (!list.empty() && now - list.front().since > kMaxIdle) {
+        stale.push_back(list.front().fd);
+        list.erase(list.begin());
+      }
+    }
+    for (int s : stale)
+      ::close(s);
+    return fd;
+  }
+
+  void give(const std::string &key, int fd) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto &list = idle[key];
+      if (list.size() < kMaxIdlePerServer) {
+        list.push_back({fd, Clock::now()});
+        return;
+      }
+    }
+    ::close(fd);
+  }
+
+private:
+  static constexpr size_t kMaxIdlePerServer = 32;
+  static constexpr std::chrono::milliseconds kMaxIdle{2000};
+  struct Idle {
+    int fd;
+    Clock::time_point since;
+  };
+  std::mutex mu;
+  std::map<std::string, std::vector<Idle>> idle;
+};
+
+/// Decodes a chunked body from `in` (what followed the head) into `out`:
+/// 1 complete (`used`: the bytes it took), 0 more needed, -1 malformed.
+int decodeChunked(const std::string &in, std::string &out, size_t &used) {
+  out.clear();
+  size_t at = 0;
+  for (;;) {
+    size_t eol = in.find("\r\n", at);
+    if (eol == std::string::npos)
+      return in.size() - at > 1024 ? -1 : 0;
+    std::string hex = in.substr(at, std::min(eol, in.find(';', at)) - at);
+    char *end = nullptr;
+    unsigned long long size = std::strtoull(hex.c_str(), &end, 16);
+    if (hex.empty() || *end || hex.size() > 8)
+      return -1;
+    at = eol + 2;
+    if (size == 0) {
+      // Trailer fields, up to the blank line.
+      for (;;) {
+        size_t next = in.find("\r\n", at);
+        if (next == std::string::npos)
+          return 0;
+        bool blank = next == at;
+        at = next + 2;
+        if (blank) {
+          used = at;
+          return 1;
+        }
+      }
+    }
+    if (in.size() < at + size + 2)
+      return 0;
+    if (in.compare(at + size, 2, "\r\n") != 0)
+      return -1;
+    out.append(in, at, size);
+    at += size + 2;
+  }
+}
+
+/// An answer being read: the head once complete, and how its body ends.
+struct Answer {
+  std::string data;       // everything read so far
+  size_t bodyAt = 0;      // where the final answer's body starts
+  bool headDone = false;  // the final (non-1xx) head was parsed
+  long long length = -1;  // Content-Length, or -1
+  bool chunked = false;   // Transfer-Encoding: chunked
+  bool keepAlive = false; // the server keeps the connection open
+  HttpResponse out;
+
+  /// Parses what `data` holds: true once the whole answer is there
+  /// (`complete`), or when it is malformed (`error` set).
+  bool parse(bool eof, std::string &error) {
+    while (!headDone) {
+      size_t end = data.find("\r\n\r\n", bodyAt);
+      if (end == std::string::npos)
+        return eof ? (error = "malformed HTTP response", true) : false;
+      std::string head = data.substr(bodyAt, end - bodyAt);
+      if (head.compare(0, 5, "HTTP/") != 0 ||
+          head.find(' ') == std::string::npos) {
+        error = "malformed HTTP response";
+        return true;
+      }
+      int status = std::atoi(head.c_str() + head.find(' ') + 1);
+      bodyAt = end + 4;
+      if (status >= 100 && status < 200)
+        continue; // an interim answer (100 Continue)
+      out.status = status;
+      out.headers.clear();
+      for (size_t at = head.find("\r\n"); at != std::string::npos;) {
+        size_t eol = head.find("\r\n", at + 2);
+        std::string field =
+            head.substr(at + 2, eol == std::string::npos ? std::string::npos
+                                                         : eol - at - 2);
+        at = eol;
+        size_t colon = field.find(':');
+        if (colon == std::string::npos)
+          continue;
+        std::string name = field.substr(0, colon);
+        for (char &c : name)
+          c = char(std::tolower(static_cast<unsigned char>(c)));
+        size_t v = field.find_first_not_of(" \t", colon + 1);
+        size_t e = field.find_last_not_of(" \t");
+        out.headers.emplace_back(
+            name, v == std::string::npos ? "" : field.substr(v, e + 1 - v));
+      }
+      std::string length = out.header("content-length");
+      chunked = listsToken(out.header("transfer-encoding"), "chunked");
+      if (!length.empty() && !chunked) {
+        char *endp = nullptr;
+        long long n = std::strtoll(length.c_str(), &endp, 10);
+        if (*endp || n < 0) {
+          error = "malformed Content-Length in the HTTP response";
+          return true;
+        }
+        this->length = n;
+      }
+      if (status == 204 || status == 304)
+        this->length = 0;
+      bool http11 = head.compare(0, 8, "HTTP/1.1") == 0;
+      std::string conn = out.header("connection");
+      keepAlive = (http11 ? !listsToken(conn, "close")
+                          : listsToken(conn, "keep-alive")) &&
+                  (chunked || this->length >= 0);
+      headDone = true;
+    }
+    if (chunked) {
+      size_t used = 0;
+      int r = decodeChunked(data.substr(bodyAt), out.body, used);
+      if (r < 0 || (r == 0 && eof)) {
+        error = "malformed chunked HTTP response";
+        return true;
+      }
+      if (r > 0 && bodyAt + used != data.size())
+        keepAlive = false; // bytes beyond the answer: not ours to keep
+      return r > 0;
+    }
+    if (length >= 0) {
+      if (data.size() - bodyAt < size_t(length))
+        return eof ? (error = "HTTP response cut short", true) : false;
+      if (data.size() - bodyAt > size_t(length))
+        keepAlive = false;
+      out.body = data.substr(bodyAt, size_t(length));
+      return true;
+    }
+    if (!eof)
+      return false; // the body ends with the connection
+    out.body = data.substr(bodyAt);
+    return true;
+  }
+};
+} // namespace
+
 Result<HttpResponse> unum::runtime::httpRequest(
     const std::string &method, const std::string &url, const std::string &body,
     const std::vector<std::pair<std::string, std::string>> &headers,
@@ -289,97 +496,92 @@ Result<HttpResponse> unum::runtime::httpRequest(
   if (host.size() > 2 && host.front() == '[' && host.back() == ']')
     host = host.substr(1, host.size() - 2); // [::1]
 
-  addrinfo hints{}, *addrs = nullptr;
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  if (int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &addrs))
-    return Status::error("'" + url + "': " + gai_strerror(rc));
-  Socket sock;
-  std::string lastError = "no address";
-  for (addrinfo *a = addrs; a; a = a->ai_next) {
-    int fd =
-        socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0)
-      continue;
-    if (connectBy(fd, *a, deadline, lastError)) {
-      sock.fd = fd;
-      break;
-    }
-    ::close(fd);
-  }
-  freeaddrinfo(addrs);
-  if (sock.fd < 0)
-    return Status::error("cannot connect to '" + url + "': " + lastError);
-
   std::string req =
       method + " " + path + " HTTP/1.1\r\nHost: " + hostPort + "\r\n";
   for (const auto &[name, value] : headers)
     req += name + ": " + value + "\r\n";
   if (method == "POST" || !body.empty())
     req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-  req += "Connection: close\r\n";
+  req += "Connection: keep-alive\r\n";
   if (!secret.empty())
     for (const auto &[name, value] :
          httpauth::signRequest(secret, method, path, body))
       req += name + ": " + value + "\r\n";
   req += "\r\n";
   req += body;
-  // A server that refuses a request early (401, 413) may close before
-  // reading all of it: its answer is what matters then.
-  if (int err = sockets::sendAll(sock.fd, req, deadline); err == ETIMEDOUT)
-    return Status::error("'" + url + "': timed out sending");
-  else if (err && err != EPIPE && err != ECONNRESET)
-    return Status::error("'" + url + "': send: " + std::strerror(err));
-  std::string resp;
-  char buf[16384];
-  for (;;) {
-    if (!waitUntil(sock.fd, POLLIN, deadline))
-      return Status::error("'" + url + "': timed out waiting for a response");
-    ssize_t n = recv(sock.fd, buf, sizeof(buf), MSG_DONTWAIT);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+
+  ConnectionPool &pool = ConnectionPool::get();
+  for (bool fromPool = true;; fromPool = false) {
+    // A kept-alive connection first; one the server closed meanwhile (its
+    // answer never started) is dropped and the request sent on a new one.
+    Socket sock;
+    sock.fd = fromPool ? pool.take(hostPort) : -1;
+    const bool reused = sock.fd >= 0;
+    if (!reused) {
+      addrinfo hints{}, *addrs = nullptr;
+      hints.ai_family = AF_UNSPEC;
+      hints.ai_socktype = SOCK_STREAM;
+      if (int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &addrs))
+        return Status::error("'" + url + "': " + gai_strerror(rc));
+      std::string lastError = "no address";
+      for (addrinfo *a = addrs; a; a = a->ai_next) {
+        int fd =
+            socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0)
+          continue;
+        if (connectBy(fd, *a, deadline, lastError)) {
+          sock.fd = fd;
+          break;
+        }
+        ::close(fd);
+      }
+      freeaddrinfo(addrs);
+      if (sock.fd < 0)
+        return Status::error("cannot connect to '" + url + "': " + lastError);
+    }
+    // A server that refuses a request early (401, 413) may close before
+    // reading all of it: its answer is what matters then.
+    int err = sockets::sendAll(sock.fd, req, deadline);
+    if (err == ETIMEDOUT)
+      return Status::error("'" + url + "': timed out sending");
+    if (err && reused)
       continue;
-    if (n < 0 && errno == ECONNRESET && !resp.empty())
-      break;
-    if (n < 0)
-      return Status::error("'" + url + "': recv: " + std::strerror(errno));
-    if (n == 0)
-      break;
-    if (resp.size() + size_t(n) > maxResponse)
-      return Status::error("'" + url + "': response larger than " +
-                           std::to_string(maxResponse) + " bytes");
-    resp.append(buf, size_t(n));
-  }
-  // "HTTP/1.1 202 Accepted\r\n...\r\n\r\nbody"; an interim 100 Continue
-  // comes before the answer.
-  while (resp.compare(0, 12, "HTTP/1.1 100") == 0) {
-    size_t end = resp.find("\r\n\r\n");
-    if (end == std::string::npos)
-      break;
-    resp.erase(0, end + 4);
-  }
-  HttpResponse out;
-  if (resp.compare(0, 5, "HTTP/") != 0 || resp.find(' ') == std::string::npos)
-    return Status::error("'" + url + "': malformed HTTP response");
-  out.status = std::atoi(resp.c_str() + resp.find(' ') + 1);
-  size_t end = resp.find("\r\n\r\n");
-  if (end != std::string::npos)
-    out.body = resp.substr(end + 4);
-  // The header fields, between the status line and the blank line.
-  for (size_t at = resp.find("\r\n"); at != std::string::npos && at < end;) {
-    size_t eol = resp.find("\r\n", at + 2);
-    std::string field = resp.substr(at + 2, eol - at - 2);
-    at = eol;
-    size_t colon = field.find(':');
-    if (colon == std::string::npos)
+    if (err && err != EPIPE && err != ECONNRESET)
+      return Status::error("'" + url + "': send: " + std::strerror(err));
+    Answer answer;
+    std::string error;
+    char buf[16384];
+    bool retry = false;
+    for (bool done = false; !done;) {
+      if (!waitUntil(sock.fd, POLLIN, deadline))
+        return Status::error("'" + url + "': timed out waiting for a response");
+      ssize_t n = recv(sock.fd, buf, sizeof(buf), MSG_DONTWAIT);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+        continue;
+      if (n <= 0 && reused && answer.data.empty()) {
+        retry = true; // closed by the server while idle
+        break;
+      }
+      if (n < 0 && !(errno == ECONNRESET && !answer.data.empty()))
+        return Status::error("'" + url + "': recv: " + std::strerror(errno));
+      if (n > 0) {
+        if (answer.data.size() + size_t(n) > maxResponse)
+          return Status::error("'" + url + "': response larger than " +
+                               std::to_string(maxResponse) + " bytes");
+        answer.data.append(buf, size_t(n));
+      }
+      done = answer.parse(n <= 0, error);
+    }
+    if (retry)
       continue;
-    std::string name = field.substr(0, colon);
-    for (char &c : name)
-      c = char(std::tolower(static_cast<unsigned char>(c)));
-    size_t v = field.find_first_not_of(" \t", colon + 1);
-    out.headers.emplace_back(name,
-                             v == std::string::npos ? "" : field.substr(v));
+    if (!error.empty())
+      return Status::error("'" + url + "': " + error);
+    if (answer.keepAlive) {
+      pool.give(hostPort, sock.fd);
+      sock.fd = -1;
+    }
+    return std::move(answer.out);
   }
-  return out;
 }
 
 Status FunctionUrls::add(const std::string &name, const std::string &url,

@@ -621,6 +621,27 @@ Status Runtime::loadStateInput(Invocation &inv, FanInInputs &in, bool &reused,
   return s;
 }
 
+/// A Map over more items than a fan-in can collect (kMaxFanInInstances)
+/// fails its state with States.DataLimitExceeded before any iteration runs:
+/// a failure of the state, like its ItemSelector's, which its Catch takes.
+/// (A conditional Map edge is checked when it is taken, in addMapSends,
+/// which then ends the workflow.)
+static bool mapTooLarge(const FunctionSpec &fn, size_t items,
+                        HandlerResult &hr) {
+  if (UNUM_LIKELY(items <= kMaxFanInInstances))
+    return false;
+  for (const config::Edge &e : fn.config.next)
+    if (e.kind == EdgeKind::Map && !e.conditional) {
+      hr = HandlerResult::failure(
+          "Map edge to '" + e.target + "': " + std::to_string(items) +
+              " items, more than a fan-in can collect (" +
+              std::to_string(kMaxFanInInstances) + ")",
+          "States.DataLimitExceeded");
+      return true;
+    }
+  return false;
+}
+
 /// Runs the user code with the config's retries (and the data flow around
 /// it when the function has one); sets inv.output / inv.failed. ResultPath
 /// applies to `effective`, or, for a sink with StateInput, to its state's
@@ -652,7 +673,9 @@ UNUM_HOT Status Runtime::execute(Invocation &inv, const Value &effective) {
   // is moved, not copied.
   if (UNUM_LIKELY(!opts.dataFlow && !inv.fn->plan.dataFlow)) {
     HandlerResult hr = inv.fn->plan.handler->call(effective, inv.ctx);
-    if (UNUM_LIKELY(hr.ok)) {
+    if (UNUM_LIKELY(hr.ok) &&
+        !(UNUM_UNLIKELY(hr.output.isArray()) &&
+          mapTooLarge(*inv.fn, hr.output.getArray().size(), hr))) {
       inv.output = std::move(hr.output);
       return Status::ok();
     }
@@ -705,6 +728,8 @@ Status Runtime::attempt(Invocation &inv, const Value &effective,
   DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
   if (!opts.dataFlow && !inv.fn->plan.dataFlow) {
     hr = inv.fn->plan.handler->call(effective, inv.ctx);
+    if (hr.ok && hr.output.isArray())
+      mapTooLarge(*inv.fn, hr.output.getArray().size(), hr);
     return Status::ok();
   }
   // A Task's TimeoutSecondsPath: the attempt's time limit, from the state's
@@ -743,21 +768,27 @@ Status Runtime::attempt(Invocation &inv, const Value &effective,
   if (!out)
     return stepError(out.getStatus(), "output", hr);
   hr.output = out.take();
-  // A Map state's ItemSelector, before the checkpoint: its failure
-  // (States.ParameterPathFailure, States.IntrinsicFailure) is the state's,
-  // which its Catch takes.
-  if (UNUM_UNLIKELY(inv.fn->config.dataFlow &&
-                    inv.fn->config.dataFlow->find("ItemSelector")))
-    for (const config::Edge &e : inv.fn->config.next)
-      if (e.kind == EdgeKind::Map) {
-        auto items = flow.items(*inv.fn, e, hr.output, inv.ctx);
-        if (!items) {
-          inv.items.reset();
-          return stepError(items.getStatus(), "items", hr);
-        }
-        inv.items = items.take();
+  // A Map state's items, before the checkpoint: the failure of its
+  // ItemSelector (States.ParameterPathFailure, States.IntrinsicFailure) or
+  // too many items (States.DataLimitExceeded) is the state's, which its
+  // Catch takes. Without ItemSelector a list that cannot be selected is
+  // reported when the edge is taken (addMapSends), as before.
+  if (UNUM_UNLIKELY(inv.fn->config.dataFlow))
+    for (const config::Edge &e : inv.fn->config.next) {
+      if (e.kind != EdgeKind::Map)
+        continue;
+      const bool selector = inv.fn->config.dataFlow->find("ItemSelector");
+      if (!selector && e.conditional)
         break;
-      }
+      inv.items.reset();
+      auto items = flow.items(*inv.fn, e, hr.output, inv.ctx);
+      if (!items)
+        return selector ? stepError(items.getStatus(), "items", hr)
+                        : Status::ok();
+      if (!mapTooLarge(*inv.fn, items->size(), hr))
+        inv.items = items.take();
+      break;
+    }
   return Status::ok();
 }
 

@@ -8,9 +8,11 @@
 #define UNUM_LIB_RUNTIME_SOCKETS_H
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstring>
 #include <poll.h>
 #include <string>
 #include <sys/socket.h>
@@ -53,6 +55,20 @@ inline int sendAll(int fd, const std::string &data,
     sent += size_t(n);
   }
   return 0;
+}
+
+/// Whether a comma-separated HTTP header value lists `token` (lower case),
+/// ignoring case: listsToken("Keep-Alive, TE", "keep-alive").
+inline bool listsToken(const std::string &value, const char *token) {
+  std::string v;
+  for (char c : value)
+    v += char(std::tolower(static_cast<unsigned char>(c)));
+  size_t n = std::strlen(token);
+  for (size_t at = 0; (at = v.find(token, at)) != std::string::npos; at += n)
+    if ((at == 0 || v[at - 1] == ',' || v[at - 1] == ' ') &&
+        (at + n == v.size() || v[at + n] == ',' || v[at + n] == ' '))
+      return true;
+  return false;
 }
 
 } // namespace unum::runtime::sockets

@@ -2,12 +2,17 @@
 #include "unum/Support/Diagnostics.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Dialect.h"
 #include "mlir/IR/Location.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <memory>
+#include <mutex>
 
 using namespace mlir;
 
@@ -155,9 +160,50 @@ struct Bounds {
 };
 } // namespace
 
-void unum::boundDiagnostics(MLIRContext *context, llvm::SourceMgr *sourceMgr,
-                            llvm::raw_ostream &os) {
-  auto bounds = std::make_shared<Bounds>(sourceMgr, os);
-  context->getDiagEngine().registerHandler(
+static DiagnosticEngine::HandlerID install(MLIRContext *context,
+                                           std::shared_ptr<Bounds> bounds) {
+  return context->getDiagEngine().registerHandler(
       [bounds](Diagnostic &diag) { return bounds->handle(diag); });
+}
+
+DiagnosticEngine::HandlerID unum::boundDiagnostics(MLIRContext *context,
+                                                   llvm::SourceMgr *sourceMgr,
+                                                   llvm::raw_ostream &os) {
+  return install(context, std::make_shared<Bounds>(sourceMgr, os));
+}
+
+namespace {
+/// boundDiagnosticsOnLoad's extension: invoked for every dialect a context
+/// loads (it names none); the first one past the builtin dialect (which a
+/// context loads when it is made) installs the bounds. A context's entry
+/// expires with its handlers, so a later context at the same address is
+/// bounded too.
+class BoundOnLoad : public DialectExtensionBase {
+public:
+  BoundOnLoad() : DialectExtensionBase({}) {}
+  void apply(MLIRContext *context,
+             MutableArrayRef<Dialect *> dialects) const override {
+    if (llvm::all_of(dialects,
+                     [](Dialect *d) { return isa<BuiltinDialect>(d); }))
+      return;
+    static std::mutex mutex;
+    static llvm::DenseMap<MLIRContext *, std::weak_ptr<Bounds>> bounded;
+    std::lock_guard<std::mutex> lock(mutex);
+    std::weak_ptr<Bounds> &entry = bounded[context];
+    if (!entry.expired())
+      return;
+    auto bounds = std::make_shared<Bounds>(nullptr, llvm::errs());
+    entry = bounds;
+    install(context, std::move(bounds));
+  }
+  std::unique_ptr<DialectExtensionBase> clone() const override {
+    return std::make_unique<BoundOnLoad>(*this);
+  }
+};
+} // namespace
+
+void unum::boundDiagnosticsOnLoad(DialectRegistry &registry) {
+  static const char id = 0; // the extension's TypeID
+  registry.addExtension(TypeID::getFromOpaquePointer(&id),
+                        std::make_unique<BoundOnLoad>());
 }

@@ -71,7 +71,8 @@ public:
     }
     SmallString<256> temp;
     int fd;
-    std::error_code ec = sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, temp);
+    std::error_code ec =
+        sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, temp);
     if (ec)
       return fail(path, ec);
     raw_fd_ostream os(fd, /*shouldClose=*/true);
@@ -109,8 +110,10 @@ static std::string guardFor(StringRef path) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
-  unum::initToolCommandLine("unum-airc", {&category});
-  cl::ParseCommandLineOptions(argc, argv, "Unum array compiler (AIR -> native)\n");
+  unum::initToolCommandLine("unum-airc", {&category},
+                            /*boundsDiagnostics=*/true);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "Unum array compiler (AIR -> native)\n");
   auto buffer = MemoryBuffer::getFileOrSTDIN(input);
   if (!buffer) {
     WithColor::error() << input << ": " << buffer.getError().message() << "\n";
@@ -129,7 +132,8 @@ int main(int argc, char **argv) {
                                             : air::Stage::Full;
   air::AirCompiler compiler;
   std::string name = input == "-" ? "<stdin>" : input.getValue();
-  bool ok = compiler.compile((*buffer)->getBuffer().str(), name, options, stage);
+  bool ok =
+      compiler.compile((*buffer)->getBuffer().str(), name, options, stage);
   errs() << compiler.errors();
   if (!ok)
     return 1;

@@ -36,6 +36,7 @@
 #include "unum/Runtime/Runtime.h"
 #include "unum/Version.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <chrono>
@@ -316,6 +317,10 @@ static int serve(const Config &cfg, const App &app, DataStore &store,
   HttpServerOptions serverOptions;
   serverOptions.secret = secret;
   serverOptions.maxBody = cfg.maxBody;
+  // A request's handler only journals the invocation (the runner's
+  // workers, --concurrency of them, run it): twice as many may journal at
+  // once, so that their outbox flushes share round trips.
+  serverOptions.maxHandlers = std::max(4u, 2 * cfg.concurrency);
   serverOptions.onGet = [&draining](const std::string &path) -> HttpResponse {
     if (path != "/healthz" && path != "/health" && path != "/_/health")
       return {404, "not found\n"};

@@ -315,6 +315,28 @@ TEST_P(DataStoreTest, OutboxChangesLandWithTheNextWrite) {
   EXPECT_EQ((*outs)[1].second, "2");
 }
 
+// An entry staged more than once in one batch (finished twice: a
+// redelivery ran it again before the first finish was flushed; or finished,
+// then delivered and issued again): the last change is what lands.
+TEST_P(DataStoreTest, OutboxEntryStagedTwiceInOneBatch) {
+  store->stageIssued(session, 10, "F", "{\"Data\": 1}");
+  store->stageIssued(session, 11, "G", "{\"Data\": 2}");
+  ASSERT_TRUE(store->flushOutbox().isOk());
+  store->stageFinished(session, 10, "F");
+  store->stageFinished(session, 10, "F");
+  store->stageFinished(session, 11, "G");
+  store->stageIssued(session, 11, "G", "{\"Data\": 3}");
+  ASSERT_TRUE(store->flushOutbox().isOk());
+  auto pending = store->outbox(session);
+  ASSERT_TRUE(pending.isOk()) << pending.getStatus().message();
+  ASSERT_EQ(pending->size(), 1u);
+  EXPECT_EQ((*pending)[0].id, 11u);
+  EXPECT_EQ((*pending)[0].payload, "{\"Data\": 3}");
+  // Nothing was left staged by a refused write.
+  ASSERT_TRUE(store->putIfAbsent(session, "K", "c1", {}, {}).isOk());
+  EXPECT_EQ(store->outbox(session)->size(), 1u);
+}
+
 TEST_P(DataStoreTest, CountsOperations) {
   uint64_t before = store->operationCount();
   ASSERT_TRUE(store->put(session, "k", "v").isOk());

@@ -4,6 +4,13 @@
 
 #include "gtest/gtest.h"
 
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <new>
+#include <random>
+#include <tuple>
+
 using namespace unum::runtime;
 namespace config = unum::config;
 
@@ -296,4 +303,137 @@ TEST(Evaluator, ChoiceTypeTestsAndMatches) {
   // Numbers are equal by value.
   EXPECT_EQ(*eval("1 == 1.0", &out, none), Value(true));
   EXPECT_EQ(*eval("1 != 1.0", &out, none), Value(false));
+}
+
+//===----------------------------------------------------------------------===//
+// Bounds: matches is linear, $out is read in place
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The implementation `matches` had until it was made linear (backtracking
+/// on the last star, O(|s| * |p|)): the oracle of the differential test.
+bool backtrackingGlob(const std::string &s, const std::string &p) {
+  std::vector<std::pair<char, bool>> pat; // (char, isStar)
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == '\\' && i + 1 < p.size())
+      pat.push_back({p[++i], false});
+    else
+      pat.push_back({p[i], p[i] == '*'});
+  }
+  size_t si = 0, pi = 0, starP = std::string::npos, starS = 0;
+  while (si < s.size()) {
+    if (pi < pat.size() && pat[pi].second) {
+      starP = pi++;
+      starS = si;
+    } else if (pi < pat.size() && pat[pi].first == s[si]) {
+      ++pi;
+      ++si;
+    } else if (starP != std::string::npos) {
+      pi = starP + 1;
+      si = ++starS;
+    } else {
+      return false;
+    }
+  }
+  while (pi < pat.size() && pat[pi].second)
+    ++pi;
+  return pi == pat.size();
+}
+
+/// Allocations by this process (the global operator new below counts).
+std::atomic<size_t> allocations{0};
+} // namespace
+
+void *operator new(size_t size) {
+  allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void *p = std::malloc(size ? size : 1))
+    return p;
+  throw std::bad_alloc();
+}
+void operator delete(void *p) noexcept { std::free(p); }
+void operator delete(void *p, size_t) noexcept { std::free(p); }
+
+TEST(Evaluator, MatchesAgreesWithBacktracking) {
+  // Random patterns and strings over a small alphabet with stars and
+  // backslashes (escaped stars, escaped backslashes, a trailing one): the
+  // linear matcher answers as the backtracking one did.
+  std::mt19937 rng(18);
+  const char patternChars[] = {'a', 'b', '*', '\\'};
+  const char textChars[] = {'a', 'b', '*', '\\'};
+  size_t matched = 0;
+  for (int k = 0; k < 200000; ++k) {
+    std::string p, s;
+    for (size_t n = rng() % 9; n > 0; --n)
+      p += patternChars[rng() % 4];
+    for (size_t n = rng() % 12; n > 0; --n)
+      s += textChars[rng() % (k % 2 ? 2 : 4)];
+    bool expected = backtrackingGlob(s, p);
+    matched += expected;
+    ASSERT_EQ(globMatch(s, p), expected)
+        << "matches('" << s << "', '" << p << "')";
+  }
+  EXPECT_GT(matched, 1000u); // both answers are well represented
+  for (auto [s, p, m] : std::vector<std::tuple<std::string, std::string, bool>>{
+           {"", "", true},
+           {"", "*", true},
+           {"", "**", true},
+           {"a", "", false},
+           {"abc", "a*c", true},
+           {"ac", "a*c", true},
+           {"a", "a*a", false},
+           {"aa", "a*a", true},
+           {"abcabc", "*bc*bc", true},
+           {"abcbc", "a*bc*bc", true},
+           {"abc", "a*bc*bc", false},
+           {"a*b", "a\\*b", true},
+           {"axb", "a\\*b", false},
+           {"a\\", "a\\", true},
+           {"a\\b", "a\\\\b", true},
+           {"ab", "\\a\\b", true},
+           {"log-2024.txt", "log-*.txt", true},
+           {"log-2024.txt.gz", "log-*.txt", false}})
+    EXPECT_EQ(globMatch(s, p), m) << "matches('" << s << "', '" << p << "')";
+}
+
+TEST(Evaluator, MatchesIsLinear) {
+  // 1 MB of text against a 4 KB pattern that the backtracking matcher
+  // retried at every position (2.2 s): now O(|s| + |p|).
+  std::string s(1 << 20, 'a');
+  std::string p = "*" + std::string(4000, 'a') + "b*";
+  std::string q = "a*" + std::string(2000, 'a') + "*" + std::string(2000, 'a');
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(globMatch(s, p));
+  EXPECT_TRUE(globMatch(s, q));
+  s.back() = 'b';
+  EXPECT_TRUE(globMatch(s, p));
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  EXPECT_LT(seconds, 0.5) << "matches of 1 MB by 4 KB";
+}
+
+TEST(Evaluator, OutputIsReadInPlace) {
+  // A 10,000-string output named 60 times in one conditional: $out and its
+  // members are read where they are, not copied (each copy allocated every
+  // string again: 600,000 allocations).
+  Value::Array big;
+  for (int i = 0; i < 10000; ++i)
+    big.push_back(Value("a string longer than short-string storage " +
+                        std::to_string(i)));
+  Value out = Value::object();
+  out.set("n", Value(1));
+  out.set("big", Value(std::move(big)));
+  std::string text = "$out.big[9999] != 'x'";
+  for (int i = 0; i < 59; ++i)
+    text += i % 2 ? " and $out.n == 1" : " and $out['big'][5] == $out.big[5]";
+  config::ParseError error;
+  auto e = config::parseConditional(text, error);
+  ASSERT_TRUE(e) << error.message;
+  std::vector<FanOutLevel> none;
+  size_t before = allocations.load();
+  auto r = evaluateCondition(*e, EvalEnv{&out, &none});
+  size_t made = allocations.load() - before;
+  ASSERT_TRUE(r.isOk()) << r.getStatus().message();
+  EXPECT_TRUE(*r);
+  EXPECT_LT(made, 200u) << "evaluating a conditional copied $out";
 }

@@ -22,6 +22,7 @@
 #include <random>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace unum::runtime;
@@ -537,4 +538,142 @@ TEST(HttpServer, GetForHealthChecks) {
   ASSERT_TRUE(post.send(request("/fn/A", "{}")));
   EXPECT_EQ(post.status(), 401);
   EXPECT_EQ(f.handled.load(), 0);
+}
+
+/// Reads one answer (head and Content-Length body) from `c`, leaving the
+/// connection open.
+static std::string readOne(Client &c) {
+  timeval tv{10, 0};
+  setsockopt(c.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    size_t end = out.find("\r\n\r\n");
+    if (end != std::string::npos) {
+      size_t cl = out.find("Content-Length: ");
+      size_t length = cl == std::string::npos ? 0 : std::atoi(&out[cl + 16]);
+      if (out.size() >= end + 4 + length)
+        return out;
+    }
+    ssize_t n = recv(c.fd, buf, sizeof(buf), 0);
+    if (n <= 0)
+      return out;
+    out.append(buf, size_t(n));
+  }
+}
+
+// A client that asks for it keeps its connection for further requests
+// (also when it sends the next one early); one that does not ask gets
+// Connection: close, as before.
+TEST(HttpServer, KeepAlive) {
+  Fixture f;
+  Client c(f.server->port());
+  std::vector<std::pair<std::string, std::string>> keep = {
+      {"Connection", "keep-alive"}};
+  ASSERT_TRUE(c.send(request("/fn/A", "{}", keep)));
+  std::string first = readOne(c);
+  EXPECT_EQ(first.rfind("HTTP/1.1 202", 0), 0u) << first;
+  EXPECT_NE(first.find("Connection: keep-alive\r\n"), std::string::npos);
+  // Two requests in one send: the second's bytes came with the first.
+  ASSERT_TRUE(
+      c.send(request("/fn/B", "{1}", keep) + request("/fn/C", "{22}", keep)));
+  std::string second = readOne(c);
+  EXPECT_NE(second.find("/fn/B 3"), std::string::npos) << second;
+  std::string third = readOne(c);
+  EXPECT_NE(third.find("/fn/C 4"), std::string::npos) << third;
+  ASSERT_TRUE(c.send(request("/fn/D", "")));
+  std::string last = c.readAll(); // the server closes after it
+  EXPECT_NE(last.find("Connection: close\r\n"), std::string::npos) << last;
+  EXPECT_NE(last.find("/fn/D 0"), std::string::npos) << last;
+  EXPECT_EQ(f.handled.load(), 4);
+}
+
+// At the connection limit, an idle kept-alive connection is closed to make
+// room for a new client.
+TEST(HttpServer, IdleConnectionsMakeRoom) {
+  HttpServerOptions o;
+  o.maxConnections = 1;
+  Fixture f(o);
+  Client idle(f.server->port());
+  ASSERT_TRUE(idle.send(request("/fn/A", "", {{"Connection", "keep-alive"}})));
+  EXPECT_NE(readOne(idle).find("202"), std::string::npos);
+  auto t0 = Clock::now();
+  Client next(f.server->port());
+  ASSERT_TRUE(next.send(request("/fn/B", "")));
+  EXPECT_EQ(next.status(), 202);
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(3)); // not the 5 s idle
+  EXPECT_TRUE(idle.readAll().empty()); // closed, nothing more said
+}
+
+// httpPost keeps connections alive, and a kept one whose server went away
+// (a host restarted on the same port) is replaced without failing the
+// request.
+TEST(HttpServer, ClientReusesConnectionsAcrossARestart) {
+  auto f = std::make_unique<Fixture>();
+  int port = f->server->port();
+  std::string url = f->url("/fn/A");
+  for (int i = 0; i < 3; ++i) {
+    auto r = httpPost(url, "{}", "application/json", 5000);
+    ASSERT_TRUE(bool(r)) << r.getStatus().message();
+    EXPECT_EQ(r->status, 202);
+    EXPECT_EQ(r->body, "/fn/A 2");
+  }
+  f.reset();
+  auto gone = httpPost(url, "{}", "application/json", 5000);
+  EXPECT_FALSE(bool(gone));
+  auto again = HttpServer::listen("127.0.0.1", port,
+                                  [](const std::string &, const std::string &) {
+                                    return HttpResponse{202, "again"};
+                                  });
+  ASSERT_TRUE(bool(again)) << again.getStatus().message();
+  auto r = httpPost(url, "{}", "application/json", 5000);
+  ASSERT_TRUE(bool(r)) << r.getStatus().message();
+  EXPECT_EQ(r->body, "again");
+}
+
+// An answer with a chunked body on a connection the server keeps open: the
+// client reads up to its end, not up to a close that never comes.
+TEST(HttpServer, ClientReadsChunkedAnswers) {
+  int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(lfd, reinterpret_cast<sockaddr *>(&a), sizeof(a)), 0);
+  ASSERT_EQ(listen(lfd, 4), 0);
+  socklen_t len = sizeof(a);
+  getsockname(lfd, reinterpret_cast<sockaddr *>(&a), &len);
+  std::atomic<int> served{-1};
+  std::thread server([lfd, &served] {
+    int fd = accept(lfd, nullptr, nullptr);
+    served = fd;
+    char buf[4096];
+    std::string req;
+    while (req.find("\r\n\r\n") == std::string::npos) {
+      ssize_t n = recv(fd, buf, sizeof(buf), 0);
+      if (n <= 0)
+        break;
+      req.append(buf, size_t(n));
+    }
+    std::string answer = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         "5\r\nhello\r\n6;x=y\r\n world\r\n0\r\nT: 1\r\n\r\n";
+    (void)!::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL);
+    // Keeps the connection open until the test ends it.
+    timeval tv{5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    while (recv(fd, buf, sizeof(buf), 0) > 0) {
+    }
+    ::close(fd);
+  });
+  auto t0 = Clock::now();
+  auto r = httpRequest(
+      "GET", "http://127.0.0.1:" + std::to_string(ntohs(a.sin_port)) + "/x", "",
+      {}, 4000);
+  ASSERT_TRUE(bool(r)) << r.getStatus().message();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, "hello world");
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
+  if (served >= 0)
+    ::shutdown(served, SHUT_RDWR);
+  server.join();
+  ::close(lfd);
 }

@@ -17,6 +17,7 @@
 
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <mutex>
 #include <regex>
 #include <set>
@@ -514,6 +515,37 @@ TEST(Intrinsics, Hash) {
               R"({"s": ")" + std::string(10001, 'a') + R"("})");
 }
 
+TEST(Intrinsics, JsonMergeLarge) {
+  // 100,000 members on each side, half of the second's replacing the
+  // first's: O(n log n) (member by member it was quadratic, minutes).
+  const size_t n = 100000;
+  Value::Object a, b;
+  for (size_t i = 0; i < n; ++i) {
+    a.emplace_back("k" + std::to_string(i), Value(int64_t(i)));
+    b.emplace_back("k" + std::to_string(n / 2 + i), Value(int64_t(-1)));
+  }
+  Value input = Value::object();
+  input.set("a", Value(std::move(a)));
+  input.set("b", Value(std::move(b)));
+  auto start = std::chrono::steady_clock::now();
+  auto r = in::evaluate("States.JsonMerge($.a, $.b, false)",
+                        resolverFor(std::move(input)));
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  ASSERT_TRUE(r.isOk()) << r.getStatus().message();
+  const Value::Object &out = r->getObject();
+  ASSERT_EQ(out.size(), n + n / 2);
+  // The first's members in their order, the replaced ones in place, then
+  // the second's new ones in theirs.
+  EXPECT_EQ(out[0], Value::Member("k0", Value(int64_t(0))));
+  EXPECT_EQ(out[n / 2 - 1].second, Value(int64_t(n / 2 - 1)));
+  EXPECT_EQ(out[n / 2], Value::Member("k" + std::to_string(n / 2), Value(-1)));
+  EXPECT_EQ(out[n].first, "k" + std::to_string(n));
+  EXPECT_EQ(out.back().first, "k" + std::to_string(n + n / 2 - 1));
+  EXPECT_LT(seconds, 2.0) << "States.JsonMerge of 100,000 members";
+}
+
 TEST(Intrinsics, JsonMerge) {
   const char *input =
       R"({"a": {"x": 1, "n": {"p": 1}}, "b": {"n": {"q": 2}, "y": 2}})";
@@ -601,6 +633,20 @@ TEST(Intrinsics, StringSplit) {
   expectError("States.StringSplit(1, ',')",
               "States.StringSplit: argument 1 (string) must be a string, not "
               "1");
+  // The text is bounded before it is split (limits::kMaxIntrinsicText
+  // characters, so at most half as many pieces): a 32 MB text used to make
+  // 827 MB of pieces. The failure is the intrinsic's (DataFlow names it
+  // States.IntrinsicFailure, which Catch and Retry see).
+  std::string most;
+  for (size_t i = 0; i < in::kMaxText / 2; ++i)
+    most += "a,";
+  auto r = eval("States.StringSplit($.s, ',')", R"({"s": ")" + most + R"("})");
+  ASSERT_TRUE(r.isOk()) << r.getStatus().message();
+  EXPECT_EQ(r->getArray().size(), in::kMaxText / 2);
+  expectError("States.StringSplit($.s, ',')",
+              "States.StringSplit: argument 1 (string) is longer than 262144 "
+              "characters",
+              R"({"s": ")" + most + R"(a"})");
 }
 
 TEST(Intrinsics, UUID) {

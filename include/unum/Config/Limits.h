@@ -42,6 +42,16 @@ constexpr unsigned kMaxIntrinsicNesting = 10;
 /// The most values one JSONPath may select (wildcards, `..`, filters).
 constexpr size_t kMaxPathMatches = 100000;
 
+/// The longest string an intrinsic function builds or reads
+/// (States.Format, States.JsonToString, States.StringToJson, and the text
+/// States.StringSplit splits, so that its pieces are at most half as many):
+/// Step Functions' payload limit, 256 KB.
+constexpr size_t kMaxIntrinsicText = 256 * 1024;
+/// The most characters States.Base64Encode, Base64Decode and Hash take.
+constexpr size_t kMaxCodecInput = 10000;
+/// The most elements States.ArrayRange makes.
+constexpr size_t kMaxArrayRange = 1000;
+
 /// The longest Wait, retry delay or time limit, in seconds: a year, Step
 /// Functions' longest execution.
 constexpr int64_t kMaxWaitSeconds = 31536000;

@@ -22,6 +22,7 @@
 #include "unum/Runtime/Value.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace unum::runtime {
@@ -40,6 +41,13 @@ struct EvalEnv {
 };
 
 Result<Value> evaluate(const config::Expr &expr, const EvalEnv &env);
+
+/// The conditional language's `matches` (ASL StringMatches): `*` matches
+/// any run of characters, `\*` a star, `\\` a backslash (a backslash before
+/// any other character is that character). O(|s| + |pattern|) time and
+/// O(|pattern|) memory: the pattern's literal runs between stars are found
+/// leftmost-first, each with a linear search.
+bool globMatch(std::string_view s, std::string_view pattern);
 
 /// A conditional must evaluate to a boolean.
 Result<bool> evaluateCondition(const config::Expression &cond,

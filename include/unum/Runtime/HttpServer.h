@@ -116,6 +116,9 @@ private:
   HttpServer() = default;
   void acceptLoop();
   void serve(int fd);
+  /// One request of the connection; `carried`: bytes of it already read
+  /// (in), of the next one (out); `keepAlive`: the connection stays open.
+  void serveOne(int fd, std::string &carried, bool &keepAlive);
   /// 0 when the request may proceed, else the status to refuse it with.
   int authenticate(const std::string &method, const std::string &path,
                    const std::string &timestamp, const std::string &nonce,
@@ -148,6 +151,7 @@ private:
   std::condition_variable changed; // a connection ended, a handler finished
   bool stopping = false;
   std::set<int> connections; // being served
+  std::set<int> idle;        // kept alive, waiting for their next request
   unsigned handlersRunning = 0;
   size_t buffered = 0;
   Counters stats;

@@ -214,7 +214,8 @@ struct HttpResponse {
   std::string header(const std::string &lowerName) const;
 };
 
-/// A minimal HTTP/1.1 request over a plain TCP socket (Connection: close):
+/// A minimal HTTP/1.1 request over a plain TCP socket, kept alive for the
+/// next request to the same server (a process-wide pool, bounded per server):
 /// METHOD to an http:// URL with `headers` and `body` (a Content-Length is
 /// sent for a POST, or any non-empty body), the whole exchange within
 /// `timeoutMs`. With a `secret` the request is signed (HttpAuth.h). An
@@ -226,7 +227,7 @@ httpRequest(const std::string &method, const std::string &url,
             int timeoutMs, const std::string &secret = "",
             size_t maxResponse = 1 << 20);
 
-/// A minimal HTTP/1.1 POST over a plain TCP socket (Connection: close): the
+/// A minimal HTTP/1.1 POST over a plain TCP socket (kept alive): the
 /// whole exchange (connect, send, the answer) within `timeoutMs`. With a
 /// `secret` the request is signed (HttpAuth.h). An answer larger than
 /// kMaxHttpResponse is an error.

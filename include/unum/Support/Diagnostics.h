@@ -14,6 +14,8 @@
 #ifndef UNUM_SUPPORT_DIAGNOSTICS_H
 #define UNUM_SUPPORT_DIAGNOSTICS_H
 
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SourceMgr.h"
@@ -32,10 +34,18 @@ unsigned getErrorLimit();
 /// Puts the bounds in front of `context`'s diagnostic handlers (once per
 /// context). `sourceMgr`, when given, holds the sources (a file that is not
 /// in it is read when a line of it must be cut); `os` is where the cut
-/// diagnostics and the limit's message go.
-void boundDiagnostics(mlir::MLIRContext *context,
-                      llvm::SourceMgr *sourceMgr = nullptr,
-                      llvm::raw_ostream &os = llvm::errs());
+/// diagnostics and the limit's message go. The handler's id lets a caller
+/// whose context outlives one run erase it (and so count afresh).
+mlir::DiagnosticEngine::HandlerID
+boundDiagnostics(mlir::MLIRContext *context,
+                 llvm::SourceMgr *sourceMgr = nullptr,
+                 llvm::raw_ostream &os = llvm::errs());
+
+/// Bounds every context that `registry` reaches, once per context, when it
+/// loads its first dialect besides the builtin one: for a driver that makes
+/// its contexts and registers its own handler before it parses (MlirOptMain),
+/// whose input then loads the dialects it names.
+void boundDiagnosticsOnLoad(mlir::DialectRegistry &registry);
 
 /// `line` cut to at most about `width` characters around the 0-based byte
 /// column `col` (on UTF-8 character boundaries), "..." marking each cut

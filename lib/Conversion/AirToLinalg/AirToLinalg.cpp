@@ -530,7 +530,8 @@ public:
   }
 
   /// matmul as (m, k, n) and conv1d as (l, k, c, o): the innermost loop walks
-  /// the contiguous output dimension so that it vectorises.
+  /// the contiguous output dimension. air-vectorize-conv1d (Conv1d.cpp)
+  /// turns the conv1d generic into register-blocked vector code.
   Value contraction(Operation *op) {
     auto outType = cast<RankedTensorType>(op->getResult(0).getType());
     Value lhs = lookupOuter(op->getOperand(0));
@@ -574,9 +575,6 @@ public:
     Value empty = tensor::EmptyOp::create(b, loc, outType, dynSizes);
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
     Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
-    if (auto conv = dyn_cast<Conv1DOp>(op))
-      if (Value blocked = blockedConv1D(conv, lhs, rhs, init))
-        return blocked;
     return multiplyAccumulate({lhs, rhs}, init, maps, iters);
   }
 
@@ -595,87 +593,6 @@ public:
                  linalg::YieldOp::create(nb, l, s);
                })
         .getResult(0);
-  }
-
-  /// Output rows per register block, and output channels per block (two
-  /// AVX2 vectors of f32): 6 x 16 accumulators fill 12 of the 16 vector
-  /// registers, and each weight vector loaded is used 6 times.
-  static constexpr int64_t kRows = 6, kChannels = 16;
-
-  /// conv1d with static shapes as register blocks: the iteration space is
-  /// (row block, channel block, k, c, row, channel) over views of the output
-  /// and filter reshaped to [L/6, 6, O/16, 16] and [K, C, O/16, 16], so the
-  /// two innermost loops (unrolled by LLVM) keep a 6 x 16 tile of the output
-  /// in registers for the whole k, c reduction. Rows that do not fill a block
-  /// take the plain loop nest. Null when the shapes do not allow it.
-  Value blockedConv1D(Conv1DOp conv, Value x, Value w, Value init) {
-    auto outType = cast<RankedTensorType>(init.getType());
-    auto wType = cast<RankedTensorType>(w.getType());
-    if (!outType.hasStaticShape() || !wType.hasStaticShape() ||
-        !cast<RankedTensorType>(x.getType()).hasStaticShape() ||
-        outType.getDimSize(1) % kChannels != 0 ||
-        outType.getDimSize(0) < kRows)
-      return {};
-    MLIRContext *ctx = b.getContext();
-    int64_t s = conv.getStride(), rows = outType.getDimSize(0);
-    int64_t outCh = outType.getDimSize(1), mainRows = rows / kRows * kRows;
-    Type t = outType.getElementType();
-    auto slice = [&](Value v, int64_t row, int64_t count) {
-      auto type = cast<RankedTensorType>(v.getType());
-      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(row), b.getIndexAttr(0)};
-      SmallVector<OpFoldResult> sizes = {b.getIndexAttr(count),
-                                         b.getIndexAttr(type.getDimSize(1))};
-      SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
-      return tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides)
-          .getResult();
-    };
-    auto insert = [&](Value part, Value into, int64_t row) {
-      auto type = cast<RankedTensorType>(part.getType());
-      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(row), b.getIndexAttr(0)};
-      SmallVector<OpFoldResult> sizes = {b.getIndexAttr(type.getDimSize(0)),
-                                         b.getIndexAttr(type.getDimSize(1))};
-      SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
-      return tensor::InsertSliceOp::create(b, loc, part, into, offsets, sizes,
-                                           strides)
-          .getResult();
-    };
-    // Main blocks.
-    auto outBlocks = RankedTensorType::get(
-        {mainRows / kRows, kRows, outCh / kChannels, kChannels}, t);
-    auto wBlocks = RankedTensorType::get(
-        {wType.getDimSize(0), wType.getDimSize(1), outCh / kChannels, kChannels},
-        t);
-    SmallVector<ReassociationIndices> rowsAndChannels = {{0, 1}, {2, 3}};
-    SmallVector<ReassociationIndices> channelsOnly = {{0}, {1}, {2, 3}};
-    Value outMain = tensor::ExpandShapeOp::create(
-        b, loc, outBlocks, slice(init, 0, mainRows), rowsAndChannels);
-    Value wView = tensor::ExpandShapeOp::create(b, loc, wBlocks, w, channelsOnly);
-    AffineExpr rb, cb, k, c, r, ch;
-    bindDims(ctx, rb, cb, k, c, r, ch);
-    auto par = utils::IteratorType::parallel, red = utils::IteratorType::reduction;
-    Value blocks = multiplyAccumulate(
-        {x, wView}, outMain,
-        {AffineMap::get(6, 0, {(rb * kRows + r) * s + k, c}, ctx),
-         AffineMap::get(6, 0, {k, c, cb, ch}, ctx),
-         AffineMap::get(6, 0, {rb, r, cb, ch}, ctx)},
-        {par, par, red, red, par, par});
-    Value result = insert(
-        tensor::CollapseShapeOp::create(b, loc, blocks, rowsAndChannels), init,
-        0);
-    if (mainRows == rows)
-      return result;
-    // The last rows, plainly.
-    int64_t rest = rows - mainRows, taps = wType.getDimSize(0);
-    AffineExpr d0, d1, d2, d3;
-    bindDims(ctx, d0, d1, d2, d3);
-    Value tail = multiplyAccumulate(
-        {slice(x, mainRows * s, (rest - 1) * s + taps), w},
-        slice(result, mainRows, rest),
-        {AffineMap::get(4, 0, {d0 * s + d1, d2}, ctx),
-         AffineMap::get(4, 0, {d1, d2, d3}, ctx),
-         AffineMap::get(4, 0, {d0, d3}, ctx)},
-        {par, red, red, par});
-    return insert(tail, result, mainRows);
   }
 
   /// Binds a group value to an already lowered tensor (an anchor's result

@@ -82,6 +82,11 @@ void unum::air::buildLinalgToLLVMPipeline(OpPassManager &pm,
   pm.addPass(unum::createAirCopiesToLinalg());
   // Explicit vectors sized for the target; what it leaves becomes loops.
   if (options.vectorBits > 0) {
+    // conv1d first (airconv's pass, lib/Conversion/AirToLinalg/Conv1d.cpp).
+    unum::AirVectorizeConv1dOptions conv;
+    conv.vectorBits = options.vectorBits;
+    conv.registers = options.vectorRegisters;
+    pm.addNestedPass<func::FuncOp>(unum::createAirVectorizeConv1d(conv));
     unum::AirVectorizeOptions vectorize;
     vectorize.vectorBits = options.vectorBits;
     vectorize.registers = options.vectorRegisters;

@@ -1037,15 +1037,17 @@ LogicalResult Lowering::addEdges(Scope &scope) {
     if (helper == helpers.end())
       continue;
     auto [entry, sink] = helper->second;
-    // An entry with data-flow fields can fail (a path that selects nothing):
-    // the state fails, and its Catch applies.
-    if (functions[entry].hasDataflow() &&
+    const bool propagates = scope.propagates || state->getAttr("retry") ||
+                            state->getAttr("catchers");
+    // An entry with data-flow fields can fail (a path that selects nothing),
+    // and so can a Map's (more items than a fan-in collects: the runtime's
+    // States.DataLimitExceeded): the state fails, and its Catch applies.
+    if ((functions[entry].hasDataflow() ||
+         (isa<sfn::MapOp>(state) && state->getAttr("catchers"))) &&
         failed(connectCatchers(scope, entry, state)))
       return failure();
     std::vector<std::string> values;
     std::vector<size_t> lasts;
-    const bool propagates = scope.propagates || state->getAttr("retry") ||
-                            state->getAttr("catchers");
     if (auto map = dyn_cast<sfn::MapOp>(state)) {
       Scope inner(map.getIterator(), map.getStart(), scope.depth + 1);
       inner.propagates = propagates;

@@ -1,9 +1,12 @@
-"""Every function of an app in its own unum-serve process, Redis as the store,
-and a supervisor that kills a random function process with SIGKILL at random
-moments and starts it again (as a platform replaces a container).
+"""Every function of an app in its own unum-serve process, a shared store
+(Redis or DynamoDB), and a supervisor that kills a random function process
+with SIGKILL at random moments and starts it again (as a platform replaces a
+container).
 
-usage: serve-kill.py UNUM_SERVE UNUM_RUN APPDIR REDIS_PORT WORKDIR [--runs N] [--width W]...
+usage: serve-kill.py UNUM_SERVE UNUM_RUN APPDIR STORE WORKDIR [--runs N] [--width W]...
                      [--seed S] [--kills-per-run K]
+STORE: a Redis port on 127.0.0.1 (with-redis.py's {port}), or a
+dynamodb://127.0.0.1:PORT/TABLE?... URI (with-dynalite.py's dynalite).
 
 First the reference: the same input run crash-free by `unum-run` in one
 process (memory store). Then, for each --width W (a Map of W items; runs
@@ -12,13 +15,14 @@ starts the workflow on the hosts and waits for it while the supervisor
 kills and restarts hosts. Each run's outputs and committed effects must be
 the reference's, byte for byte (so every fan-in target committed once), and
 each session is deleted by the client. At the end the hosts are stopped
-with SIGTERM (each must exit 0 after draining) and Redis must hold no key.
+with SIGTERM (each must exit 0 after draining) and the store must hold
+nothing (Redis: no key; DynamoDB: no item in the table).
 A failure prints the seed and the command to replay it.
 """
 import json, os, random, signal, socket, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from netutil import free_port, healthy  # noqa: E402
+from netutil import free_port, healthy, request  # noqa: E402
 
 args = sys.argv[1:]
 opts = {"--runs": "20", "--seed": "1", "--kills-per-run": "2"}
@@ -29,10 +33,13 @@ while len(args) > 5:
     else:
         opts[args[-2]] = args[-1]
     args = args[:-2]
-unum_serve, unum_run, app, redis_port, work = args
+unum_serve, unum_run, app, store_arg, work = args
 runs, seed, kills = int(opts["--runs"]), int(opts["--seed"]), int(opts["--kills-per-run"])
 widths = widths or [50]
-store = "redis://127.0.0.1:%s" % redis_port
+if store_arg.isdigit():
+    store, store_name = "redis://127.0.0.1:%s" % store_arg, "Redis"
+else:
+    store, store_name = store_arg, "DynamoDB"
 os.makedirs(work, exist_ok=True)
 rng = random.Random(seed)
 hosts = {}  # function -> [port, Popen, log file]
@@ -54,7 +61,7 @@ def read(path):
 
 def redis(*cmd):
     """One command to Redis over RESP; the reply (an int, bytes or None)."""
-    s = socket.create_connection(("127.0.0.1", int(redis_port)), 5)
+    s = socket.create_connection(("127.0.0.1", int(store_arg)), 5)
     req = b"*%d\r\n" % len(cmd)
     for c in cmd:
         c = c.encode() if isinstance(c, str) else c
@@ -67,6 +74,39 @@ def redis(*cmd):
     if data[:1] == b":":
         return int(data[1:-2])
     return data
+
+
+def dynamo_items():
+    """The (pk, sk) of every item in the DynamoDB table: a Scan (dynalite
+    checks that a request is signed, not its signature)."""
+    rest = store[len("dynamodb://"):]
+    hostport, table = rest.split("/", 1)
+    table = table.split("?", 1)[0]
+    items, start = [], None
+    while True:
+        req = {"TableName": table, "ConsistentRead": True,
+               "ProjectionExpression": "pk, sk"}
+        if start:
+            req["ExclusiveStartKey"] = start
+        body = json.dumps(req).encode()
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        head = ("POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: "
+                "application/x-amz-json-1.0\r\nX-Amz-Target: DynamoDB_20120810.Scan\r\n"
+                "X-Amz-Date: %s\r\nAuthorization: AWS4-HMAC-SHA256 Credential="
+                "%s/%s/%s/dynamodb/aws4_request, SignedHeaders=host;x-amz-date;"
+                "x-amz-target, Signature=%s\r\nContent-Length: %d\r\n"
+                "Connection: close\r\n\r\n" % (
+                    hostport, stamp, os.environ["AWS_ACCESS_KEY_ID"], stamp[:8],
+                    os.environ["AWS_REGION"], "0" * 64, len(body)))
+        status, answer = request(int(hostport.rsplit(":", 1)[1]),
+                                 head.encode() + body, 10)
+        if " 200 " not in status:
+            fail("the Scan failed: %s %s" % (status, answer[:500]))
+        answer = json.loads(answer)
+        items += [(i["pk"]["S"], i["sk"]["S"]) for i in answer.get("Items", [])]
+        start = answer.get("LastEvaluatedKey")
+        if not start:
+            return items
 
 
 functions = sorted(d for d in os.listdir(app)
@@ -115,6 +155,7 @@ for w in widths:
 
 killed = 0
 runs_of = {}
+times = []  # (width, seconds) per run
 for run in range(runs):
     w = widths[run % len(widths)]
     runs_of[w] = runs_of.get(w, 0) + 1
@@ -151,6 +192,7 @@ for run in range(runs):
         fail("run %d (width %d): outputs differ from the crash-free run" % (run, w))
     if read(fx) != reference[w][1]:
         fail("run %d (width %d): effects differ from the crash-free run (see %s)" % (run, w, fx))
+    times.append((w, time.monotonic() - t0))
 
 # Graceful shutdown: SIGTERM, every host drains and exits 0.
 for fn in functions:
@@ -162,10 +204,15 @@ for fn in functions:
         fail("%s did not stop on SIGTERM" % fn)
     if rc != 0:
         fail("%s exited %d on SIGTERM: %s" % (fn, rc, read(hosts[fn][2]).decode()[-2000:]))
-left = redis("DBSIZE")
-if left != 0:
-    keys = redis("KEYS", "*")
-    fail("Redis holds %s key(s) after the runs: %r" % (left, keys[:500]))
+if store_name == "Redis":
+    left = redis("DBSIZE")
+    if left != 0:
+        keys = redis("KEYS", "*")
+        fail("Redis holds %s key(s) after the runs: %r" % (left, keys[:500]))
+else:
+    left = dynamo_items()
+    if left:
+        fail("the table holds %d item(s) after the runs: %r" % (len(left), left[:50]))
 # How often the fan-in target's user code really ran (outside the store):
 # once per session, more only where a kill landed between its run and its
 # checkpoint (its effect is still committed once: checked above).
@@ -175,10 +222,13 @@ if os.path.exists(log_runs):
         ran[line.split()[0]] = ran.get(line.split()[0], 0) + 1
 if len(ran) != runs:
     fail("the fan-in target ran in %d sessions, not %d" % (len(ran), runs))
-print("%d runs (%s) on %d unum-serve processes, %d hosts killed with SIGKILL "
-      "and restarted: outputs and effects identical to the crash-free run, "
-      "store empty" % (runs, ", ".join("%d of width %d" % (runs_of[w], w)
-                                       for w in sorted(set(widths), reverse=True)),
-                       len(functions), killed))
+print("%d runs (%s) on %d unum-serve processes, %s store, %d hosts killed "
+      "with SIGKILL and restarted: outputs and effects identical to the "
+      "crash-free run, store empty" % (
+          runs, ", ".join("%d of width %d" % (runs_of[w], w)
+                          for w in sorted(set(widths), reverse=True)),
+          len(functions), store_name, killed))
+sys.stderr.write("per-run wall times: %s\n" % " ".join(
+    "%d:%.2fs" % (w, t) for w, t in times))
 print("the fan-in target's user code ran %d times in %d sessions (its effect "
       "committed once in each)" % (sum(ran.values()), runs))

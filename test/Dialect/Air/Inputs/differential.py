@@ -245,7 +245,9 @@ class Program(RandomProgram):
         length, channels = v[1]
         taps = self.rng.randint(1, min(5, length))
         stride = self.rng.randint(1, 3)
-        out = self.rng.choice([1, 2, 3, 16])
+        # Output channels that fill no vector, one, or one and a bit (masked
+        # remainders of air-vectorize-conv1d).
+        out = self.rng.choice([1, 2, 3, 5, 16, 17, 37])
         w = self.param([taps, channels, out])
         return self.emit("conv1d", self.k("conv1d", v[0], w[0], stride=stride),
                          "conv1d(%s, %s, %d)" % (v[0], w[0], stride),
@@ -293,7 +295,8 @@ class Program(RandomProgram):
             if self.rng.random() < 0.5:
                 self.param([m, 1])
         elif kind == "conv1d":
-            self.param([rs(6, 14), rs(1, 3)])
+            # Long enough for several register blocks of rows.
+            self.param([rs(6, 40), rs(1, 3)])
         elif kind == "reduce":
             dims = [rs(2, 5) for _ in range(3)]
             self.param(dims)
