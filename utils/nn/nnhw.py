@@ -228,6 +228,70 @@ def random_graph(seed):
             "blocks": blocks}
 
 
+# ------------------------------------------------- per-layer precision
+ROUNDINGS = ["truncate", "nearest", "half_even"]
+OVERFLOWS = ["saturate", "wrap"]
+
+
+def _fmt(bits, frac):
+    return "ap_fixed<%d, %d>" % (bits, bits - frac)
+
+
+def random_precision(model, rng, n, f):
+    """Gives about half the live nodes of `model` a random `precision`
+    (docs/NNJson.md): result formats of 3 to 12 bits, weight formats and
+    accumulators for conv1d/linear, every rounding and overflow mode (modes
+    sometimes inside the type string, as hls4ml writes them). Keeps a
+    conv1d/linear's result fraction within its products' (Fo <= Fi + Fw)
+    and hardsigmoid saturating. Returns the modes used."""
+    order, producers = _graph(model)
+    fmt = {}  # node -> (bits, frac) of its result
+    used = set()
+    for node in order:
+        t = node["type"]
+        ins = producers[node["name"]]
+        if t == "output":
+            continue
+        own = t in ("conv1d", "linear", "batchnorm1d") or rng.random() < 0.5
+        bits, frac = n, f  # what a node leaves out is the model-wide default
+        if t == "batchnorm1d":  # folded: its conv's result format is its own
+            bits, frac = fmt[ins[0]]
+            own = False
+        p = {}
+        if own and t != "batchnorm1d":
+            bits = rng.randint(3, 12)
+            frac = rng.randint(1, bits - 1)
+            if t in ("conv1d", "linear"):
+                fi = fmt[ins[0]][1]
+                wbits = rng.randint(3, 10)
+                wfrac = rng.randint(1, wbits - 1)
+                if rng.random() < 0.7:
+                    p["weight"] = _fmt(wbits, wfrac)
+                else:
+                    wfrac = f
+                frac = min(frac, fi + wfrac, bits - 1)
+                if rng.random() < 0.3:
+                    # wider than needed (the default is the minimum)
+                    p["accum"] = 40
+            p["result"] = _fmt(bits, frac)
+            if t != "input":
+                rounding = rng.choice(ROUNDINGS)
+                overflow = "saturate" if t == "hardsigmoid" else rng.choice(OVERFLOWS)
+                if rng.random() < 0.3:
+                    ap = {"truncate": "AP_TRN", "nearest": "AP_RND",
+                          "half_even": "AP_RND_CONV"}[rounding]
+                    ov = {"saturate": "AP_SAT", "wrap": "AP_WRAP"}[overflow]
+                    p["result"] = "ap_fixed<%d, %d, %s, %s>" % (bits, bits - frac, ap, ov)
+                else:
+                    p["rounding"], p["overflow"] = rounding, overflow
+                used |= {rounding, overflow}
+            node["precision"] = p
+        elif t in ("conv1d", "linear"):
+            frac = min(frac, fmt[ins[0]][1] + f)
+        fmt[node["name"]] = (bits, frac)
+    return used
+
+
 # ------------------------------------------------------ float reference
 def _padding(node):
     k, p = node["kernel_size"], node.get("padding", "valid")
@@ -466,12 +530,14 @@ def run(cmd, **kw):
     return p.stdout
 
 
-def compile_model(tools, model_path, work, n, f, rounding, parallelism):
+def compile_model(tools, model_path, work, n, f, rounding, parallelism,
+                  overflow="saturate"):
     """JSON -> quantised nn (q.mlir) -> VHDL in work/vhdl; returns report."""
     nn = run([os.path.join(tools, "unum-translate"), "--from-nn-json", model_path])
     q = run([os.path.join(tools, "unum-opt"), "--nn-dead-node-elim",
              "--nn-fold-batchnorm",
-             "--nn-quantize=total-bits=%d frac-bits=%d rounding=%s" % (n, f, rounding)],
+             "--nn-quantize=total-bits=%d frac-bits=%d rounding=%s overflow=%s"
+             % (n, f, rounding, overflow)],
             input=nn)
     with open(os.path.join(work, "q.mlir"), "w") as out:
         out.write(q)

@@ -4,6 +4,7 @@
 #include "unum/Dialect/NN/IR/NNDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <numeric>
@@ -53,8 +54,7 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
   /// weight of output channel b * po + o for term s * pr + r (term t is tap
   /// t / cpg, channel t % cpg); zeros past the last channel or term.
   void buildMac(OpBuilder &b, Location loc, StringRef name, ArrayAttr inputs,
-                const nn::MacLayer &m, Stream in, unsigned bits,
-                unsigned frac) {
+                const nn::MacLayer &m, Stream in, unsigned bits) {
     int64_t cpg = m.inCh / m.groups, outPerGroup = m.outCh / m.groups;
     int64_t terms = m.kernel * cpg;
     auto [po, pr] = chooseLanes(parallelism, m.outCh, terms);
@@ -100,13 +100,16 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
     rtl::WeightRomOp::create(b, loc, i64(po), i64(pr), i64(bits),
                              DenseElementsAttr::get(romType, rom),
                              b.getDenseI64ArrayAttr(laneBase));
-    rtl::MultipliersOp::create(b, loc, i64(po * pr), i64(bits));
+    rtl::MultipliersOp::create(b, loc, i64(po * pr), i64(bits), i64(m.inBits),
+                               i64(m.weightBits));
     rtl::AdderTreeOp::create(b, loc, i64(po), i64(pr), i64(m.accBits));
     rtl::AccumulatorsOp::create(b, loc, i64(po), i64(m.accBits));
     auto biasType = RankedTensorType::get({blocks * po}, b.getIntegerType(64));
     rtl::RequantizerOp::create(
-        b, loc, i64(frac), b.getStringAttr(m.nearest ? "nearest" : "truncate"),
-        i64(bits), DenseElementsAttr::get(biasType, bias));
+        b, loc, i64(m.inFrac + m.weightFrac - m.outFrac),
+        b.getStringAttr(fixed::roundingName(m.rounding)), i64(m.outBits),
+        DenseElementsAttr::get(biasType, bias),
+        b.getStringAttr(fixed::overflowName(m.overflow)));
   }
 
   /// An add or concat: the operands' streams must line up beat for beat
@@ -157,11 +160,13 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
             ? Stream{widths[0],
                      std::accumulate(beats.begin(), beats.end(), int64_t(0))}
             : Stream{widths[0], beats[0]};
+    nn::FixedType format = nn::getFixedType(op.getResult(0));
     rtl::JoinOp::create(
         b, op.getLoc(), name, b.getStringAttr(function), b.getArrayAttr(inputs),
         b.getDenseI64ArrayAttr(widths), b.getDenseI64ArrayAttr(beats),
         b.getDenseI64ArrayAttr(beats), b.getI64IntegerAttr(out.width),
-        b.getI64IntegerAttr(out.beats));
+        b.getI64IntegerAttr(out.beats), b.getI64IntegerAttr(format.getWidth()),
+        b.getStringAttr(fixed::overflowName(nn::getRequant(&op).overflow)));
     return success();
   }
 
@@ -181,16 +186,59 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
           b, op.getLoc(), name, b.getStringAttr("max"), inputs, i64(in[1]),
           i64(in[0]), i64(out[0]), max.getKernelSizeAttr(), max.getStrideAttr(),
           max.getPaddingAttr(), b.getBoolAttr(true), StringAttr());
-    else {
-      auto avg = cast<nn::AvgPool1dOp>(op);
+    else if (auto avg = dyn_cast<nn::AvgPool1dOp>(op))
       rtl::PoolOp::create(b, op.getLoc(), name, b.getStringAttr("avg"), inputs,
                           i64(in[1]), i64(in[0]), i64(out[0]),
                           avg.getKernelSizeAttr(), avg.getStrideAttr(),
                           avg.getPaddingAttr(), avg.getCountIncludePadAttr(),
                           avg.getRoundingAttr());
-    }
     stream = {in[1], out[0]};
     return success();
+  }
+
+  /// A name for a stage the lowering adds, unlike every layer's.
+  StringAttr freshName(OpBuilder &b, const Twine &base) {
+    std::string name = base.str();
+    for (int i = 2; !usedNames.insert(name).second; ++i)
+      name = (base + Twine(i)).str();
+    return b.getStringAttr(name);
+  }
+  llvm::StringSet<> usedNames;
+
+  /// An elementwise stage: `function` with bounds [lo, hi] in `from`'s
+  /// format, then (when `from` and `to` differ, or for hardsigmoid) `to`'s
+  /// format with the layer's rounding and overflow.
+  void buildElementwise(OpBuilder &b, Operation &op, StringAttr name,
+                        ArrayAttr inputs, Stream stream, StringRef function,
+                        int64_t lo, int64_t hi, nn::FixedType from,
+                        nn::FixedType to) {
+    auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+    nn::Requant rq = nn::getRequant(&op);
+    bool converts = from != to || function == "hardsigmoid";
+    rtl::ElementwiseOp::create(
+        b, op.getLoc(), name, inputs, i64(stream.width), i64(stream.beats),
+        b.getStringAttr(function), i64(lo), i64(hi),
+        converts ? i64(from.getFrac()) : IntegerAttr(),
+        converts ? i64(to.getFrac()) : IntegerAttr(),
+        converts ? i64(to.getWidth()) : IntegerAttr(),
+        converts ? b.getStringAttr(fixed::roundingName(rq.rounding))
+                 : StringAttr(),
+        converts ? b.getStringAttr(fixed::overflowName(rq.overflow))
+                 : StringAttr());
+  }
+
+  /// `source` (of format `from`) in format `to`: itself, or a requantize
+  /// stage after it.
+  Source requantize(OpBuilder &b, Operation &op, Source source,
+                    nn::FixedType from, nn::FixedType to, unsigned bits,
+                    const Twine &base) {
+    if (from == to)
+      return source;
+    StringAttr name = freshName(b, base);
+    buildElementwise(b, op, name, b.getArrayAttr({source.name}), source.stream,
+                     "requantize", fixed::minValue(bits), fixed::maxValue(bits),
+                     from, to);
+    return {name, source.stream};
   }
 
   LogicalResult convert(nn::ModelOp model) {
@@ -203,12 +251,24 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
     auto fixedType = dyn_cast<nn::FixedType>(inType.getElementType());
     if (!fixedType)
       return model.emitOpError("must be quantised first (nn-quantize)");
-    unsigned bits = fixedType.getWidth(), frac = fixedType.getFrac();
+    // Every stream carries values of the widest format (weights included);
+    // each value stays within its own format's range.
+    unsigned bits = 0;
+    usedNames.clear();
+    for (Operation &op : model.getBody().front()) {
+      if (auto name = op.getAttrOfType<StringAttr>("name"))
+        usedNames.insert(name.getValue());
+      for (Value result : op.getResults())
+        bits = std::max(bits, nn::getFixedType(result).getWidth());
+      if (isa<nn::Conv1dOp, nn::LinearOp>(op))
+        bits = std::max(bits, nn::getMacLayer(&op).weightBits);
+    }
     auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
     auto design = rtl::DesignOp::create(
-        b, model.getLoc(), model.getSymNameAttr(), i64(bits), i64(frac),
-        input.getNameAttr(), i64(inType.getDimSize(1)),
-        i64(inType.getDimSize(0)), input.getNameAttr(), i64(0), i64(0));
+        b, model.getLoc(), model.getSymNameAttr(), i64(bits),
+        i64(fixedType.getFrac()), input.getNameAttr(),
+        i64(inType.getDimSize(1)), i64(inType.getDimSize(0)),
+        input.getNameAttr(), i64(0), i64(0));
     b.createBlock(&design.getBody());
     llvm::DenseMap<Value, Source> sources;
     for (Operation &op : model.getBody().front()) {
@@ -228,40 +288,48 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
         design.setOutBeatsAttr(i64(operands.front().stream.beats));
         continue;
       }
+      nn::FixedType from = nn::getFixedType(op.getOperand(0)),
+                    to = nn::getFixedType(op.getResult(0));
       if (isa<nn::FlattenOp>(op)) {
-        sources[op.getResult(0)] = operands.front();
+        sources[op.getResult(0)] =
+            requantize(b, op, operands.front(), from, to, bits, name.str());
         continue;
       }
       Stream stream = operands.front().stream;
       ArrayAttr inputs = b.getArrayAttr({operands.front().name});
-      auto clamp = [&](int64_t lo, int64_t hi) {
-        rtl::ElementwiseOp::create(b, loc, name, inputs, i64(stream.width),
-                                   i64(stream.beats), b.getStringAttr("clamp"),
-                                   i64(lo), i64(hi), IntegerAttr(),
-                                   StringAttr());
-      };
       if (isa<nn::Conv1dOp, nn::LinearOp>(op)) {
         nn::MacLayer m = nn::getMacLayer(&op);
-        buildMac(b, loc, name, inputs, m, stream, bits, frac);
+        buildMac(b, loc, name, inputs, m, stream, bits);
         stream = {m.outCh, m.outLen};
       } else if (isa<nn::AddOp, nn::ConcatOp>(op)) {
+        for (auto [i, operand] : llvm::enumerate(op.getOperands()))
+          operands[i] =
+              requantize(b, op, operands[i], nn::getFixedType(operand), to,
+                         bits, name.str() + "_in" + std::to_string(i));
         if (failed(buildJoin(b, op, name, operands, stream)))
           return failure();
       } else if (isa<nn::MaxPool1dOp, nn::AvgPool1dOp>(op)) {
-        if (failed(buildPool(b, op, name, inputs, stream)))
+        StringAttr pool =
+            from == to ? name : freshName(b, name.str() + "_pool");
+        if (failed(buildPool(b, op, pool, inputs, stream)))
           return failure();
+        if (from != to)
+          buildElementwise(b, op, name, b.getArrayAttr({pool}), stream,
+                           "requantize", fixed::minValue(bits),
+                           fixed::maxValue(bits), from, to);
       } else if (isa<nn::ReluOp>(op)) {
-        clamp(0, fixed::maxValue(bits));
+        buildElementwise(b, op, name, inputs, stream, "clamp", 0,
+                         fixed::maxValue(from.getWidth()), from, to);
       } else if (auto tanh = dyn_cast<nn::HardtanhOp>(op)) {
-        clamp(cast<IntegerAttr>(tanh.getMinVal()).getInt(),
-              cast<IntegerAttr>(tanh.getMaxVal()).getInt());
-      } else if (auto sigmoid = dyn_cast<nn::HardsigmoidOp>(op)) {
-        rtl::ElementwiseOp::create(
-            b, loc, name, inputs, i64(stream.width), i64(stream.beats),
-            b.getStringAttr("hardsigmoid"), i64(0),
-            i64(std::min(int64_t(1) << frac, fixed::maxValue(bits))),
-            b.getI64IntegerAttr(*sigmoid.getSlope()),
-            b.getStringAttr(*sigmoid.getRounding()));
+        buildElementwise(b, op, name, inputs, stream, "clamp",
+                         cast<IntegerAttr>(tanh.getMinVal()).getInt(),
+                         cast<IntegerAttr>(tanh.getMaxVal()).getInt(), from,
+                         to);
+      } else if (isa<nn::HardsigmoidOp>(op)) {
+        buildElementwise(b, op, name, inputs, stream, "hardsigmoid", 0,
+                         std::min(int64_t(1) << to.getFrac(),
+                                  fixed::maxValue(to.getWidth())),
+                         from, to);
       } else {
         return op.emitOpError("has no hardware lowering (fold batchnorm "
                               "first)");

@@ -64,6 +64,10 @@ private:
   std::optional<Literal> tensorField(const Node &object, StringRef key,
                                      ArrayRef<int64_t> shape, bool optional);
   bool checkKeys(const Node &object, ArrayRef<StringRef> allowed);
+  bool precision(const Node &node, StringRef type, Operation *op);
+  bool format(const Node &value, bool modes, Type &out,
+              std::optional<std::string> &rounding,
+              std::optional<std::string> &overflow);
   /// Reports that field `key` (`given`) contradicts the input's channels.
   Value channelMismatch(const Node &node, StringRef key, int64_t given,
                         int64_t channels, StringRef hint = "") {
@@ -267,7 +271,8 @@ Value Importer::buildConv(const Node &node, Value input, Shape in) {
       bias ? elements(*bias) : DenseElementsAttr(),
       builder.getI64IntegerAttr(*stride), builder.getI64IntegerAttr(padLo),
       builder.getI64IntegerAttr(padHi), builder.getF64FloatAttr(*padValue),
-      builder.getI64IntegerAttr(*groups), IntegerAttr(), StringAttr());
+      builder.getI64IntegerAttr(*groups), TypeAttr(), IntegerAttr(),
+      StringAttr(), StringAttr());
 }
 
 Value Importer::buildLinear(const Node &node, Value input, Shape in) {
@@ -288,8 +293,8 @@ Value Importer::buildLinear(const Node &node, Value input, Shape in) {
   return nn::LinearOp::create(
       builder, loc(node), tensorType({in.length, *outF}),
       builder.getStringAttr(node.find("name")->text), input, elements(*weight),
-      bias ? elements(*bias) : DenseElementsAttr(), IntegerAttr(),
-      StringAttr());
+      bias ? elements(*bias) : DenseElementsAttr(), TypeAttr(), IntegerAttr(),
+      StringAttr(), StringAttr());
 }
 
 Value Importer::buildBatchNorm(const Node &node, Value input, Shape in) {
@@ -326,7 +331,7 @@ Value Importer::buildJoin(const Node &node, StringRef type,
            "]";
   };
   if (type == "add") {
-    if (!checkKeys(node, {"name", "type"}))
+    if (!checkKeys(node, {"name", "type", "precision"}))
       return {};
     Shape a = shapeOf(inputs[0]), b = shapeOf(inputs[1]);
     if (a.length != b.length || a.channels != b.channels)
@@ -335,9 +340,9 @@ Value Importer::buildJoin(const Node &node, StringRef type,
                              describe(0) + " and " + describe(1)),
              Value();
     return nn::AddOp::create(builder, loc(node), tensorType(a), name, inputs[0],
-                             inputs[1]);
+                             inputs[1], StringAttr(), StringAttr());
   }
-  if (!checkKeys(node, {"name", "type", "axis"}))
+  if (!checkKeys(node, {"name", "type", "axis", "precision"}))
     return {};
   StringRef axis = "channels";
   if (const Node *a = node.find("axis")) {
@@ -360,7 +365,8 @@ Value Importer::buildJoin(const Node &node, StringRef type,
     (channels ? out.channels : out.length) += channels ? s.channels : s.length;
   }
   return nn::ConcatOp::create(builder, loc(node), tensorType(out), name, inputs,
-                              builder.getStringAttr(axis));
+                              builder.getStringAttr(axis), StringAttr(),
+                              StringAttr());
 }
 
 Value Importer::buildPool(const Node &node, StringRef type, Value input,
@@ -397,16 +403,151 @@ Value Importer::buildPool(const Node &node, StringRef type, Value input,
   auto i64 = [&](int64_t v) { return builder.getI64IntegerAttr(v); };
   if (type == "maxpool1d")
     return nn::MaxPool1dOp::create(builder, loc(node), result, name, input,
-                                   i64(*kernel), i64(*stride), i64(*padding));
+                                   i64(*kernel), i64(*stride), i64(*padding),
+                                   StringAttr(), StringAttr());
   return nn::AvgPool1dOp::create(builder, loc(node), result, name, input,
                                  i64(*kernel), i64(*stride), i64(*padding),
-                                 builder.getBoolAttr(includePad), StringAttr());
+                                 builder.getBoolAttr(includePad), StringAttr(),
+                                 StringAttr());
+}
+
+/// An hls4ml-style type string `ap_fixed<W, I>` (W bits, I of them integer
+/// bits with the sign, so W - I fraction bits), with `modes` also
+/// `ap_fixed<W, I, Q>` and `ap_fixed<W, I, Q, O>` (Q a rounding, O an
+/// overflow mode, hls4ml's names).
+bool Importer::format(const Node &value, bool modes, Type &out,
+                      std::optional<std::string> &rounding,
+                      std::optional<std::string> &overflow) {
+  auto bad = [&](const Twine &why) {
+    return error(value, why + Twine(" (expected \"ap_fixed<W, I>\"") +
+                            (modes ? ", optionally with a rounding and an "
+                                     "overflow mode: \"ap_fixed<W, I, "
+                                     "AP_RND, AP_SAT>\")"
+                                   : ")"));
+  };
+  if (value.kind != Node::Kind::String)
+    return bad("a format must be a string");
+  StringRef text = StringRef(value.text).trim();
+  if (!text.consume_front("ap_fixed<") || !text.consume_back(">"))
+    return bad("format '" + value.text + "' is not an ap_fixed type");
+  SmallVector<StringRef> parts;
+  text.split(parts, ',');
+  for (StringRef &part : parts)
+    part = part.trim();
+  unsigned w = 0, i = 0;
+  if (parts.size() < 2 || parts.size() > (modes ? 4u : 2u) ||
+      parts[0].getAsInteger(10, w) || parts[1].getAsInteger(10, i))
+    return bad("format '" + value.text + "' is malformed");
+  if (w < 2 || w > 16)
+    return error(value, "format '" + value.text + "' has " + Twine(w) +
+                            " bits; the hardware supports 2 to 16");
+  if (i < 1 || i >= w)
+    return error(value, "format '" + value.text + "' has " + Twine(i) +
+                            " integer bits; with the sign bit that is 1 to " +
+                            Twine(w - 1) + " (at least one fraction bit)");
+  out = nn::FixedType::get(context, w, w - i);
+  nn::fixed::Rounding r;
+  nn::fixed::Overflow o;
+  if (parts.size() > 2) {
+    if (!nn::fixed::parseRounding(parts[2].str(), r))
+      return error(value, "unknown rounding mode '" + parts[2] +
+                              "' (AP_TRN, AP_RND or AP_RND_CONV)");
+    rounding = nn::fixed::roundingName(r);
+  }
+  if (parts.size() > 3) {
+    if (!nn::fixed::parseOverflow(parts[3].str(), o))
+      return error(value, "unknown overflow mode '" + parts[3] +
+                              "' (AP_SAT or AP_WRAP)");
+    overflow = nn::fixed::overflowName(o);
+  }
+  return true;
+}
+
+/// A node's `precision` object as the `nn.precision` attribute that
+/// nn-quantize reads: `result` (and for conv1d/linear `weight` and `accum`)
+/// formats, `rounding` and `overflow`.
+bool Importer::precision(const Node &node, StringRef type, Operation *op) {
+  const Node *p = node.find("precision");
+  if (!p)
+    return true;
+  if (p->kind != Node::Kind::Object)
+    return error(*p, "precision must be an object {\"result\", \"weight\", "
+                     "\"accum\", \"rounding\", \"overflow\"}");
+  bool mac = type == "conv1d" || type == "linear";
+  SmallVector<StringRef> allowed = {"result"};
+  if (type != "input")
+    allowed.append({"rounding", "overflow"});
+  if (mac)
+    allowed.append({"weight", "accum"});
+  if (!checkKeys(*p, allowed))
+    return false;
+  SmallVector<NamedAttribute> attrs;
+  std::optional<std::string> rounding, overflow;
+  if (const Node *r = p->find("result")) {
+    Type t;
+    if (!format(*r, type != "input", t, rounding, overflow))
+      return false;
+    attrs.push_back(builder.getNamedAttr("result", TypeAttr::get(t)));
+  }
+  if (const Node *w = p->find("weight")) {
+    Type t;
+    std::optional<std::string> none;
+    if (!format(*w, false, t, none, none))
+      return false;
+    attrs.push_back(builder.getNamedAttr("weight", TypeAttr::get(t)));
+  }
+  if (p->find("accum")) {
+    auto bits = integer(*p, "accum", std::nullopt, 2);
+    if (!bits)
+      return false;
+    if (*bits > 62)
+      return error(*p->find("accum"), "accum of " + Twine(*bits) +
+                                          " bits; at most 62 are supported");
+    attrs.push_back(
+        builder.getNamedAttr("accum", builder.getI64IntegerAttr(*bits)));
+  }
+  auto mode = [&](StringRef key, std::optional<std::string> &slot,
+                  bool isRounding) {
+    const Node *m = p->find(key);
+    if (!m)
+      return true;
+    nn::fixed::Rounding r;
+    nn::fixed::Overflow o;
+    bool known = m->kind == Node::Kind::String &&
+                 (isRounding ? nn::fixed::parseRounding(m->text, r)
+                             : nn::fixed::parseOverflow(m->text, o));
+    if (!known)
+      return error(*m, isRounding
+                           ? Twine("unknown rounding mode; expected "
+                                   "\"truncate\", \"nearest\", \"half_even\" "
+                                   "(AP_TRN, AP_RND, AP_RND_CONV)")
+                           : Twine("unknown overflow mode; expected "
+                                   "\"saturate\" or \"wrap\" (AP_SAT, "
+                                   "AP_WRAP)"));
+    std::string name =
+        isRounding ? nn::fixed::roundingName(r) : nn::fixed::overflowName(o);
+    if (slot && *slot != name)
+      return error(*m,
+                   key + " '" + m->text + "' contradicts the result format's");
+    slot = name;
+    return true;
+  };
+  if (!mode("rounding", rounding, true) || !mode("overflow", overflow, false))
+    return false;
+  if (rounding)
+    attrs.push_back(
+        builder.getNamedAttr("rounding", builder.getStringAttr(*rounding)));
+  if (overflow)
+    attrs.push_back(
+        builder.getNamedAttr("overflow", builder.getStringAttr(*overflow)));
+  op->setAttr("nn.precision", builder.getDictionaryAttr(attrs));
+  return true;
 }
 
 Value Importer::build(const Node &node, StringRef type, Value input) {
   Shape in = shapeOf(input);
   StringAttr name = builder.getStringAttr(node.find("name")->text);
-  static const StringRef common[] = {"name", "type"};
+  static const StringRef common[] = {"name", "type", "precision"};
   auto keys = [&](std::initializer_list<StringRef> extra) {
     SmallVector<StringRef> allowed(std::begin(common), std::end(common));
     allowed.append(extra.begin(), extra.end());
@@ -438,19 +579,21 @@ Value Importer::build(const Node &node, StringRef type, Value input) {
       return error(node, "hardtanh needs min < max"), Value();
     return nn::HardtanhOp::create(builder, loc(node), tensorType(in), name,
                                   input, builder.getF64FloatAttr(*lo),
-                                  builder.getF64FloatAttr(*hi));
+                                  builder.getF64FloatAttr(*hi), StringAttr(),
+                                  StringAttr());
   }
   if (!keys({}))
     return {};
   if (type == "relu")
-    return nn::ReluOp::create(builder, loc(node), tensorType(in), name, input);
+    return nn::ReluOp::create(builder, loc(node), tensorType(in), name, input,
+                              StringAttr(), StringAttr());
   if (type == "hardsigmoid")
     return nn::HardsigmoidOp::create(builder, loc(node), tensorType(in), name,
-                                     input, IntegerAttr(), StringAttr());
+                                     input, StringAttr(), StringAttr());
   if (type == "flatten")
     return nn::FlattenOp::create(builder, loc(node),
                                  tensorType({1, in.length * in.channels}), name,
-                                 input);
+                                 input, StringAttr(), StringAttr());
   nn::OutputOp::create(builder, loc(node), name, input);
   return input;
 }
@@ -577,7 +720,7 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
     if (typeOf[i] != "input")
       continue;
     const Node &node = nodes->items[i];
-    if (!checkKeys(node, {"name", "type", "shape"}))
+    if (!checkKeys(node, {"name", "type", "shape", "precision"}))
       continue;
     std::optional<Literal> shape = tensorField(node, "shape", {2}, false);
     if (!shape)
@@ -593,6 +736,8 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
     value[i] =
         nn::InputOp::create(builder, loc(node), tensorType(s),
                             builder.getStringAttr(node.find("name")->text));
+    if (!precision(node, "input", value[i].getDefiningOp()))
+      continue;
     work.push_back(i);
   }
   // Lowest index first, so that the order of the ops follows the file.
@@ -611,6 +756,9 @@ OwningOpRef<ModuleOp> Importer::run(const Node &root) {
                       ? buildJoin(nodes->items[to], type, operands)
                       : build(nodes->items[to], type, operands.front());
       if (!value[to])
+        break;
+      if (type != "output" &&
+          !precision(nodes->items[to], type, value[to].getDefiningOp()))
         break;
       work.push_back(to);
     }

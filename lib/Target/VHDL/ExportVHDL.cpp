@@ -56,6 +56,16 @@ std::string aggregate(ArrayRef<int64_t> values) {
          ")";
 }
 
+/// The VHDL package's code of a rounding mode.
+int roundingCode(std::optional<StringRef> name) {
+  fixed::Rounding r = fixed::Rounding::Nearest;
+  if (name)
+    fixed::parseRounding(name->str(), r);
+  return r == fixed::Rounding::Truncate
+             ? 0
+             : (r == fixed::Rounding::Nearest ? 1 : 2);
+}
+
 std::vector<int64_t> integersOf(ElementsAttr attr) {
   std::vector<int64_t> out;
   for (APInt v : attr.getValues<APInt>())
@@ -97,6 +107,7 @@ struct Emitter {
   std::string top, pkg, tb;
   std::vector<std::string> entities; // one per stage
   Files files;
+  std::string error; // set when a stage cannot be emitted
 
   explicit Emitter(DesignOp design) : design(design) {
     top = namer.get(design.getSymName());
@@ -154,29 +165,49 @@ package {2} is
   type sample_vector is array (natural range <>) of sample_t;
   type int_vector is array (natural range <>) of integer;
 
-  -- saturate(round_shift(v, shift)) to `bits` bits; nearest adds half an
-  -- LSB first (ties toward +infinity), truncate does not (toward -infinity).
-  function requantize(v : signed; shift : natural; nearest : boolean;
-                      bits : natural) return signed;
+  -- v * 2^-shift rounded (rounding 0: truncate, toward -infinity; 1:
+  -- nearest, ties toward +infinity; 2: half_even, ties to even; shift <= 0
+  -- is exact), then brought to `bits` bits (saturated, or wrapped: the low
+  -- bits as two's complement), as a DATA_BITS-bit value.
+  function requantize(v : signed; shift : integer; rounding : natural;
+                      wrap : boolean; bits : natural) return sample_t;
   -- integer literals as DATA_BITS-bit values (ROM contents)
   function to_samples(v : int_vector) return sample_vector;
 end package;
 
 package body {2} is
-  function requantize(v : signed; shift : natural; nearest : boolean;
-                      bits : natural) return signed is
-    variable t : signed(v'length - 1 downto 0) := v;
+  function requantize(v : signed; shift : integer; rounding : natural;
+                      wrap : boolean; bits : natural) return sample_t is
+    -- room for the fraction bits a negative shift adds and the rounding carry
+    constant W : natural := v'length + maximum(0, -shift) + 1;
+    variable q, half, kept : signed(W - 1 downto 0);
   begin
-    if nearest then
-      t := t + shift_left(to_signed(1, v'length), shift - 1);
+    q := resize(v, W);
+    if shift > 0 then
+      half := shift_left(to_signed(1, W), shift - 1);
+      if rounding = 1 then
+        q := q + half;
+      elsif rounding = 2 then
+        -- ties to even: add half an LSB, less one unless the kept LSB is 1
+        kept := shift_right(q, shift);
+        if kept(0) = '1' then
+          q := q + half;
+        else
+          q := q + half - 1;
+        end if;
+      end if;
+      q := shift_right(q, shift);
+    elsif shift < 0 then
+      q := shift_left(q, -shift);
     end if;
-    t := shift_right(t, shift);
-    if t > to_signed(2 ** (bits - 1) - 1, v'length) then
-      return to_signed(2 ** (bits - 1) - 1, bits);
-    elsif t < to_signed(-(2 ** (bits - 1)), v'length) then
-      return to_signed(-(2 ** (bits - 1)), bits);
+    if wrap then
+      q := shift_right(shift_left(q, W - bits), W - bits);
+    elsif q > to_signed(2 ** (bits - 1) - 1, W) then
+      q := to_signed(2 ** (bits - 1) - 1, W);
+    elsif q < to_signed(-(2 ** (bits - 1)), W) then
+      q := to_signed(-(2 ** (bits - 1)), W);
     end if;
-    return resize(t, bits);
+    return resize(q, DATA_BITS);
   end function;
 
   function to_samples(v : int_vector) return sample_vector is
@@ -241,7 +272,7 @@ end package body;
   constant PAD_VALUE : integer := {13};
   constant ACC_BITS  : natural := {14};
   constant SHIFT     : natural := {15};
-  constant NEAREST   : boolean := {16};
+  constant ROUNDING  : natural := {16}; -- 0 truncate, 1 nearest, 2 half_even
   constant DEPTH     : natural := BLOCKS * STEPS;
   constant TREE_LEVELS : natural := {23}; -- ceil(log2(PR))
   constant CAP       : natural := {24}; -- window buffer slots
@@ -393,7 +424,7 @@ begin
               if p_last = '1' then
                 row_v(p_blk * PO + o) := requantize(
                   a + to_signed(BIAS(p_blk * PO + o), ACC_BITS), SHIFT,
-                  NEAREST, DATA_BITS);
+                  ROUNDING, WRAP, OUT_BITS);
               end if;
             end loop;
             row <= row_v;
@@ -458,53 +489,122 @@ end architecture;
             c.getOutLen(), unit.getOutWidth(), po, pr, c.getBlocks(),
             c.getSteps(), c.getStride(), c.getPadLo(), c.getPadValue(),
             p.accumulators.getBits(), p.requantizer.getShift(),
-            p.requantizer.getRounding() == "nearest" ? "true" : "false",
-            romRows, aggregate(p.rom.getLaneBase()),
+            roundingCode(p.requantizer.getRounding()), romRows,
+            aggregate(p.rom.getLaneBase()),
             aggregate(integersOf(p.requantizer.getBias())), aggregate(termTap),
-            aggregate(termChannel), c.getKernel(), fixed::ceilLog2(pr), cap, "",
+            aggregate(termChannel), c.getKernel(), fixed::ceilLog2(pr), cap,
+            llvm::formatv("\n  constant WRAP      : boolean := {0};\n"
+                          "  constant OUT_BITS  : natural := {1}; -- "
+                          "the result format's",
+                          p.requantizer.getOverflow() == "wrap" ? "true"
+                                                                : "false",
+                          p.requantizer.getBits())
+                .str(),
             cap < c.getInLen() * c.getInChannels() ? "e mod CAP" : "e",
             cap == 1 ? 1 : 0)
             .str();
     files.push_back({entity.str() + ".vhd", text});
   }
 
-  void emitElementwise(ElementwiseOp op, StringRef entity) {
-    bool sigmoid = op.getFunction() == "hardsigmoid";
-    int64_t frac = design.getFracBits();
-    // hardsigmoid: x * slope + 1/2 at 2F fraction bits, one rounding.
-    std::string body =
-        sigmoid ? llvm::formatv(
-                      R"(    variable t : signed(2 * DATA_BITS + 1 downto 0);
+  /// The function of an elementwise stage on one value.
+  std::string elementwiseBody(ElementwiseOp op) {
+    StringRef f = op.getFunction();
+    bool converts = op.getInFrac().has_value();
+    std::string convert =
+        converts
+            ? llvm::formatv("    y := requantize(y, {0}, {1}, {2}, {3});\n",
+                            *op.getInFrac() - *op.getOutFrac(),
+                            roundingCode(op.getRounding()),
+                            op.getOverflow() == "wrap" ? "true" : "false",
+                            *op.getBits())
+                  .str()
+            : "";
+    if (f == "requantize")
+      return "    variable y : sample_t;\n  begin\n    y := x;\n" + convert +
+             "    return y;\n";
+    if (f == "clamp")
+      return R"(    variable y : sample_t;
   begin
-    t := resize(x * to_signed({0}, DATA_BITS), 2 * DATA_BITS + 2) +
-         shift_left(to_signed(1, 2 * DATA_BITS + 2), {1});
-    y := requantize(t, {2}, {3}, DATA_BITS);
+    y := x;
+    if y < to_signed(LO, DATA_BITS) then
+      y := to_signed(LO, DATA_BITS);
+    elsif y > to_signed(HI, DATA_BITS) then
+      y := to_signed(HI, DATA_BITS);
+    end if;
+)" + convert +
+             "    return y;\n";
+    // hardsigmoid: u = x + 3 * 2^Fi; the result is the rounding of
+    // m / (3 * 2^J) with m = u * 2^E (fixed::hardsigmoid); floor(m / 3) is
+    // (m * MAGIC) >> MSHIFT, exact on 0 <= m <= LIMIT (checked below).
+    int64_t fi = *op.getInFrac(), fo = *op.getOutFrac();
+    fixed::HardsigmoidShape shape = fixed::hardsigmoidShape(fi, fo);
+    int64_t limit = 6 * (int64_t(1) << std::max(fi, fo));
+    fixed::DivideBy3 d = fixed::divideBy3(limit);
+    if (!d.ok)
+      error = "no multiply-and-shift divides by 3 exactly below " +
+              std::to_string(limit);
+    unsigned mb = fixed::ceilLog2(limit + 1) + 1;
+    unsigned magicBits = fixed::ceilLog2(d.magic + 1);
+    return llvm::formatv(R"(    constant FI     : natural := {0};
+    constant E      : natural := {1};
+    constant J      : natural := {2};
+    constant MB     : natural := {3};
+    constant MAGIC  : natural := {4};
+    constant MAGB   : natural := {5};
+    constant MSHIFT : natural := {6};
+    variable u : integer;
+    variable m, q : unsigned(MB - 1 downto 0);
+    variable r, t, d : unsigned(MB + 2 downto 0);
+  begin
+    u := to_integer(x) + 3 * 2 ** FI;
+    if u <= 0 then
+      return to_signed(0, DATA_BITS);
+    elsif u >= 6 * 2 ** FI then
+      return to_signed(HI, DATA_BITS);
+    end if;
+    m := shift_left(to_unsigned(u, MB), E);
+    q := resize(shift_right(m * to_unsigned(MAGIC, MAGB), MSHIFT), MB);
+    q := shift_right(q, J); -- floor(m / (3 * 2^J))
+    t := resize(q, MB + 3);
+    r := resize(m, MB + 3) - (shift_left(t, J) + shift_left(t, J + 1));
+    d := to_unsigned(3 * 2 ** J, MB + 3);
+    if ({7} = 1 and shift_left(r, 1) >= d) or
+       ({7} = 2 and (shift_left(r, 1) > d or
+                    (shift_left(r, 1) = d and q(0) = '1'))) then
+      q := q + 1;
+    end if;
+    if q > to_unsigned(HI, MB) then
+      return to_signed(HI, DATA_BITS);
+    end if;
+    return resize(signed(resize(q, MB + 1)), DATA_BITS);
 )",
-                      op.getSlope().value_or(0), 2 * frac - 1, frac,
-                      op.getRounding() == "nearest" ? "true" : "false")
-                      .str()
-                : "  begin\n    y := x;\n";
-    std::string text =
-        use() +
-        stageEntity(entity,
-                    "Layer " + op.getSymName() + ": " + op.getFunction() +
-                        " on every value, one register stage.",
-                    op.getWidth(), op.getWidth()) +
-        llvm::formatv(R"(  constant W  : natural := {0};
+                         fi, std::max(shape.e, 0), shape.j, mb, d.magic,
+                         magicBits, d.shift, roundingCode(op.getRounding()))
+        .str();
+  }
+
+  void emitElementwise(ElementwiseOp op, StringRef entity) {
+    std::string comment = (op.getFunction() + " on every value").str();
+    if (op.getInFrac())
+      comment += llvm::formatv(" ({0} to {1} fraction bits, {2} bits, {3}, "
+                               "{4})",
+                               *op.getInFrac(), *op.getOutFrac(), *op.getBits(),
+                               op.getRounding().value_or("nearest"),
+                               op.getOverflow().value_or("saturate"))
+                     .str();
+    std::string text = use() +
+                       stageEntity(entity,
+                                   "Layer " + op.getSymName() + ": " + comment +
+                                       ", one register stage.",
+                                   op.getWidth(), op.getWidth()) +
+                       llvm::formatv(R"(  constant W  : natural := {0};
   constant LO : integer := {1};
   constant HI : integer := {2};
   signal o_valid : std_logic;
   signal o_data  : sample_vector(0 to W - 1);
 
   function f(x : sample_t) return sample_t is
-    variable y : sample_t;
-{3}    if y < to_signed(LO, DATA_BITS) then
-      return to_signed(LO, DATA_BITS);
-    elsif y > to_signed(HI, DATA_BITS) then
-      return to_signed(HI, DATA_BITS);
-    end if;
-    return y;
-  end function;
+{3}  end function;
 begin
   in_ready  <= '1' when o_valid = '0' or out_ready = '1' else '0';
   out_valid <= o_valid;
@@ -525,8 +625,9 @@ begin
   end process;
 end architecture;
 )",
-                      op.getWidth(), op.getLo(), op.getHi(), body)
-            .str();
+                                     op.getWidth(), op.getLo(), op.getHi(),
+                                     elementwiseBody(op))
+                           .str();
     files.push_back({entity.str() + ".vhd", text});
   }
 
@@ -609,7 +710,7 @@ end architecture;
   constant PAD         : natural := {5};
   constant IS_MAX      : boolean := {6};
   constant INCLUDE_PAD : boolean := {7}; -- avg: divide by KSIZE
-  constant NEAREST     : boolean := {8}; -- avg: round half up
+  constant ROUNDING    : natural := {8}; -- avg: 0 truncate, 1 nearest, 2 half_even
   -- one spare slot for a one-value input: GHDL 2.0's --synth fails on a
   -- one-entry memory
   signal buf     : sample_vector(0 to IN_LEN * CH - 1 + {9});
@@ -638,7 +739,7 @@ end architecture;
   -- window l of every channel: padded positions never win and add 0
   function pool(l : natural; v : sample_vector) return sample_vector is
     variable y : sample_vector(0 to CH - 1);
-    variable best, sum, count, p, x : integer;
+    variable best, sum, count, p, x, q, r : integer;
   begin
     for c in 0 to CH - 1 loop
       best  := -(2 ** (DATA_BITS - 1));
@@ -658,12 +759,17 @@ end architecture;
       if INCLUDE_PAD then
         count := KSIZE;
       end if;
+      q := floor_div(sum, count);
+      r := sum - q * count; -- 0 <= r < count
+      if (ROUNDING = 1 and 2 * r >= count) or
+         (ROUNDING = 2 and (2 * r > count or (2 * r = count and q mod 2 = 1)))
+      then
+        q := q + 1;
+      end if;
       if IS_MAX then
         y(c) := to_signed(best, DATA_BITS);
-      elsif NEAREST then
-        y(c) := to_signed(floor_div(2 * sum + count, 2 * count), DATA_BITS);
       else
-        y(c) := to_signed(floor_div(sum, count), DATA_BITS);
+        y(c) := to_signed(q, DATA_BITS);
       end if;
     end loop;
     return y;
@@ -711,10 +817,7 @@ end architecture;
                       op.getKernel(), op.getStride(), op.getPadding(),
                       op.getFunction() == "max" ? "true" : "false",
                       op.getCountIncludePad() ? "true" : "false",
-                      op.getRounding().value_or("nearest") == "nearest"
-                          ? "true"
-                          : "false",
-                      values == 1 ? 1 : 0)
+                      roundingCode(op.getRounding()), values == 1 ? 1 : 0)
             .str();
     files.push_back({entity.str() + ".vhd", text});
   }
@@ -798,8 +901,10 @@ end architecture;
       data = "          for i in 0 to OUT_W - 1 loop\n"
              "            o_data(i) <= requantize(resize(mem0(rd0)(i), "
              "DATA_BITS + 1) +\n"
-             "              resize(mem1(rd1)(i), DATA_BITS + 1), 0, false, "
-             "DATA_BITS);\n"
+             "              resize(mem1(rd1)(i), DATA_BITS + 1), 0, 0, " +
+             std::string(op.getOverflow() == "wrap" ? "true" : "false") + ", " +
+             std::to_string(op.getBits().value_or(design.getDataBits())) +
+             ");\n"
              "          end loop;\n";
     int64_t maxBeats = *llvm::max_element(beats);
     std::string text =
@@ -1295,7 +1400,10 @@ LogicalResult unum::translateRTLToVHDL(Operation *op, StringRef outputDir,
     return op->emitError() << "--to-vhdl needs exactly one rtl.design, found "
                            << designs.size()
                            << " (run convert-nn-to-rtl first)";
-  Files files = Emitter(designs.front()).run();
+  Emitter emitter(designs.front());
+  Files files = emitter.run();
+  if (!emitter.error.empty())
+    return designs.front().emitError() << "--to-vhdl: " << emitter.error;
   if (outputDir.empty()) {
     for (const auto &[name, text] : files)
       os << "-- file: " << name << "\n" << text;

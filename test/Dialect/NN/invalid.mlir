@@ -38,7 +38,7 @@ nn.model @weight_range {
 
 nn.model @mixed_types {
   %0 = nn.input "x" : tensor<4x2x!nn.fixed<8, 4>>
-  // expected-error @+1 {{input and result element types differ}}
+  // expected-error @+1 {{input and result are not both quantised}}
   %1 = nn.relu "r" %0 : tensor<4x2x!nn.fixed<8, 4>> -> tensor<4x2xf32>
   nn.output "y" %1 : tensor<4x2xf32>
 }
@@ -71,11 +71,56 @@ nn.model @quantised_batchnorm {
 
 // -----
 
-nn.model @bad_slope {
+nn.model @wrapping_sigmoid {
   %0 = nn.input "x" : tensor<4x1x!nn.fixed<8, 4>>
-  // expected-error @+1 {{slope must be round(2^F / 6) = 3}}
-  %1 = nn.hardsigmoid "s" %0 {slope = 2, rounding = "nearest"} : tensor<4x1x!nn.fixed<8, 4>> -> tensor<4x1x!nn.fixed<8, 4>>
+  // expected-error @+1 {{saturates its result: overflow must be "saturate"}}
+  %1 = nn.hardsigmoid "s" %0 {rounding = "nearest", overflow = "wrap"} : tensor<4x1x!nn.fixed<8, 4>> -> tensor<4x1x!nn.fixed<8, 4>>
   nn.output "y" %1 : tensor<4x1x!nn.fixed<8, 4>>
+}
+
+// -----
+
+nn.model @unknown_rounding {
+  %0 = nn.input "x" : tensor<4x1x!nn.fixed<8, 4>>
+  // expected-error @+1 {{needs rounding = "truncate", "nearest" or "half_even"}}
+  %1 = nn.relu "r" %0 {rounding = "up"} : tensor<4x1x!nn.fixed<8, 4>> -> tensor<4x1x!nn.fixed<8, 4>>
+  nn.output "y" %1 : tensor<4x1x!nn.fixed<8, 4>>
+}
+
+// -----
+
+nn.model @requantise_needs_rounding {
+  %0 = nn.input "x" : tensor<4x1x!nn.fixed<8, 4>>
+  // expected-error @+1 {{needs rounding = "truncate", "nearest" or "half_even"}}
+  %1 = nn.relu "r" %0 : tensor<4x1x!nn.fixed<8, 4>> -> tensor<4x1x!nn.fixed<6, 2>>
+  nn.output "y" %1 : tensor<4x1x!nn.fixed<6, 2>>
+}
+
+// -----
+
+nn.model @unknown_overflow {
+  %0 = nn.input "x" : tensor<4x1x!nn.fixed<8, 4>>
+  // expected-error @+1 {{overflow must be "saturate" or "wrap"}}
+  %1 = nn.relu "r" %0 {overflow = "clip"} : tensor<4x1x!nn.fixed<8, 4>> -> tensor<4x1x!nn.fixed<8, 4>>
+  nn.output "y" %1 : tensor<4x1x!nn.fixed<8, 4>>
+}
+
+// -----
+
+nn.model @fraction_beyond_products {
+  %0 = nn.input "x" : tensor<1x1x!nn.fixed<8, 2>>
+  // expected-error @+1 {{result fraction bits 7 exceed the product's 5 (input 2 + weight 3)}}
+  %1 = nn.linear "l" %0 {weight = dense<1> : tensor<1x1xi32>, weight_format = !nn.fixed<8, 3>, acc_bits = 20, rounding = "nearest"} : tensor<1x1x!nn.fixed<8, 2>> -> tensor<1x1x!nn.fixed<8, 7>>
+  nn.output "y" %1 : tensor<1x1x!nn.fixed<8, 7>>
+}
+
+// -----
+
+nn.model @narrow_accumulator {
+  %0 = nn.input "x" : tensor<1x1x!nn.fixed<8, 2>>
+  // expected-error @+1 {{needs an accumulator of at least 23 bits}}
+  %1 = nn.linear "l" %0 {weight = dense<1> : tensor<1x1xi32>, weight_format = !nn.fixed<14, 3>, acc_bits = 20, rounding = "nearest"} : tensor<1x1x!nn.fixed<8, 2>> -> tensor<1x1x!nn.fixed<8, 2>>
+  nn.output "y" %1 : tensor<1x1x!nn.fixed<8, 2>>
 }
 
 // -----

@@ -3,7 +3,7 @@
 // RUN: not unum-opt %s --nn-quantize="rounding=up" 2>&1 | FileCheck %s --check-prefix=ROUND
 
 // BITS: total-bits must be 2 to 16 and frac-bits 1 to total-bits - 1, got total-bits=8 frac-bits=8
-// ROUND: rounding must be nearest or truncate, got 'up'
+// ROUND: rounding must be truncate, nearest or half_even (AP_TRN, AP_RND, AP_RND_CONV), got 'up'
 nn.model @unfolded {
   %0 = nn.input "x" : tensor<4x1xf32>
   %1 = nn.linear "fc" %0 {weight = dense<1.0> : tensor<1x1xf64>} : tensor<4x1xf32> -> tensor<4x1xf32>

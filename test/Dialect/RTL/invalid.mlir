@@ -96,7 +96,7 @@ rtl.design @tree attributes {data_bits = 8, frac_bits = 4, input_name = "x", out
 // -----
 
 rtl.design @hardsigmoid attributes {data_bits = 8, frac_bits = 4, input_name = "x", output_source = "s", in_width = 1, in_beats = 4, out_width = 1, out_beats = 4} {
-  // expected-error @+1 {{hardsigmoid needs a slope and a rounding}}
+  // expected-error @+1 {{hardsigmoid needs in_frac, out_frac and bits}}
   rtl.elementwise @s "hardsigmoid" {inputs = ["x"], width = 1, beats = 4, lo = 0, hi = 16}
 }
 

@@ -18,13 +18,15 @@
 // CHECK: constant PR        : natural := 1; -- reduction lanes (adder tree inputs)
 // CHECK: constant PAD_VALUE : integer := -8;
 // CHECK: constant ACC_BITS  : natural := 19;
-// CHECK: constant NEAREST   : boolean := true;
+// CHECK: constant ROUNDING  : natural := 1; -- 0 truncate, 1 nearest, 2 half_even
 // CHECK: to_samples((8, 2)),
 // CHECK-NEXT: to_samples((16, -6)),
 // CHECK: constant BIAS : int_vector(0 to BLOCKS * PO - 1) := (128, -230);
 // CHECK: constant TERM_TAP : int_vector(0 to STEPS * PR - 1) := (0, 0, 1, 1, 2, 2);
 // CHECK: constant TERM_CH : int_vector(0 to STEPS * PR - 1) := (0, 1, 0, 1, 0, 1);
 // CHECK: constant KERNEL    : natural := 3;
+// CHECK-NEXT: constant WRAP      : boolean := false;
+// CHECK-NEXT: constant OUT_BITS  : natural := 8; -- the result format's
 // CHECK-NOT: int_vector(0 to OUT_LEN
 // CHECK: last := l * STRIDE + KERNEL - 1 - PAD_LO;
 // CHECK: prod(o * PR + r) <= x * ROM(addr)(o * PR + r);

@@ -51,41 +51,67 @@ std::vector<int64_t> unum::nn::getIntegers(ElementsAttr attr) {
   return out;
 }
 
+Requant unum::nn::getRequant(Operation *op) {
+  Requant r{fixed::Rounding::Nearest, fixed::Overflow::Saturate};
+  if (auto rounding = op->getAttrOfType<StringAttr>("rounding"))
+    fixed::parseRounding(rounding.str(), r.rounding);
+  if (auto overflow = op->getAttrOfType<StringAttr>("overflow"))
+    fixed::parseOverflow(overflow.str(), r.overflow);
+  return r;
+}
+
+/// The weight format of a quantised conv1d or linear: its `weight_format`,
+/// else the input's.
+static FixedType weightFormat(Operation *op) {
+  if (auto attr = op->getAttrOfType<TypeAttr>("weight_format"))
+    return cast<FixedType>(attr.getValue());
+  return getFixedType(op->getOperand(0));
+}
+
 MacLayer unum::nn::getMacLayer(Operation *op) {
   auto shape = [](Value v) {
     return cast<RankedTensorType>(v.getType()).getShape();
   };
   auto in = shape(op->getOperand(0)), out = shape(op->getResult(0));
+  FixedType inType = getFixedType(op->getOperand(0)),
+            outType = getFixedType(op->getResult(0)), w = weightFormat(op);
+  Requant r = getRequant(op);
+  MacLayer m{in[0],
+             in[1],
+             out[0],
+             out[1],
+             /*kernel=*/1,
+             /*stride=*/1,
+             /*padLo=*/0,
+             /*groups=*/1,
+             /*padValue=*/0,
+             {},
+             {},
+             0,
+             inType.getWidth(),
+             inType.getFrac(),
+             w.getWidth(),
+             w.getFrac(),
+             outType.getWidth(),
+             outType.getFrac(),
+             r.rounding,
+             r.overflow};
   if (auto conv = dyn_cast<Conv1dOp>(op)) {
-    auto w = cast<ShapedType>(conv.getWeight().getType()).getShape();
-    return {in[0],
-            in[1],
-            out[0],
-            out[1],
-            w[2],
-            conv.getStrideAttr().getInt(),
-            conv.getPadLoAttr().getInt(),
-            conv.getGroupsAttr().getInt(),
-            cast<IntegerAttr>(conv.getPaddingValue()).getInt(),
-            getIntegers(conv.getWeight()),
-            getIntegers(conv.getBiasAttr()),
-            static_cast<int64_t>(conv.getAccBits().value_or(0)),
-            conv.getRounding().value_or("nearest") == "nearest"};
+    m.kernel = cast<ShapedType>(conv.getWeight().getType()).getShape()[2];
+    m.stride = conv.getStrideAttr().getInt();
+    m.padLo = conv.getPadLoAttr().getInt();
+    m.groups = conv.getGroupsAttr().getInt();
+    m.padValue = cast<IntegerAttr>(conv.getPaddingValue()).getInt();
+    m.weight = getIntegers(conv.getWeight());
+    m.bias = getIntegers(conv.getBiasAttr());
+    m.accBits = static_cast<int64_t>(conv.getAccBits().value_or(0));
+    return m;
   }
   auto linear = cast<LinearOp>(op);
-  return {in[0],
-          in[1],
-          out[0],
-          out[1],
-          /*kernel=*/1,
-          /*stride=*/1,
-          /*padLo=*/0,
-          /*groups=*/1,
-          /*padValue=*/0,
-          getIntegers(linear.getWeight()),
-          getIntegers(linear.getBiasAttr()),
-          static_cast<int64_t>(linear.getAccBits().value_or(0)),
-          linear.getRounding().value_or("nearest") == "nearest"};
+  m.weight = getIntegers(linear.getWeight());
+  m.bias = getIntegers(linear.getBiasAttr());
+  m.accBits = static_cast<int64_t>(linear.getAccBits().value_or(0));
+  return m;
 }
 
 //===----------------------------------------------------------------------===//
@@ -95,7 +121,7 @@ MacLayer unum::nn::getMacLayer(Operation *op) {
 LogicalResult ModelOp::verifyRegions() {
   unsigned inputs = 0, outputs = 0;
   llvm::StringMap<Operation *> names;
-  Type element;
+  std::optional<bool> quantised;
   for (Operation &op : getBody().front()) {
     inputs += isa<InputOp>(op);
     outputs += isa<OutputOp>(op);
@@ -111,10 +137,10 @@ LogicalResult ModelOp::verifyRegions() {
     }
     for (Value result : op.getResults()) {
       Type type = cast<RankedTensorType>(result.getType()).getElementType();
-      if (element && type != element)
+      if (quantised && *quantised != isa<FixedType>(type))
         return op.emitOpError() << "element type " << type
-                                << " differs from the model's " << element;
-      element = type;
+                                << ": a model is all f32 or all !nn.fixed";
+      quantised = isa<FixedType>(type);
     }
   }
   if (outputs != 1)
@@ -144,8 +170,9 @@ static LogicalResult verifyResult(Operation *op, Shape expected) {
   Value input = op->getOperand(0), result = op->getResult(0);
   auto inType = cast<RankedTensorType>(input.getType());
   auto outType = cast<RankedTensorType>(result.getType());
-  if (inType.getElementType() != outType.getElementType())
-    return op->emitOpError("input and result element types differ");
+  if (isa<FixedType>(inType.getElementType()) !=
+      isa<FixedType>(outType.getElementType()))
+    return op->emitOpError("input and result are not both quantised");
   Shape got = shapeOf(result);
   if (got.length != expected.length || got.channels != expected.channels)
     return op->emitOpError()
@@ -194,16 +221,34 @@ static LogicalResult verifyElements(Operation *op, ElementsAttr elements,
   return success();
 }
 
-static LogicalResult verifyRounding(Operation *op, FixedType fixed,
-                                    std::optional<StringRef> rounding) {
-  if (!fixed) {
-    if (!rounding)
-      return success();
-    return op->emitOpError("has 'rounding' but is not quantised");
+/// `rounding` and `overflow` of a layer: absent while float; once quantised
+/// known names, `rounding` present when `needed`.
+static LogicalResult verifyQuant(Operation *op, bool needed) {
+  auto rounding = op->getAttrOfType<StringAttr>("rounding");
+  auto overflow = op->getAttrOfType<StringAttr>("overflow");
+  if (!getFixedType(op->getResult(0))) {
+    if (rounding || overflow)
+      return op->emitOpError("has 'rounding' or 'overflow' but is not "
+                             "quantised");
+    return success();
   }
-  if (!rounding || (*rounding != "nearest" && *rounding != "truncate"))
-    return op->emitOpError("needs rounding = \"nearest\" or \"truncate\"");
+  fixed::Rounding r;
+  if ((needed || rounding) &&
+      (!rounding || !fixed::parseRounding(rounding.str(), r)))
+    return op->emitOpError("needs rounding = \"truncate\", \"nearest\" or "
+                           "\"half_even\"");
+  fixed::Overflow o;
+  if (overflow && !fixed::parseOverflow(overflow.str(), o))
+    return op->emitOpError("overflow must be \"saturate\" or \"wrap\"");
   return success();
+}
+
+/// A layer that requantises its input to its result's format needs a
+/// rounding when it drops fraction bits.
+static LogicalResult verifyConvert(Operation *op) {
+  FixedType in = getFixedType(op->getOperand(0)),
+            out = getFixedType(op->getResult(0));
+  return verifyQuant(op, in && out && in.getFrac() > out.getFrac());
 }
 
 /// Weight, bias and accumulator of a multiply-accumulate layer with `products`
@@ -211,28 +256,37 @@ static LogicalResult verifyRounding(Operation *op, FixedType fixed,
 static LogicalResult verifyMac(Operation *op, ElementsAttr weight,
                                ElementsAttr bias, int64_t products,
                                int64_t outChannels,
-                               std::optional<uint64_t> accBits,
-                               std::optional<StringRef> rounding) {
+                               std::optional<uint64_t> accBits) {
   FixedType fixed = getFixedType(op->getOperand(0));
-  unsigned n = fixed ? fixed.getWidth() : 0;
-  if (failed(verifyElements(op, weight, "weight", fixed, n)))
+  FixedType w = fixed ? weightFormat(op) : FixedType();
+  if (!fixed && op->getAttr("weight_format"))
+    return op->emitOpError("has 'weight_format' but is not quantised");
+  if (failed(verifyElements(op, weight, "weight", fixed, w ? w.getWidth() : 0)))
     return failure();
   if (bias) {
     auto shape = cast<ShapedType>(bias.getType()).getShape();
     if (shape.size() != 1 || shape[0] != outChannels)
       return op->emitOpError() << "bias needs " << outChannels << " values";
     if (failed(verifyElements(op, bias, "bias", fixed,
-                              fixed ? n + fixed.getFrac() : 0)))
+                              fixed ? fixed.getWidth() + w.getWidth() - 1 : 0)))
       return failure();
   }
-  if (failed(verifyRounding(op, fixed, rounding)))
+  if (failed(verifyQuant(op, /*needed=*/true)))
     return failure();
   if (!fixed) {
     if (!accBits)
       return success();
     return op->emitOpError("has 'acc_bits' but is not quantised");
   }
-  unsigned needed = fixed::accumulatorBits(n, products);
+  FixedType out = getFixedType(op->getResult(0));
+  if (out.getFrac() > fixed.getFrac() + w.getFrac())
+    return op->emitOpError()
+           << "result fraction bits " << out.getFrac()
+           << " exceed the product's " << fixed.getFrac() + w.getFrac()
+           << " (input " << fixed.getFrac() << " + weight " << w.getFrac()
+           << ")";
+  unsigned needed =
+      fixed::accumulatorBits(fixed.getWidth(), w.getWidth(), products);
   if (!accBits || *accBits < needed)
     return op->emitOpError()
            << "needs an accumulator of at least " << needed << " bits";
@@ -274,7 +328,7 @@ LogicalResult Conv1dOp::verify() {
                           fixed ? fixed.getWidth() : 0)))
     return failure();
   return verifyMac(*this, getWeight(), getBiasAttr(), kernel * inPerGroup,
-                   outCh, getAccBits(), getRounding());
+                   outCh, getAccBits());
 }
 
 LogicalResult LinearOp::verify() {
@@ -286,11 +340,13 @@ LogicalResult LinearOp::verify() {
   if (failed(verifyResult(*this, {in.length, wShape[0]})))
     return failure();
   return verifyMac(*this, getWeight(), getBiasAttr(), in.channels, wShape[0],
-                   getAccBits(), getRounding());
+                   getAccBits());
 }
 
 LogicalResult ReluOp::verify() {
-  return verifyResult(*this, shapeOf(getInput()));
+  if (failed(verifyResult(*this, shapeOf(getInput()))))
+    return failure();
+  return verifyConvert(*this);
 }
 
 LogicalResult HardtanhOp::verify() {
@@ -305,25 +361,18 @@ LogicalResult HardtanhOp::verify() {
                              cast<IntegerAttr>(getMaxVal()).getInt()
                        : cast<FloatAttr>(getMinVal()).getValueAsDouble() <
                              cast<FloatAttr>(getMaxVal()).getValueAsDouble();
-  if (ordered)
-    return success();
-  return emitOpError("min_val must be below max_val");
+  if (!ordered)
+    return emitOpError("min_val must be below max_val");
+  return verifyConvert(*this);
 }
 
 LogicalResult HardsigmoidOp::verify() {
   if (failed(verifyResult(*this, shapeOf(getInput()))))
     return failure();
-  FixedType fixed = getFixedType(getInput());
-  if (failed(verifyRounding(*this, fixed, getRounding())))
+  if (failed(verifyQuant(*this, /*needed=*/true)))
     return failure();
-  if (!fixed) {
-    if (!getSlope())
-      return success();
-    return emitOpError("has 'slope' but is not quantised");
-  }
-  if (getSlope() != fixed::hardsigmoidSlope(fixed.getFrac()))
-    return emitOpError() << "slope must be round(2^F / 6) = "
-                         << fixed::hardsigmoidSlope(fixed.getFrac());
+  if (getFixedType(getInput()) && getOverflow() && *getOverflow() != "saturate")
+    return emitOpError("saturates its result: overflow must be \"saturate\"");
   return success();
 }
 
@@ -346,13 +395,15 @@ static LogicalResult verifyPool(Operation *op, int64_t kernel, int64_t stride,
 }
 
 LogicalResult MaxPool1dOp::verify() {
-  return verifyPool(*this, getKernelSize(), getStride(), getPadding());
+  if (failed(verifyPool(*this, getKernelSize(), getStride(), getPadding())))
+    return failure();
+  return verifyConvert(*this);
 }
 
 LogicalResult AvgPool1dOp::verify() {
   if (failed(verifyPool(*this, getKernelSize(), getStride(), getPadding())))
     return failure();
-  return verifyRounding(*this, getFixedType(getInput()), getRounding());
+  return verifyQuant(*this, /*needed=*/true);
 }
 
 LogicalResult BatchNormOp::verify() {
@@ -371,17 +422,23 @@ LogicalResult BatchNormOp::verify() {
 
 LogicalResult FlattenOp::verify() {
   Shape in = shapeOf(getInput());
-  return verifyResult(*this, {1, in.length * in.channels});
+  if (failed(verifyResult(*this, {1, in.length * in.channels})))
+    return failure();
+  return verifyConvert(*this);
 }
 
-/// Operands of a join share the result's element type.
+/// Operands of a join are quantised when the result is; a rounding is
+/// needed when one drops fraction bits.
 static LogicalResult verifyJoinTypes(Operation *op) {
-  Type element =
-      cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
-  for (Value operand : op->getOperands())
-    if (cast<RankedTensorType>(operand.getType()).getElementType() != element)
-      return op->emitOpError("operand and result element types differ");
-  return success();
+  FixedType out = getFixedType(op->getResult(0));
+  bool drops = false;
+  for (Value operand : op->getOperands()) {
+    FixedType in = getFixedType(operand);
+    if (bool(in) != bool(out))
+      return op->emitOpError("operands and result are not all quantised");
+    drops |= in && in.getFrac() > out.getFrac();
+  }
+  return verifyQuant(op, drops);
 }
 
 LogicalResult AddOp::verify() {

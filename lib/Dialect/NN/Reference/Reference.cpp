@@ -8,15 +8,10 @@
 using namespace mlir;
 using namespace unum::nn;
 
-static fixed::Rounding roundingOf(std::optional<StringRef> rounding) {
-  return rounding && *rounding == "truncate" ? fixed::Rounding::Truncate
-                                             : fixed::Rounding::Nearest;
-}
-
 /// The multiply-accumulate layers seen as one convolution (linear is a
 /// kernel of 1): the same loop nest the hardware runs.
-static std::vector<int64_t>
-runMac(const MacLayer &m, const std::vector<int64_t> &x, FixedType type) {
+static std::vector<int64_t> runMac(const MacLayer &m,
+                                   const std::vector<int64_t> &x) {
   int64_t perGroupIn = m.inCh / m.groups, perGroupOut = m.outCh / m.groups;
   std::vector<int64_t> y(m.outLen * m.outCh);
   for (int64_t l = 0; l < m.outLen; ++l)
@@ -31,11 +26,9 @@ runMac(const MacLayer &m, const std::vector<int64_t> &x, FixedType type) {
                           : x[pos * m.inCh + g * perGroupIn + i];
           acc += v * m.weight[(o * perGroupIn + i) * m.kernel + k];
         }
-      y[l * m.outCh + o] = fixed::saturate(
-          fixed::roundShift(acc, type.getFrac(),
-                            m.nearest ? fixed::Rounding::Nearest
-                                      : fixed::Rounding::Truncate),
-          type.getWidth());
+      y[l * m.outCh + o] =
+          fixed::requantize(acc, m.inFrac + m.weightFrac, m.outFrac, m.outBits,
+                            m.rounding, m.overflow);
     }
   return y;
 }
@@ -65,8 +58,7 @@ static std::vector<int64_t> runPool(Operation *op,
         continue;
       }
       int64_t count = avg.getCountIncludePad() ? kernel : w.last - w.first + 1;
-      y.push_back(
-          fixed::divideRounded(sum, count, roundingOf(avg.getRounding())));
+      y.push_back(fixed::divideRounded(sum, count, getRequant(op).rounding));
     }
   }
   return y;
@@ -103,6 +95,20 @@ LogicalResult unum::nn::evaluateReference(ModelOp model,
     auto shape = cast<RankedTensorType>(result.getType()).getShape();
     std::vector<int64_t> x = in ? values[in] : std::vector<int64_t>();
     std::vector<int64_t> y;
+    Requant rq = getRequant(&op);
+    // A value of `from`'s format in the result's format (the layer's
+    // rounding and overflow); the identity when the formats agree.
+    auto convert = [&](std::vector<int64_t> &v, FixedType from) {
+      if (from == type)
+        return;
+      for (int64_t &e : v)
+        e = fixed::requantize(e, from.getFrac(), type.getFrac(),
+                              type.getWidth(), rq.rounding, rq.overflow);
+    };
+    FixedType inType = in ? getFixedType(in) : FixedType();
+    // Layers that compute in their input's format, then requantise.
+    bool converts =
+        isa<ReluOp, HardtanhOp, MaxPool1dOp, AvgPool1dOp, FlattenOp>(op);
     auto elementwise = [&](auto f) {
       for (int64_t v : x)
         y.push_back(f(v));
@@ -127,7 +133,7 @@ LogicalResult unum::nn::evaluateReference(ModelOp model,
               return true;
             })
             .Case<Conv1dOp, LinearOp>([&](Operation *mac) {
-              y = runMac(getMacLayer(mac), x, type);
+              y = runMac(getMacLayer(mac), x);
               return true;
             })
             .Case([&](ReluOp) {
@@ -142,11 +148,9 @@ LogicalResult unum::nn::evaluateReference(ModelOp model,
               return true;
             })
             .Case([&](HardsigmoidOp op) {
-              int64_t slope = *op.getSlope();
-              fixed::Rounding r = roundingOf(op.getRounding());
               elementwise([&](int64_t v) {
-                return fixed::hardsigmoid(v, slope, type.getWidth(),
-                                          type.getFrac(), r);
+                return fixed::hardsigmoid(v, inType.getFrac(), type.getFrac(),
+                                          type.getWidth(), rq.rounding);
               });
               return true;
             })
@@ -155,13 +159,21 @@ LogicalResult unum::nn::evaluateReference(ModelOp model,
               return true;
             })
             .Case([&](AddOp op) {
-              const std::vector<int64_t> &b = values[op.getRhs()];
-              for (size_t i = 0; i < x.size(); ++i)
-                y.push_back(fixed::saturate(x[i] + b[i], type.getWidth()));
+              std::vector<int64_t> a = x, b = values[op.getRhs()];
+              convert(a, getFixedType(op.getLhs()));
+              convert(b, getFixedType(op.getRhs()));
+              for (size_t i = 0; i < a.size(); ++i)
+                y.push_back(
+                    fixed::fit(a[i] + b[i], type.getWidth(), rq.overflow));
               return true;
             })
             .Case([&](ConcatOp op) {
-              concat(op, values, y);
+              llvm::DenseMap<Value, std::vector<int64_t>> operands;
+              for (Value operand : op.getInputs()) {
+                operands[operand] = values[operand];
+                convert(operands[operand], getFixedType(operand));
+              }
+              concat(op, operands, y);
               return true;
             })
             .Case([&](FlattenOp) {
@@ -180,6 +192,8 @@ LogicalResult unum::nn::evaluateReference(ModelOp model,
             });
     if (!ok)
       return failure();
+    if (converts)
+      convert(y, inType);
     if (op.getNumResults())
       values[result] = std::move(y);
   }

@@ -48,6 +48,17 @@ template <typename LayerOp> static void fold(LayerOp layer, BatchNormOp bn) {
       toF64(cast<ShapedType>(layer.getWeight().getType()).getShape(), context,
             weight));
   layer.setBiasAttr(toF64({int64_t(outCh)}, context, bias));
+  // The batchnorm's per-layer precision (result, rounding, overflow) is the
+  // folded layer's: the pair becomes one layer with one result.
+  if (auto bnPrecision = bn->getAttrOfType<DictionaryAttr>("nn.precision")) {
+    NamedAttrList merged;
+    if (auto own =
+            layer->template getAttrOfType<DictionaryAttr>("nn.precision"))
+      merged.append(own.getValue());
+    for (NamedAttribute entry : bnPrecision)
+      merged.set(entry.getName(), entry.getValue());
+    layer->setAttr("nn.precision", merged.getDictionary(context));
+  }
   bn.getResult().replaceAllUsesWith(layer.getResult());
   bn.erase();
 }

@@ -153,10 +153,10 @@ LogicalResult PoolOp::verify() {
       (getInBeats() + 2 * getPadding() - getKernel()) / getStride() + 1;
   if (getOutBeats() != out)
     return emitOpError() << "output must be " << out << " beats";
-  bool rounded = getRounding() &&
-                 (*getRounding() == "nearest" || *getRounding() == "truncate");
+  fixed::Rounding r;
+  bool rounded = getRounding() && fixed::parseRounding(getRounding()->str(), r);
   if (getFunction() == "avg" && !rounded)
-    return emitOpError("avg needs rounding nearest or truncate");
+    return emitOpError("avg needs rounding nearest, truncate or half_even");
   return success();
 }
 
@@ -200,6 +200,12 @@ LogicalResult JoinOp::verify() {
   if (getOutWidth() != width || getOutBeats() != count)
     return emitOpError() << "output must be " << count << " beats of " << width
                          << " values";
+  int64_t designBits = cast<DesignOp>((*this)->getParentOp()).getDataBits();
+  fixed::Overflow o;
+  if (getBits() && (*getBits() < 2 || *getBits() > designBits))
+    return emitOpError("bits must be 2 to the design's data_bits");
+  if (getOverflow() && !fixed::parseOverflow(getOverflow()->str(), o))
+    return emitOpError("overflow must be saturate or wrap");
   return success();
 }
 
@@ -235,8 +241,8 @@ LogicalResult MacUnitOp::verifyRegions() {
            << "must hold the whole input (" << total
            << " values) or be a power of two of at least "
            << getMinLineBuffer(*this) << " values below that";
-  for (int64_t b : {p.buffer.getBits(), p.rom.getBits(),
-                    p.multipliers.getBits(), p.requantizer.getBits()})
+  for (int64_t b :
+       {p.buffer.getBits(), p.rom.getBits(), p.multipliers.getBits()})
     if (b != bits)
       return emitOpError() << "component width " << b
                            << " differs from the design's " << bits << " bits";
@@ -263,7 +269,12 @@ LogicalResult MacUnitOp::verifyRegions() {
     return p.rom.emitOpError()
            << "values must be [" << c.getBlocks() * c.getSteps() << ", "
            << lanes << "]";
-  if (failed(checkFits(p.rom, p.rom.getValues(), bits, "weight")))
+  int64_t inBits = p.multipliers.getInBits().value_or(bits);
+  int64_t weightBits = p.multipliers.getWeightBits().value_or(bits);
+  if (inBits < 2 || inBits > bits || weightBits < 2 || weightBits > bits)
+    return p.multipliers.emitOpError("in_bits and weight_bits must be 2 to "
+                                     "the design's data_bits");
+  if (failed(checkFits(p.rom, p.rom.getValues(), weightBits, "weight")))
     return failure();
   ArrayRef<int64_t> base = p.rom.getLaneBase();
   if (static_cast<int64_t>(base.size()) != c.getBlocks() * outLanes)
@@ -283,29 +294,49 @@ LogicalResult MacUnitOp::verifyRegions() {
                               "reduction lanes, as wide as the accumulator");
   if (p.accumulators.getCount() != outLanes)
     return p.accumulators.emitOpError("needs one accumulator per output lane");
-  if (accBits < fixed::accumulatorBits(bits, terms) || accBits > 62)
+  unsigned needed = fixed::accumulatorBits(inBits, weightBits, terms);
+  if (accBits < needed || accBits > 62)
     return p.accumulators.emitOpError()
-           << "needs " << fixed::accumulatorBits(bits, terms)
-           << " to 62 bits for " << terms << " products";
+           << "needs " << needed << " to 62 bits for " << terms << " products";
   RequantizerOp rq = p.requantizer;
-  if (rq.getRounding() != "nearest" && rq.getRounding() != "truncate")
-    return rq.emitOpError("rounding must be nearest or truncate");
-  if (rq.getShift() < 1 || rq.getShift() >= accBits)
-    return rq.emitOpError("shift must be 1 to the accumulator width - 1");
+  fixed::Rounding r;
+  fixed::Overflow o;
+  if (!fixed::parseRounding(rq.getRounding().str(), r))
+    return rq.emitOpError("rounding must be nearest, truncate or half_even");
+  if (rq.getOverflow() && !fixed::parseOverflow(rq.getOverflow()->str(), o))
+    return rq.emitOpError("overflow must be saturate or wrap");
+  if (rq.getBits() < 2 || rq.getBits() > bits)
+    return rq.emitOpError("bits must be 2 to the design's data_bits");
+  if (rq.getShift() < 0 || rq.getShift() >= accBits)
+    return rq.emitOpError("shift must be 0 to the accumulator width - 1");
   if (rq.getBias().getNumElements() != c.getBlocks() * outLanes)
     return rq.emitOpError("bias needs one value per block and output lane");
-  return checkFits(rq, rq.getBias(), bits + rq.getShift(), "bias");
+  return checkFits(rq, rq.getBias(), inBits + weightBits - 1, "bias");
 }
 
 LogicalResult ElementwiseOp::verify() {
   int64_t bits = cast<DesignOp>((*this)->getParentOp()).getDataBits();
-  if (getFunction() != "clamp" && getFunction() != "hardsigmoid")
-    return emitOpError("function must be clamp or hardsigmoid");
+  StringRef f = getFunction();
+  if (f != "clamp" && f != "hardsigmoid" && f != "requantize")
+    return emitOpError("function must be clamp, hardsigmoid or requantize");
   if (!fits(getLo(), bits) || !fits(getHi(), bits) || getLo() > getHi())
     return emitOpError("needs lo <= hi within the data width");
-  if (getFunction() == "hardsigmoid" &&
-      (!getSlope() || !getRounding() ||
-       (*getRounding() != "nearest" && *getRounding() != "truncate")))
-    return emitOpError("hardsigmoid needs a slope and a rounding");
+  bool converts = getInFrac() || getOutFrac() || getBits();
+  if (converts && (!getInFrac() || !getOutFrac() || !getBits()))
+    return emitOpError("needs in_frac, out_frac and bits together");
+  if ((f != "clamp" || getRounding() || getOverflow()) && !converts)
+    return emitOpError() << f << " needs in_frac, out_frac and bits";
+  if (converts && (*getInFrac() < 0 || *getInFrac() > 15 || *getOutFrac() < 0 ||
+                   *getOutFrac() > 15 || *getBits() < 2 || *getBits() > bits))
+    return emitOpError("needs fractions 0 to 15 and bits 2 to the design's");
+  fixed::Rounding r;
+  fixed::Overflow o;
+  if (converts &&
+      (!getRounding() || !fixed::parseRounding(getRounding()->str(), r)))
+    return emitOpError("needs rounding nearest, truncate or half_even");
+  if (getOverflow() && !fixed::parseOverflow(getOverflow()->str(), o))
+    return emitOpError("overflow must be saturate or wrap");
+  if (f == "hardsigmoid" && getOverflow() && *getOverflow() != "saturate")
+    return emitOpError("hardsigmoid saturates");
   return success();
 }

@@ -22,6 +22,9 @@ parser.add_argument("--work", required=True)
 parser.add_argument("--seeds", type=int, default=16)
 parser.add_argument("--first", type=int, default=0)
 parser.add_argument("--inferences", type=int, default=2)
+parser.add_argument("--mixed", type=int, default=2,
+                    help="every MIXED-th model (seeds 1, 1 + MIXED, ...) gets "
+                    "per-layer formats and modes (0: none)")
 parser.add_argument("--graphs", action="store_true",
                     help="layer graphs (residual add, concat, forks, dead "
                     "nodes) instead of chains")
@@ -34,17 +37,29 @@ for seed in range(args.first, args.first + args.seeds):
     model = nnhw.random_graph(seed) if args.graphs else nnhw.random_model(seed)
     blocks = model.pop("blocks", [])
     n, f = FORMATS[seed % len(FORMATS)]
-    rounding = "nearest" if seed % 3 else "truncate"
+    rounding = nnhw.ROUNDINGS[seed % 3]
+    overflow = "saturate"
     p = [1, 2, 4, 8][seed % 4]
+    mixed = args.mixed and seed % args.mixed == 1
+    if mixed:
+        # per-layer formats and modes; the default overflow wraps sometimes
+        overflow = nnhw.OVERFLOWS[(seed // args.mixed) % 2]
+        kinds.update(nnhw.random_precision(model, rng, n, f))
+        kinds.add("mixed")
+    kinds.update({rounding, overflow})
     work = os.path.join(args.work, "seed%d" % seed)
     os.makedirs(work, exist_ok=True)
     path = os.path.join(work, "model.json")
     with open(path, "w") as out:
         json.dump(model, out, indent=1)
-    report = nnhw.compile_model(args.tools, path, work, n, f, rounding, p)
-    shape = next(nd["shape"] for nd in model["nodes"] if nd["name"] == "x")
+    report = nnhw.compile_model(args.tools, path, work, n, f, rounding, p,
+                                overflow=overflow)
+    x = next(nd for nd in model["nodes"] if nd["name"] == "x")
+    in_bits = n
+    if "result" in x.get("precision", {}):
+        in_bits = int(x["precision"]["result"].split("<")[1].split(",")[0])
     inputs = os.path.join(work, "input.txt")
-    samples = nnhw.write_inputs(inputs, rng, args.inferences, n, *shape)
+    samples = nnhw.write_inputs(inputs, rng, args.inferences, in_bits, *x["shape"])
     expected = nnhw.reference(args.tools, work, inputs)
     got, cycles, secs = nnhw.ghdl(work, report, inputs)
     seconds += secs
@@ -87,7 +102,8 @@ for seed in range(args.first, args.first + args.seeds):
     bound = nnhw.error_bound(model, n, f, rounding)
     per = len(expected) // args.inferences
     worst = 0.0
-    for k, sample in enumerate(samples):
+    # The float bound is for models in one format that saturate.
+    for k, sample in enumerate([] if mixed else samples):
         ref = nnhw.float_reference(model, sample, n, f)
         hw = got[k * per:(k + 1) * per]
         if len(ref) != len(hw):
@@ -101,20 +117,24 @@ for seed in range(args.first, args.first + args.seeds):
         problems.append("cycles %s above %d" % (cycles, limit))
     status = "FAIL " + "; ".join(problems) if problems else "ok"
     failures += bool(problems)
-    print("seed %d: %s Q%d.%d %s P=%d: %d outputs, cycles %d <= %d (%s), "
-          "float error %.4f <= %.4f: %s"
-          % (seed, "+".join(layers), n, f, rounding, p, len(expected), max(cycles or [0]),
+    print("seed %d: %s Q%d.%d %s %s%s P=%d: %d outputs, cycles %d <= %d (%s), "
+          "%s: %s"
+          % (seed, "+".join(layers), n, f, rounding, overflow,
+             " per-layer" if mixed else "", p, len(expected), max(cycles or [0]),
              limit, "ceil(MACs/P)+depth+L" if limit == report["cycle_bound"]
-             else "scheduled", worst, bound, status))
+             else "scheduled",
+             "float: n/a (per-layer formats)" if mixed
+             else "float error %.4f <= %.4f" % (worst, bound), status))
 print("covered: " + " ".join(sorted(kinds)))
+MODES = set(nnhw.ROUNDINGS) | set(nnhw.OVERFLOWS) | {"mixed"} if args.mixed else set()
 REQUIRED = {"conv1d", "linear", "relu", "hardtanh", "hardsigmoid", "batchnorm1d",
             "flatten", "padding=valid", "padding=same", "padding=N", "stride>1",
             "groups>1", "bias", "no-bias", "adder-tree", "line-buffer", "backpressure", "P=1", "P=2", "P=4",
-            "P=8"}
+            "P=8"} | MODES
 if args.graphs:
     REQUIRED = {"add", "concat", "fork", "dead-input", "backpressure", "batchnorm1d",
                 "maxpool1d", "avgpool1d",
-                "P=1", "P=2", "P=4", "P=8"} | set(nnhw.GRAPH_BLOCKS)
+                "P=1", "P=2", "P=4", "P=8"} | set(nnhw.GRAPH_BLOCKS) | MODES
 if args.seeds >= (8 if args.graphs else 16) and not REQUIRED <= kinds:
     print("FAIL: the seeds do not cover " + " ".join(sorted(REQUIRED - kinds)))
     failures += 1

@@ -9,6 +9,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "unum/Dialect/NN/IR/FixedPoint.h"
 
 #include "unum/Dialect/NN/IR/NNOpsDialect.h.inc"
 
@@ -25,10 +26,21 @@ struct MacLayer {
   int64_t inLen, inCh, outLen, outCh, kernel, stride, padLo, groups, padValue;
   std::vector<int64_t> weight, bias; // weight [outCh][inCh/groups][kernel]
   int64_t accBits;
-  bool nearest; // rounding: nearest (else truncate)
+  // formats: input, weights, result; bias at inFrac + weightFrac
+  unsigned inBits, inFrac, weightBits, weightFrac, outBits, outFrac;
+  fixed::Rounding rounding;
+  fixed::Overflow overflow;
 };
 /// The MacLayer of a quantised nn.conv1d or nn.linear.
 MacLayer getMacLayer(mlir::Operation *op);
+
+/// How a quantised layer rounds and overflows (its `rounding` and `overflow`
+/// attributes; absent: nearest, saturate).
+struct Requant {
+  fixed::Rounding rounding;
+  fixed::Overflow overflow;
+};
+Requant getRequant(mlir::Operation *op);
 
 /// The fixed-point element type of a quantised value, or null for f32.
 FixedType getFixedType(mlir::Value value);

@@ -23,8 +23,8 @@ def NN_ModelOp : NN_Op<"model", [
     Layers are in def-before-use order (the graph is acyclic); a value may
     have several users (a fork), `nn.add` and `nn.concat` join branches.
     The verifier requires exactly one `nn.output`, at least one `nn.input`,
-    unique layer names, and one element type for every value (all `f32`, or
-    all the same `!nn.fixed<N, F>`).
+    unique layer names, and values either all `f32` or all `!nn.fixed`
+    (each layer may have its own format once quantised).
   }];
   let arguments = (ins SymbolNameAttr:$sym_name);
   let regions = (region SizedRegion<1>:$body);
@@ -51,6 +51,11 @@ def NN_OutputOp : NN_Op<"output", [HasParent<"ModelOp">]> {
 class NN_UnaryOp<string mnemonic, list<Trait> traits = []>
     : NN_LayerOp<mnemonic, traits> {
   dag commonArgs = (ins StrAttr:$name, NN_Tensor:$input);
+  // How the layer brings its result to the result's format (docs/
+  // NNQuantization.md): "truncate", "nearest" or "half_even"; "saturate" or
+  // "wrap" (absent: "saturate").
+  dag quantArgs = (ins OptionalAttr<StrAttr>:$rounding,
+                       OptionalAttr<StrAttr>:$overflow);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat =
       "$name $input attr-dict `:` type($input) `->` type($result)";
@@ -66,11 +71,14 @@ def NN_Conv1dOp : NN_UnaryOp<"conv1d"> {
     `[C_out, C_in/groups, K]`, `bias` `[C_out]` (absent: none). The output
     length is `(L + pad_lo + pad_hi - K) / stride + 1`.
 
-    Quantised form: `weight` holds `N`-bit integers (fraction `F`), `bias`
-    integers with fraction `2F`, `padding_value` an integer with fraction
-    `F`; `acc_bits` is the accumulator width (at least
-    `2N + ceil(log2(K*C_in/groups + 1))`) and `rounding` how the sum is
-    brought back to `F` fractional bits.
+    Quantised form: with the input `!nn.fixed<Ni, Fi>`, `weight_format`
+    `!nn.fixed<Nw, Fw>` and the result `!nn.fixed<No, Fo>`, `weight` holds
+    `Nw`-bit integers (fraction `Fw`), `bias` integers with fraction
+    `Fi + Fw` of at most `Ni + Nw - 1` bits, `padding_value` an integer of
+    the input's format; `acc_bits` is the accumulator width (at least
+    `Ni + Nw + ceil(log2(K*C_in/groups + 1))`); the sum is brought to `Fo`
+    fraction bits (`Fo <= Fi + Fw`) by `rounding`, to `No` bits by
+    `overflow`.
   }];
   let arguments = !con(commonArgs, (ins
     ElementsAttr:$weight,
@@ -80,9 +88,9 @@ def NN_Conv1dOp : NN_UnaryOp<"conv1d"> {
     I64Attr:$pad_hi,
     AnyAttr:$padding_value,
     I64Attr:$groups,
-    OptionalAttr<I64Attr>:$acc_bits,
-    OptionalAttr<StrAttr>:$rounding
-  ));
+    OptionalAttr<TypeAttrOf<NN_FixedType>>:$weight_format,
+    OptionalAttr<I64Attr>:$acc_bits
+  ), quantArgs);
 }
 
 def NN_LinearOp : NN_UnaryOp<"linear"> {
@@ -95,34 +103,39 @@ def NN_LinearOp : NN_UnaryOp<"linear"> {
   let arguments = !con(commonArgs, (ins
     ElementsAttr:$weight,
     OptionalAttr<ElementsAttr>:$bias,
-    OptionalAttr<I64Attr>:$acc_bits,
-    OptionalAttr<StrAttr>:$rounding
-  ));
+    OptionalAttr<TypeAttrOf<NN_FixedType>>:$weight_format,
+    OptionalAttr<I64Attr>:$acc_bits
+  ), quantArgs);
 }
 
 def NN_ReluOp : NN_UnaryOp<"relu"> {
   let summary = "max(x, 0)";
-  let arguments = commonArgs;
+  let description = [{
+    Quantised: `max(x, 0)` in the input's format, then requantised to the
+    result's format (`rounding`, `overflow`) when the two differ.
+  }];
+  let arguments = !con(commonArgs, quantArgs);
 }
 
 def NN_HardtanhOp : NN_UnaryOp<"hardtanh"> {
   let summary = "clamp(x, min_val, max_val)";
   let description = [{
-    Bounds are floats, or integers with fraction `F` once quantised.
+    Bounds are floats, or integers of the input's format once quantised;
+    the clamped value is requantised to the result's format (`rounding`,
+    `overflow`) when the two differ.
   }];
-  let arguments = !con(commonArgs, (ins AnyAttr:$min_val, AnyAttr:$max_val));
+  let arguments = !con(commonArgs, (ins AnyAttr:$min_val, AnyAttr:$max_val),
+                       quantArgs);
 }
 
 def NN_HardsigmoidOp : NN_UnaryOp<"hardsigmoid"> {
   let summary = "clamp(x / 6 + 1/2, 0, 1)";
   let description = [{
-    Quantised form: `slope` is `round(2^F / 6)`; the output is
-    `clamp(round_F(x * slope + 2^(2F-1)), 0, 2^F)`, saturated to N bits.
+    Quantised form: the exact rounding (`rounding`) of `x / 6 + 1/2` at the
+    result's fraction bits, clamped to `[0, 1]` and saturated to the
+    result's bits (`overflow` must be absent or "saturate").
   }];
-  let arguments = !con(commonArgs, (ins
-    OptionalAttr<I64Attr>:$slope,
-    OptionalAttr<StrAttr>:$rounding
-  ));
+  let arguments = !con(commonArgs, quantArgs);
 }
 
 def NN_BatchNormOp : NN_UnaryOp<"batchnorm"> {
@@ -139,7 +152,11 @@ def NN_BatchNormOp : NN_UnaryOp<"batchnorm"> {
 
 def NN_FlattenOp : NN_UnaryOp<"flatten"> {
   let summary = "[L, C] -> [1, L*C], position-major";
-  let arguments = commonArgs;
+  let description = [{
+    Quantised: requantises to the result's format when it differs from the
+    input's (`rounding`, `overflow`).
+  }];
+  let arguments = !con(commonArgs, quantArgs);
 }
 
 def NN_MaxPool1dOp : NN_UnaryOp<"maxpool1d"> {
@@ -150,10 +167,11 @@ def NN_MaxPool1dOp : NN_UnaryOp<"maxpool1d"> {
     inside `[0, L)`: padded positions never win. `padding` is at most
     `kernel_size / 2` (as PyTorch), so every window holds a position. The
     output length is `(L + 2 padding - kernel_size) / stride + 1`. Exact
-    once quantised.
+    once quantised (then requantised to the result's format when it differs
+    from the input's).
   }];
   let arguments = !con(commonArgs, (ins I64Attr:$kernel_size, I64Attr:$stride,
-                                        I64Attr:$padding));
+                                        I64Attr:$padding), quantArgs);
 }
 
 def NN_AvgPool1dOp : NN_UnaryOp<"avgpool1d"> {
@@ -164,21 +182,27 @@ def NN_AvgPool1dOp : NN_UnaryOp<"avgpool1d"> {
     kernel_size` when `count_include_pad`, else the number of positions
     inside. Quantised form: the exact integer sum divided by `D` with one
     rounding, `rounding` nearest `floor((2 sum + D) / (2 D))` (ties toward
-    +infinity) or truncate `floor(sum / D)`; the result always fits.
+    +infinity), truncate `floor(sum / D)` or half_even; the average fits
+    the input's format and is then requantised to the result's format when
+    it differs (a second rounding).
   }];
   let arguments = !con(commonArgs, (ins I64Attr:$kernel_size, I64Attr:$stride,
                                         I64Attr:$padding,
-                                        BoolAttr:$count_include_pad,
-                                        OptionalAttr<StrAttr>:$rounding));
+                                        BoolAttr:$count_include_pad),
+                       quantArgs);
 }
 
 def NN_AddOp : NN_LayerOp<"add"> {
   let summary = "Elementwise sum of two values of equal shape (residual)";
   let description = [{
-    `out[l][c] = lhs[l][c] + rhs[l][c]`. Quantised form: the exact sum of
-    the two N-bit values, saturated once to N bits (docs/NNQuantization.md).
+    `out[l][c] = lhs[l][c] + rhs[l][c]`. Quantised form: each operand is
+    requantised to the result's format (`rounding`, `overflow`) when its
+    format differs, then the exact sum is brought to the result's bits by
+    `overflow` (docs/NNQuantization.md).
   }];
-  let arguments = (ins StrAttr:$name, NN_Tensor:$lhs, NN_Tensor:$rhs);
+  let arguments = (ins StrAttr:$name, NN_Tensor:$lhs, NN_Tensor:$rhs,
+                       OptionalAttr<StrAttr>:$rounding,
+                       OptionalAttr<StrAttr>:$overflow);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = "$name $lhs `,` $rhs attr-dict `:` type($lhs) `,` "
                        "type($rhs) `->` type($result)";
@@ -191,10 +215,12 @@ def NN_ConcatOp : NN_LayerOp<"concat"> {
     `axis = "channels"`: operands `[L, C_i]` give `[L, sum C_i]`, position
     `l` holds the operands' rows one after another; `axis = "length"`:
     operands `[L_i, C]` give `[sum L_i, C]`, the operands' positions one
-    after another. No arithmetic.
+    after another. Quantised: each operand whose format differs from the
+    result's is requantised to it (`rounding`, `overflow`).
   }];
   let arguments = (ins StrAttr:$name, Variadic<NN_Tensor>:$inputs,
-                       StrAttr:$axis);
+                       StrAttr:$axis, OptionalAttr<StrAttr>:$rounding,
+                       OptionalAttr<StrAttr>:$overflow);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = "$name $axis $inputs attr-dict `:` type($inputs) `->` "
                        "type($result)";

@@ -24,24 +24,40 @@ def NNFoldBatchNorm : Pass<"nn-fold-batchnorm", "::unum::nn::ModelOp"> {
 }
 
 def NNQuantize : Pass<"nn-quantize", "::unum::nn::ModelOp"> {
-  let summary = "Quantise a float model to N-bit fixed point with F fraction bits";
+  let summary = "Quantise a float model to fixed point, per layer";
   let description = [{
-    Every value becomes `!nn.fixed<N, F>`. Weights, padding values and
-    hardtanh bounds are rounded to nearest (ties away from zero) and
-    saturated to N bits; biases are rounded to `2F` fraction bits and
-    saturated to `N + F` bits. Each conv1d/linear gets an accumulator of
-    `2N + ceil(log2(R + 1))` bits, R the products per output, so nothing
-    overflows inside a layer; the sum is rounded once (`rounding`) and
-    saturated once at the layer output. See docs/NNQuantization.md.
+    Every value gets a format `!nn.fixed<N, F>`: its layer's `precision`
+    from the JSON model (carried as `nn.precision`), else the model-wide
+    default `total-bits`/`frac-bits`. Weights get the layer's weight format
+    (the JSON's, else the one `policy` picks: `uniform` the default format,
+    `weights` the fewest integer bits that hold the layer's largest weight
+    and bias, keeping `total-bits`). Weights, padding values and hardtanh
+    bounds are rounded to nearest (ties away from zero) and saturated, a
+    warning naming the layer when any weight or bias saturates; biases are
+    rounded to the products' fraction bits (input's + weights'). Each
+    conv1d/linear gets an accumulator of `Ni + Nw + ceil(log2(R + 1))` bits
+    (or the JSON's `accum`, refused when narrower), R the products per
+    output, so nothing overflows inside a layer; the sum is rounded once
+    (`rounding`) to the result's fraction bits and brought to its bits once
+    (`overflow`). A layer whose result format differs from its input's
+    requantises (same rounding and overflow). See docs/NNQuantization.md.
   }];
   let options = [
     Option<"totalBits", "total-bits", "unsigned", /*default=*/"8",
-           "Bits per value (2 to 16)">,
+           "Bits per value (2 to 16), the default format">,
     Option<"fracBits", "frac-bits", "unsigned", /*default=*/"4",
-           "Fraction bits (1 to total-bits - 1)">,
+           "Fraction bits (1 to total-bits - 1), the default format">,
     Option<"rounding", "rounding", "std::string", /*default=*/"\"nearest\"",
-           "How layer outputs drop fraction bits: nearest (ties toward "
-           "+infinity) or truncate (toward -infinity)">,
+           "How results drop fraction bits: truncate (AP_TRN, toward "
+           "-infinity), nearest (AP_RND, ties toward +infinity) or half_even "
+           "(AP_RND_CONV, ties to even)">,
+    Option<"overflow", "overflow", "std::string", /*default=*/"\"saturate\"",
+           "What results that do not fit become: saturate (AP_SAT) or wrap "
+           "(AP_WRAP)">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"uniform\"",
+           "Weight formats of layers without one in the JSON: uniform (the "
+           "default format) or weights (integer bits from each layer's "
+           "largest weight and bias)">,
   ];
 }
 

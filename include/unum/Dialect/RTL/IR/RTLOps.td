@@ -77,15 +77,24 @@ def RTL_ElementwiseOp : RTL_Op<"elementwise", [
     Symbol, HasParent<"DesignOp">]> {
   let summary = "An activation on every value of a beat, one register stage";
   let description = [{
-    `clamp`: `min(max(x, lo), hi)` (relu, hardtanh). `hardsigmoid`:
-    `clamp(round_F(x * slope + 2^(2F-1)), lo, hi)` with `lo = 0`, `hi` =
-    one (or the largest value when one does not fit).
+    `clamp`: `min(max(x, lo), hi)` (relu, hardtanh), then, when `in_frac`
+    and `out_frac` are given, requantised from `in_frac` to `out_frac`
+    fraction bits and `bits` bits (`rounding`, `overflow`).
+    `requantize`: only that (`lo` and `hi` unused). `hardsigmoid`: the exact
+    rounding (`rounding`) of `x / 6 + 1/2` from `in_frac` to `out_frac`
+    fraction bits, clamped to `[lo, hi]` with `lo = 0`, `hi` = one (or the
+    largest value of `bits` bits when one does not fit); the division by 3 is
+    a multiply by a constant and a shift, checked exhaustively on the input
+    range when the VHDL is emitted.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$inputs,
                        RTL_Int:$width,
                        RTL_Int:$beats, StrAttr:$function, RTL_Int:$lo,
-                       RTL_Int:$hi, OptionalAttr<RTL_Int>:$slope,
-                       OptionalAttr<StrAttr>:$rounding);
+                       RTL_Int:$hi, OptionalAttr<RTL_Int>:$in_frac,
+                       OptionalAttr<RTL_Int>:$out_frac,
+                       OptionalAttr<RTL_Int>:$bits,
+                       OptionalAttr<StrAttr>:$rounding,
+                       OptionalAttr<StrAttr>:$overflow);
   let assemblyFormat = "$sym_name $function attr-dict";
   let hasVerifier = 1;
 }
@@ -119,7 +128,8 @@ def RTL_JoinOp : RTL_Op<"join", [Symbol, HasParent<"DesignOp">]> {
     waits in a FIFO of `fifo_depths[i]` beats (at least a whole inference
     of it: then every branch can finish an inference without the others, so
     a fork feeding a join never deadlocks). `add`: two streams of equal
-    shape, one beat of each becomes `saturate(a + b)`; `concat_channels`:
+    shape, one beat of each becomes `a + b` brought to `bits` bits (default:
+    the design's) by `overflow` (default saturate); `concat_channels`:
     equal beat counts, one beat of each becomes their values side by side;
     `concat_length`: equal widths, all beats of operand 0, then of operand
     1, ... One register stage at the output.
@@ -128,7 +138,8 @@ def RTL_JoinOp : RTL_Op<"join", [Symbol, HasParent<"DesignOp">]> {
                        StrArrayAttr:$inputs, DenseI64ArrayAttr:$in_widths,
                        DenseI64ArrayAttr:$in_beats,
                        DenseI64ArrayAttr:$fifo_depths, RTL_Int:$out_width,
-                       RTL_Int:$out_beats);
+                       RTL_Int:$out_beats, OptionalAttr<RTL_Int>:$bits,
+                       OptionalAttr<StrAttr>:$overflow);
   let assemblyFormat = "$sym_name $function attr-dict";
   let hasVerifier = 1;
 }
@@ -186,7 +197,14 @@ def RTL_WeightRomOp : RTL_Component<"weight_rom"> {
 
 def RTL_MultipliersOp : RTL_Component<"multipliers"> {
   let summary = "`count` signed bits x bits multipliers, registered";
-  let arguments = (ins RTL_Int:$count, RTL_Int:$bits);
+  let description = [{
+    `bits` is the design's value width; the values are of `in_bits` bits and
+    the weights of `weight_bits` (default: `bits`), which the accumulator
+    width is checked against.
+  }];
+  let arguments = (ins RTL_Int:$count, RTL_Int:$bits,
+                       OptionalAttr<RTL_Int>:$in_bits,
+                       OptionalAttr<RTL_Int>:$weight_bits);
 }
 
 def RTL_AdderTreeOp : RTL_Component<"adder_tree"> {
@@ -204,14 +222,15 @@ def RTL_AccumulatorsOp : RTL_Component<"accumulators"> {
 }
 
 def RTL_RequantizerOp : RTL_Component<"requantizer"> {
-  let summary = "Bias, one rounding, one saturation per output";
+  let summary = "Bias, one rounding, one saturation (or wrap) per output";
   let description = [{
-    `out = saturate_bits(round_shift(acc + bias, shift))`, `rounding`
-    nearest (ties toward +infinity) or truncate (toward -infinity); `bias`
-    holds one value per `b * out_lanes + o`.
+    `out = fit_bits(round_shift(acc + bias, shift))`, `rounding` nearest
+    (ties toward +infinity), truncate (toward -infinity) or half_even (ties
+    to even), `fit` by `overflow` saturate (default) or wrap; `bits` at most
+    the design's; `bias` holds one value per `b * out_lanes + o`.
   }];
   let arguments = (ins RTL_Int:$shift, StrAttr:$rounding, RTL_Int:$bits,
-                       ElementsAttr:$bias);
+                       ElementsAttr:$bias, OptionalAttr<StrAttr>:$overflow);
 }
 
 #endif // UNUM_DIALECT_RTL_RTLOPS_TD
