@@ -251,6 +251,27 @@ private:
   size_t maxNodes;
 };
 
+/// yaml-cpp 0.7 decodes the escapes \N (U+0085) and \_ (U+00A0) to the
+/// single bytes 0x85 and 0xA0, not to UTF-8. The input is valid UTF-8 and
+/// every other escape decodes to whole sequences, so a byte that starts no
+/// well-formed sequence in a scalar is one of these two: re-encode it.
+std::string repairLatin1Escapes(const std::string &value) {
+  if (!detail::invalidUtf8(value))
+    return value;
+  std::string out;
+  out.reserve(value.size() + 8);
+  for (size_t i = 0; i < value.size();) {
+    uint32_t cp;
+    if (size_t len = detail::decodeUtf8(value, i, cp)) {
+      out.append(value, i, len);
+      i += len;
+    } else {
+      detail::appendUtf8(out, (unsigned char)value[i++]);
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 void Builder::checkTag(const YAML::Mark &mark, const std::string &tag,
@@ -357,8 +378,9 @@ SourceLoc Builder::contentStart(const YAML::Mark &mark) {
 }
 
 void Builder::OnScalar(const YAML::Mark &mark, const std::string &tag,
-                       YAML::anchor_t, const std::string &value) {
+                       YAML::anchor_t, const std::string &decoded) {
   countNode(mark);
+  const std::string value = repairLatin1Escapes(decoded);
   if (expectingKey()) {
     Frame &top = stack.back();
     SourceLoc keyLoc = loc(mark);

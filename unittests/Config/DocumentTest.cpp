@@ -452,6 +452,21 @@ TEST(YamlTest, MultipleDocuments) {
   expectLoc(docs[2].items[0].loc, 6, 3);
 }
 
+// YAML's \N and \_ escapes are U+0085 and U+00A0, written as UTF-8 (the
+// fuzzer found yaml-cpp's single Latin-1 bytes in a key and in a value: the
+// config's JSON spelling did not read back).
+TEST(YamlTest, NextLineAndNoBreakSpaceEscapesAreUtf8) {
+  auto docs = parseYamlOk("\"k\\N\": \"\\\\\\N\\_\\x85\u00e9\\_\"\n");
+  ASSERT_EQ(docs.size(), 1u);
+  ASSERT_EQ(docs[0].members.size(), 1u);
+  EXPECT_EQ(docs[0].members[0].key, "k\xC2\x85");
+  EXPECT_EQ(docs[0].members[0].value.text,
+            "\\\xC2\x85\xC2\xA0\xC2\x85\xC3\xA9\xC2\xA0");
+  std::vector<Node> again;
+  DiagnosticSink diags("rewritten.json");
+  EXPECT_TRUE(parseJson(writeJsonValue(docs[0]), again, diags));
+}
+
 TEST(YamlTest, EmptyStreamHasNoDocuments) {
   EXPECT_TRUE(parseYamlOk("").empty());
   EXPECT_TRUE(parseYamlOk("# only a comment\n").empty());
