@@ -14,6 +14,9 @@ PACKAGES=(
   curl
   # Unit tests
   libgtest-dev libgmock-dev
+  # OpenMP runtime for AIR kernels compiled with threads > 1 (the JIT loads
+  # libomp.so.5; test/python/test_matmul.py, docs/AirABI.md#threads)
+  libomp-22-dev
   # Hardware path: VHDL analysis, synthesis check and simulation (test/Target/VHDL);
   # the iCE40 synthesis flow (utils/nn-flow/synth.py: yosys, nextpnr-ice40)
   ghdl yosys nextpnr-ice40

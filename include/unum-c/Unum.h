@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 /* Major version (breaking changes) << 16 | minor version (additions). */
-#define UNUM_C_API_VERSION ((1u << 16) | 1u)
+#define UNUM_C_API_VERSION ((1u << 16) | 2u)
 
 /* The version of the library loaded (compare with UNUM_C_API_VERSION: the
    same major number, a minor number at least the one compiled against). */
@@ -92,6 +92,13 @@ UNUM_C_EXPORT unum_error *unum_air_jit(unum_context *context, const char *text,
                                        const char *filename,
                                        const unum_air_options *options,
                                        unum_kernels **out);
+/* unum_air_jit whose kernels run their parallel loops (matmul's row
+   blocks) on `threads` OpenMP threads (libomp, loaded into the process;
+   docs/AirABI.md). 0 or 1: serial kernels, as unum_air_jit. Since 1.2. */
+UNUM_C_EXPORT unum_error *
+unum_air_jit_threads(unum_context *context, const char *text,
+                     const char *filename, const unum_air_options *options,
+                     unsigned threads, unum_kernels **out);
 UNUM_C_EXPORT void unum_kernels_destroy(unum_kernels *kernels);
 
 /* The kernels' signatures: count, names, and per kernel the inputs and the

@@ -18,12 +18,14 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -140,6 +142,7 @@ struct AirCompiler::Impl {
     unum::registerAllDialects(registry);
     registerBuiltinDialectTranslation(registry);
     registerLLVMDialectTranslation(registry);
+    registerOpenMPDialectTranslation(registry);
     context = std::make_unique<MLIRContext>(registry);
     context->loadAllAvailableDialects();
   }
@@ -263,6 +266,12 @@ bool AirCompiler::compile(const std::string &text, const std::string &filename,
   impl->kernels.clear();
   impl->lowered = false;
   impl->options = options;
+  if (options.threads < 1 || options.threads > kMaxThreads) {
+    impl->errors += "error: threads must be between 1 and " +
+                    std::to_string(kMaxThreads) + " (got " +
+                    std::to_string(options.threads) + ")\n";
+    return false;
+  }
   ScopedDiagnosticHandler handler(impl->context.get(), [&](Diagnostic &d) {
     std::string line;
     llvm::raw_string_ostream os(line);
@@ -324,6 +333,7 @@ bool AirCompiler::compile(const std::string &text, const std::string &filename,
   TargetVectors vectors = targetVectors(*machine);
   pipeline.vectorBits = vectors.bits;
   pipeline.vectorRegisters = vectors.registers;
+  pipeline.threads = options.threads;
   impl->vectorBits = vectors.bits;
   if (!impl->run(
           [&](OpPassManager &pm) { buildLinalgToLLVMPipeline(pm, pipeline); }))
@@ -378,6 +388,10 @@ std::string AirCompiler::cHeader(const std::string &guard) const {
        "   each a pointer to a ranked memref descriptor of any strides and\n"
        "   offset; the caller allocates every buffer. Each returns\n"
        "   UNUM_AIR_OK, or UNUM_AIR_ERROR_SHAPE when sizes disagree. */\n";
+  if (impl->options.threads > 1)
+    h += "/* Built with " + std::to_string(impl->options.threads) +
+         " threads: the kernels call libomp (OpenMP); link with it, e.g.\n"
+         "   -L/usr/lib/llvm-22/lib -lomp or clang -fopenmp. */\n";
   h +=
       "#ifndef " + guard + "\n#define " + guard + "\n\n#include <stdint.h>\n\n";
   h += "/* What every kernel returns. */\n#ifndef UNUM_AIR_OK\n"
@@ -461,10 +475,36 @@ void *JitKernels::lookup(const std::string &name) const {
   return *fn;
 }
 
+/// Makes libomp's __kmpc_* entry points visible to the JIT: the copy this
+/// process already has, else LLVM 22's (libomp-22-dev), else any libomp.so.5
+/// the loader finds. Never a second copy (two OpenMP runtimes of the same
+/// kind in one process abort).
+static bool loadOpenMP(std::string &errors) {
+  static std::string error;
+  static bool loaded = [] {
+    std::string message;
+    if (llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("__kmpc_fork_call"))
+      return true;
+    for (const char *path :
+         {"/usr/lib/llvm-22/lib/libomp.so.5", "libomp.so.5", "libomp.so"})
+      if (!llvm::sys::DynamicLibrary::LoadLibraryPermanently(path, &message))
+        return true;
+    error = message;
+    return false;
+  }();
+  if (!loaded)
+    errors += "error: kernels built with threads > 1 need libomp (apt-get "
+              "install libomp-22-dev): " +
+              error + "\n";
+  return loaded;
+}
+
 std::unique_ptr<JitKernels> AirCompiler::jit() {
   if (!impl->requireLowered())
     return nullptr;
   initializeLLVM();
+  if (impl->options.threads > 1 && !loadOpenMP(impl->errors))
+    return nullptr;
   auto state = std::make_unique<JitKernels::Impl>();
   // This host's CPU and features, or options.cpu (which must be one this
   // host can run).

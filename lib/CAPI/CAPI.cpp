@@ -33,6 +33,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -133,8 +134,10 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
-unum::air::CompileOptions compileOptions(const unum_air_options *options) {
+unum::air::CompileOptions compileOptions(const unum_air_options *options,
+                                         unsigned threads = 1) {
   unum::air::CompileOptions o;
+  o.threads = threads > 1 ? (int)std::min<unsigned>(threads, 1u << 20) : 1;
   if (!options)
     return o;
   o.entry = orEmpty(options->entry);
@@ -177,14 +180,14 @@ struct unum_context {
   template <typename Fn>
   unum_error *withAir(const char *text, const char *filename,
                       const unum_air_options *options, unum::air::Stage stage,
-                      Fn &&use) {
+                      Fn &&use, unsigned threads = 1) {
     if (!text)
       return makeError("error: no AIR text");
     return guarded([&]() -> unum_error * {
       std::lock_guard<std::mutex> lock(mutex);
       unum::air::AirCompiler &compiler = airCompiler();
       if (!compiler.compile(text, filename ? filename : "<air>",
-                            compileOptions(options), stage))
+                            compileOptions(options, threads), stage))
         return makeError(compiler.errors());
       return use(compiler);
     });
@@ -247,6 +250,13 @@ void unum_context_destroy(unum_context *context) { delete context; }
 unum_error *unum_air_jit(unum_context *context, const char *text,
                          const char *filename, const unum_air_options *options,
                          unum_kernels **out) {
+  return unum_air_jit_threads(context, text, filename, options, 1, out);
+}
+
+unum_error *unum_air_jit_threads(unum_context *context, const char *text,
+                                 const char *filename,
+                                 const unum_air_options *options,
+                                 unsigned threads, unum_kernels **out) {
   if (!context || !out)
     return makeError("error: unum_air_jit: context or out is NULL");
   *out = nullptr;
@@ -260,7 +270,8 @@ unum_error *unum_air_jit(unum_context *context, const char *text,
           return makeError(compiler.errors());
         *out = kernels.release();
         return nullptr;
-      });
+      },
+      threads);
 }
 
 void unum_kernels_destroy(unum_kernels *kernels) { delete kernels; }

@@ -87,6 +87,8 @@ _proto("unum_context_create", c_p, ctypes.POINTER(c_p))
 _proto("unum_context_destroy", None, c_p)
 _proto("unum_air_jit", c_p, c_p, c_s, c_s, ctypes.POINTER(AirOptions),
        ctypes.POINTER(c_p))
+_proto("unum_air_jit_threads", c_p, c_p, c_s, c_s, ctypes.POINTER(AirOptions),
+       ctypes.c_uint, ctypes.POINTER(c_p))
 _proto("unum_kernels_destroy", None, c_p)
 _proto("unum_kernels_count", ctypes.c_size_t, c_p)
 _proto("unum_kernel_name", c_s, c_p, ctypes.c_size_t)

@@ -244,13 +244,18 @@ class _Specialization:
 class JitFunction:
     """A function compiled by unum.jit; call it like the original."""
 
-    def __init__(self, fn, opt_level=3, dynamic=False):
+    def __init__(self, fn, opt_level=3, dynamic=False, threads=1):
         self.__wrapped__ = fn
         self.__name__ = getattr(fn, "__name__", "f")
         self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
         self.__doc__ = fn.__doc__
         self.__module__ = getattr(fn, "__module__", None) or "__main__"
         self.opt_level = opt_level
+        if isinstance(threads, bool) or not isinstance(threads, int) or not (
+                1 <= threads <= 256):
+            raise ValueError("unum.jit: threads must be an int in [1, 256], "
+                             "got %r" % (threads,))
+        self.threads = threads
         self.dynamic = dynamic
         self._cache = {}  # signature -> _Specialization
         self._by_text = {}  # AIR text -> (kernels, entry point): dynamic reuse
@@ -275,7 +280,8 @@ class JitFunction:
                 obj = getattr(obj, part, None)
             if obj is self:
                 return self.__qualname__
-        return (JitFunction, (self.__wrapped__, self.opt_level, self.dynamic))
+        return (JitFunction, (self.__wrapped__, self.opt_level, self.dynamic,
+                              self.threads))
 
     def __call__(self, *args, out=None):
         last = self._last
@@ -399,9 +405,9 @@ class JitFunction:
         air_name = "<unum:%s>" % self.__qualname__
         handle = ctypes.c_void_p()
         options = _capi.AirOptions(None, None, None, self.opt_level)
-        err = _capi.lib.unum_air_jit(_capi.context().handle, text.encode(),
-                                     air_name.encode(), ctypes.byref(options),
-                                     ctypes.byref(handle))
+        err = _capi.lib.unum_air_jit_threads(
+            _capi.context().handle, text.encode(), air_name.encode(),
+            ctypes.byref(options), self.threads, ctypes.byref(handle))
         if err:
             message = _capi.lib.unum_error_message(err).decode()
             _capi.lib.unum_error_destroy(err)
@@ -451,13 +457,15 @@ class _Kernels:
             self.handle = None
 
 
-def jit(fn=None, *, opt_level=3, dynamic=False):
+def jit(fn=None, *, opt_level=3, dynamic=False, threads=1):
     """Compiles `fn` per signature (dtypes and shapes of its arguments):
     `@unum.jit` or `@unum.jit(opt_level=2, dynamic=True)`. With `dynamic`,
     parameter sizes other than 1 are compiled as run-time sizes, so
     signatures that trace to the same AIR (other sizes, same program) share
-    one kernel."""
+    one kernel. With `threads` > 1 the kernels' parallel loops (matmul's row
+    blocks) run on that many OpenMP threads (libomp, docs/AirABI.md); the
+    default, 1, keeps every kernel on the calling thread."""
     if fn is None:
-        return lambda f: JitFunction(f, opt_level, dynamic)
-    return JitFunction(fn, opt_level, dynamic)
+        return lambda f: JitFunction(f, opt_level, dynamic, threads)
+    return JitFunction(fn, opt_level, dynamic, threads)
 

@@ -54,6 +54,12 @@ static cl::opt<std::string>
 static cl::opt<std::string> mcpu("mcpu",
                                  cl::desc("Target CPU (default: this machine)"),
                                  cl::cat(category));
+// Not "threads": an LLVM library linked in registers a global --threads.
+static cl::opt<int> threads(
+    "num-threads",
+    cl::desc("Threads for the kernels' parallel loops (matmul row blocks); "
+             "> 1 uses OpenMP: link the object with libomp (-lomp)"),
+    cl::init(1), cl::cat(category));
 
 /// Files to write, each staged in a temporary beside its destination and
 /// renamed into place only once every one of them is written.
@@ -127,6 +133,7 @@ int main(int argc, char **argv) {
   options.entry = entry;
   options.signature = signature;
   options.cpu = mcpu;
+  options.threads = threads;
   air::Stage stage = emit == Emit::Air      ? air::Stage::Air
                      : emit == Emit::Linalg ? air::Stage::Linalg
                                             : air::Stage::Full;

@@ -1,12 +1,13 @@
 //===- air_bench_matmul.cpp - matmul: Unum against OpenBLAS ---------------===//
 //
 // C[M,N] = A[M,K] B[K,N], f32, square sizes. The Unum kernel is one AIR
-// function with dynamic sizes, JIT-compiled in this process twice: for this
-// host's CPU (its vector registers size air-vectorize's blocks) and for
-// --mcpu=haswell (AVX2). OpenBLAS's cblas_sgemm is loaded with dlopen from
-// Debian's libopenblas0-pthread (not linked: Debian's default libblas.so.3 is
-// the reference BLAS), one thread. Every kernel's result is checked against
-// OpenBLAS's (or, without it, against a plain loop at the smallest size).
+// function with dynamic sizes, JIT-compiled in this process four times: for
+// this host's CPU (its vector registers size air-vectorize's blocks) and for
+// --mcpu=haswell (AVX2), each with 1 and 2 threads (--threads, OpenMP).
+// OpenBLAS's cblas_sgemm is loaded with dlopen from Debian's
+// libopenblas0-pthread (not linked: Debian's default libblas.so.3 is the
+// reference BLAS), with 1 and 2 threads. Every kernel's result is checked
+// against OpenBLAS's (or, without it, against a plain loop).
 //
 //===----------------------------------------------------------------------===//
 #include "air_bench.h"
@@ -88,6 +89,7 @@ std::string cpuModel() {
 
 struct Kernel {
   std::string label, cpu;
+  int threads = 1;
   std::unique_ptr<unum::air::AirCompiler> compiler;
   std::unique_ptr<unum::air::JitKernels> jit;
   double compileSeconds = 0;
@@ -98,6 +100,7 @@ bool build(Kernel &k) {
   k.compiler = std::make_unique<unum::air::AirCompiler>();
   unum::air::CompileOptions options;
   options.cpu = k.cpu;
+  options.threads = k.threads;
   if (!k.compiler->compile(kMatmulAir, "matmul.air", options)) {
     std::printf("!!! %s: %s", k.label.c_str(), k.compiler->errors().c_str());
     return false;
@@ -137,36 +140,42 @@ double maxRelError(const std::vector<float> &got,
 namespace airbench {
 
 bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
-  std::printf("\n== matmul C[n,n] = A[n,n] B[n,n], f32, one thread ==\n");
+  std::printf("\n== matmul C[n,n] = A[n,n] B[n,n], f32, 1 and 2 threads ==\n");
   std::printf("CPU: %s\n", cpuModel().c_str());
   OpenBlas blas = loadOpenBlas();
   if (blas.sgemm) {
-    if (blas.setThreads)
-      blas.setThreads(1);
-    std::printf("OpenBLAS: %s (cblas_sgemm, 1 thread)\n", blas.path.c_str());
+    std::printf("OpenBLAS: %s (cblas_sgemm, openblas_set_num_threads per "
+                "row)\n",
+                blas.path.c_str());
   } else {
     std::printf("OpenBLAS: not found (apt-get install libopenblas0-pthread): "
-                "its column is n/a\n");
+                "its rows and ratios are n/a\n");
   }
-  std::vector<Kernel> kernels(2);
-  kernels[0].label = "unum host";
-  kernels[1].label = "unum haswell";
+  std::vector<Kernel> kernels(4);
+  kernels[0].label = "unum";
+  kernels[1].label = "unum";
   kernels[1].cpu = "haswell";
+  kernels[2].label = "unum";
+  kernels[2].threads = 2;
+  kernels[3].label = "unum";
+  kernels[3].cpu = "haswell";
+  kernels[3].threads = 2;
   bool ok = true;
   for (Kernel &k : kernels) {
     ok &= build(k);
-    std::printf("%s: --mcpu=%s, JIT compile %.2f s\n", k.label.c_str(),
-                k.cpu.empty() ? "(host)" : k.cpu.c_str(), k.compileSeconds);
+    std::printf("%s: --mcpu=%s --threads=%d, JIT compile %.2f s\n",
+                k.label.c_str(), k.cpu.empty() ? "(host)" : k.cpu.c_str(),
+                k.threads, k.compileSeconds);
   }
   if (!ok)
     return false;
-  std::printf("GFLOP/s = 2 n^3 / time (%s of %d); ratio = OpenBLAS time / "
-              "Unum time (>= 0.8 is the goal); threads: 1 (Unum kernels are "
-              "single-threaded)\n",
-              median ? "median" : "best", reps);
-  std::printf("%6s %8s %12s %12s %12s %10s %10s %9s\n", "n", "threads",
-              "openblas", "unum host", "unum hsw", "host/blas", "hsw/blas",
-              "max err");
+  std::printf("GFLOP/s = 2 n^3 / time, best and median of %d; vs blas = "
+              "OpenBLAS time / Unum time, both with the same threads and the "
+              "%s (>= 0.8 is the goal at 1 thread); vs 1t = the same "
+              "kernel's 1-thread time / its time (goal >= 1.7 at 2)\n",
+              reps, median ? "median" : "best");
+  std::printf("%6s %-9s %-8s %7s %9s %9s %8s %7s %9s\n", "n", "kernel", "mcpu",
+              "threads", "best", "median", "vs blas", "vs 1t", "max err");
   for (int n : sizes) {
     int64_t nn = (int64_t)n * n;
     std::vector<float> a(nn), b(nn), want(nn, 0.f);
@@ -180,13 +189,27 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
     for (auto &x : b)
       x = rnd();
     double flops = 2.0 * n * (double)n * n;
-    double blasTime = 0;
+    auto gf = [&](double t) { return t > 0 ? flops / t * 1e-9 : 0.0; };
+    double blasTime[3] = {0, 0, 0};
     if (blas.sgemm) {
-      auto t = timeIt(reps, [&] {
-        blas.sgemm(101 /*RowMajor*/, 111 /*NoTrans*/, 111, n, n, n, 1.f,
-                   a.data(), n, b.data(), n, 0.f, want.data(), n);
-      });
-      blasTime = median ? t.second : t.first;
+      for (int threads : {1, 2}) {
+        if (blas.setThreads)
+          blas.setThreads(threads);
+        auto t = timeIt(reps, [&] {
+          blas.sgemm(101 /*RowMajor*/, 111 /*NoTrans*/, 111, n, n, n, 1.f,
+                     a.data(), n, b.data(), n, 0.f, want.data(), n);
+        });
+        blasTime[threads] = median ? t.second : t.first;
+        char vsOne[32] = "";
+        if (threads > 1)
+          std::snprintf(vsOne, sizeof vsOne, "%.2fx",
+                        blasTime[1] / blasTime[threads]);
+        std::printf("%6d %-9s %-8s %7d %9.1f %9.1f %8s %7s %9s\n", n,
+                    "openblas", "", threads, gf(t.first), gf(t.second), "",
+                    vsOne, "");
+      }
+      if (blas.setThreads)
+        blas.setThreads(1);
     } else {
       for (int i = 0; i < n; ++i)
         for (int k = 0; k < n; ++k)
@@ -194,35 +217,37 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
             want[(int64_t)i * n + j] +=
                 a[(int64_t)i * n + k] * b[(int64_t)k * n + j];
     }
-    double unumTime[2];
-    double err = 0;
-    for (int i = 0; i < 2; ++i) {
+    double oneThread[2] = {0, 0}; // per cpu (host, haswell)
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      Kernel &k = kernels[i];
       std::vector<float> c(nn, NAN);
       Desc2 da = desc(a.data(), n, n), db = desc(b.data(), n, n),
             dc = desc(c.data(), n, n);
       int32_t status = 0;
-      auto t = timeIt(reps, [&] {
-        status = kernels[i].jit->call("matmul", &da, &db, &dc);
-      });
-      unumTime[i] = median ? t.second : t.first;
+      auto t =
+          timeIt(reps, [&] { status = k.jit->call("matmul", &da, &db, &dc); });
+      double time = median ? t.second : t.first;
+      if (k.threads == 1)
+        oneThread[k.cpu.empty() ? 0 : 1] = time;
       double e = maxRelError(c, want);
-      err = std::max(err, e);
       if (status != 0 || !(e < 1e-4)) {
-        std::printf("!!! MISMATCH: %s n=%d status %d max rel err %g\n",
-                    kernels[i].label.c_str(), n, status, e);
+        std::printf("!!! MISMATCH: %s --mcpu=%s --threads=%d n=%d status %d "
+                    "max rel err %g\n",
+                    k.label.c_str(), k.cpu.c_str(), k.threads, n, status, e);
         ok = false;
       }
+      char vsBlas[32] = "n/a", vsOne[32] = "";
+      if (blas.sgemm)
+        std::snprintf(vsBlas, sizeof vsBlas, "%.2fx",
+                      blasTime[std::min(k.threads, 2)] / time);
+      if (k.threads > 1)
+        std::snprintf(vsOne, sizeof vsOne, "%.2fx",
+                      oneThread[k.cpu.empty() ? 0 : 1] / time);
+      std::printf("%6d %-9s %-8s %7d %9.1f %9.1f %8s %7s %9.1e\n", n,
+                  k.label.c_str(), k.cpu.empty() ? "host" : k.cpu.c_str(),
+                  k.threads, gf(t.first), gf(t.second), vsBlas, vsOne, e);
+      std::fflush(stdout);
     }
-    auto gf = [&](double t) { return t > 0 ? flops / t * 1e-9 : 0.0; };
-    char blasCol[32] = "n/a", r0[32] = "n/a", r1[32] = "n/a";
-    if (blas.sgemm) {
-      std::snprintf(blasCol, sizeof blasCol, "%.1f", gf(blasTime));
-      std::snprintf(r0, sizeof r0, "%.2fx", blasTime / unumTime[0]);
-      std::snprintf(r1, sizeof r1, "%.2fx", blasTime / unumTime[1]);
-    }
-    std::printf("%6d %8d %12s %12.1f %12.1f %10s %10s %9.1e\n", n, 1, blasCol,
-                gf(unumTime[0]), gf(unumTime[1]), r0, r1, err);
-    std::fflush(stdout);
   }
   return ok;
 }

@@ -34,7 +34,14 @@ struct CompileOptions {
   std::string cpu;
   /// LLVM optimisation level.
   unsigned optLevel = 3;
+  /// Threads a kernel's parallel loops (matmul's row blocks) run on: 1
+  /// (the default) keeps every kernel serial; N > 1 runs them on N OpenMP
+  /// threads of libomp, which the JIT loads and an object file must be
+  /// linked with (-lomp; docs/AirABI.md). At most kMaxThreads.
+  int threads = 1;
 };
+
+constexpr int kMaxThreads = 256;
 
 /// How far compile() lowers (the stages unum-airc --emit can print).
 enum class Stage { Air, Linalg, LLVMDialect, Full };
@@ -42,7 +49,7 @@ enum class Stage { Air, Linalg, LLVMDialect, Full };
 /// One array parameter of a kernel, as the C header declares it.
 struct ArrayParam {
   std::string name;
-  std::string dtype; // f32, f64, i32, i64, i1
+  std::string dtype;          // f32, f64, i32, i64, i1
   std::vector<int64_t> shape; // -1 for a dynamic size
 };
 

@@ -179,12 +179,18 @@ def AirVectorize : Pass<"air-vectorize"> {
   let summary = "Tile and vectorise kernel bodies for the target's vector "
                 "registers (matmul register/cache blocks, elementwise)";
   let description = [{
-    Runs on the bufferized kernel bodies (memrefs). A matmul generic is tiled
-    into cache blocks (MC x 256 x NC) and register blocks of MR rows x NR
-    columns (NR = two vector registers, MR = (registers - 4) / 2: 6 x 16 f32
-    on AVX2, 14 x 32 on AVX-512), the full register blocks vectorised to a
-    `vector.contract` whose accumulator stays in registers for the k loop
-    (lowered later to broadcast FMAs, one per row and register). An
+    Runs on the bufferized kernel bodies (memrefs). A matmul generic becomes
+    a Goto/BLIS loop nest (lib/Conversion/AirToLinalg/MatmulNest.cpp): B
+    packed per KC x NC block and A per MC x KC block into zero-padded panels
+    (allocated once per call), register tiles of MR rows x NR columns (NR =
+    two vector registers, MR = (registers - 4) / 2: 6 x 16 f32 on AVX2,
+    14 x 32 on AVX-512) accumulated in vector registers over the whole KC
+    with one broadcast FMA per row, edge tiles computed in full and stored
+    with masks (any static or dynamic shape stays vectorised). An
+    elementwise tail reading only the matmul's result (bias over rows or
+    columns, relu, scaling) is applied to the register tile before its last
+    store. With `threads` > 1 the M cache blocks and B's packing are
+    `scf.parallel` loops (convert-scf-to-openmp makes them OpenMP). An
     elementwise generic whose operands are contiguous along the innermost
     loop (or do not read it) is tiled to `unroll` registers along it and
     vectorised. Remainder tiles, reductions and other layouts are left for
@@ -198,8 +204,11 @@ def AirVectorize : Pass<"air-vectorize"> {
            "Number of vector registers (16 AVX2, 32 AVX-512)">,
     Option<"unroll", "unroll", "int64_t", "2",
            "Vector registers per elementwise tile">,
+    Option<"threads", "threads", "int64_t", "1",
+           "Threads the matmul's M blocks are shared by (> 1: scf.parallel)">,
   ];
   let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",

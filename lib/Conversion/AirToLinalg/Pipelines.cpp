@@ -11,9 +11,11 @@
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
@@ -28,7 +30,9 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/AllInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -41,6 +45,36 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+
+namespace {
+/// convert-scf-to-openmp wraps each parallel body in a memref.alloca_scope,
+/// which must keep a single block, so scf-to-cf cannot lower the loops
+/// inside it. The bodies air-vectorize makes allocate nothing on the stack:
+/// their scopes are inlined.
+struct InlineAllocaScopes
+    : public PassWrapper<InlineAllocaScopes, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(InlineAllocaScopes)
+  StringRef getArgument() const override { return "air-inline-alloca-scopes"; }
+  void runOnOperation() override {
+    SmallVector<memref::AllocaScopeOp> scopes;
+    getOperation()->walk([&](memref::AllocaScopeOp op) {
+      bool allocates = false;
+      op->walk([&](memref::AllocaOp) { allocates = true; });
+      if (!allocates)
+        scopes.push_back(op);
+    });
+    for (memref::AllocaScopeOp op : scopes) {
+      Block &body = op.getBodyRegion().front();
+      Operation *ret = body.getTerminator();
+      op->replaceAllUsesWith(ret->getOperands());
+      ret->erase();
+      op->getBlock()->getOperations().splice(Block::iterator(op),
+                                             body.getOperations());
+      op->erase();
+    }
+  }
+};
+} // namespace
 
 void unum::air::buildAirOptimizePipeline(OpPassManager &pm,
                                          const PipelineOptions &options) {
@@ -90,9 +124,18 @@ void unum::air::buildLinalgToLLVMPipeline(OpPassManager &pm,
     unum::AirVectorizeOptions vectorize;
     vectorize.vectorBits = options.vectorBits;
     vectorize.registers = options.vectorRegisters;
+    vectorize.threads = options.threads;
     pm.addNestedPass<func::FuncOp>(unum::createAirVectorize(vectorize));
   }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Parallel loops (air-vectorize's, with threads > 1) run on OpenMP
+  // threads (libomp; docs/AirABI.md); otherwise they stay serial loops.
+  if (options.threads > 1) {
+    ConvertSCFToOpenMPPassOptions omp;
+    omp.numThreads = options.threads;
+    pm.addPass(createConvertSCFToOpenMPPass(omp));
+    pm.addPass(std::make_unique<InlineAllocaScopes>());
+  }
   pm.addPass(createAirExpandMath());
   // n-D transfers become 1-D ones (one per row), then vector.contract
   // becomes outer products, i.e. a broadcast and an FMA per row
@@ -113,11 +156,11 @@ void unum::air::buildLinalgToLLVMPipeline(OpPassManager &pm,
 
 void unum::air::registerAirLoweringInterfaces(DialectRegistry &registry) {
   // The dialects on the way down, so that unum-opt reads every stage.
-  registry
-      .insert<arith::ArithDialect, bufferization::BufferizationDialect,
-              cf::ControlFlowDialect, func::FuncDialect, linalg::LinalgDialect,
-              LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
-              scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect>();
+  registry.insert<arith::ArithDialect, bufferization::BufferizationDialect,
+                  cf::ControlFlowDialect, func::FuncDialect,
+                  linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
+                  memref::MemRefDialect, omp::OpenMPDialect, scf::SCFDialect,
+                  tensor::TensorDialect, vector::VectorDialect>();
   // What bufferization and convert-to-llvm look up on the dialects that
   // convert-air-to-linalg produces.
   arith::registerBufferizableOpInterfaceExternalModels(registry);
@@ -134,6 +177,7 @@ void unum::air::registerAirLoweringInterfaces(DialectRegistry &registry) {
   index::registerConvertIndexToLLVMInterface(registry);
   registerConvertMathToLLVMInterface(registry);
   registerConvertMemRefToLLVMInterface(registry);
+  registerConvertOpenMPToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
   vector::registerConvertVectorToLLVMInterface(registry);
 }
@@ -153,12 +197,17 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<int64_t> registers{*this, "registers",
                             llvm::cl::desc("Vector registers (air-vectorize)"),
                             llvm::cl::init(16)};
+  Option<int64_t> threads{
+      *this, "threads",
+      llvm::cl::desc("Threads for parallel loops (> 1: OpenMP)"),
+      llvm::cl::init(1)};
   unum::air::PipelineOptions get() const {
     unum::air::PipelineOptions o;
     o.entry = entry;
     o.signature = signature;
     o.vectorBits = vectorBits;
     o.vectorRegisters = registers;
+    o.threads = threads;
     return o;
   }
 };

@@ -4,13 +4,10 @@
 // target's vector registers, so that the code does not depend on LLVM's loop
 // vectoriser:
 //
-//  * a matmul (the (m, k, n) generic of convert-air-to-linalg) is tiled for
-//    the caches (MC x KC x NC blocks) and then into MR x 1 x NR register
-//    blocks; the full register blocks are vectorised (vector.contract of
-//    vector<MRx1>, vector<1xNR> into vector<MRxNR>), their accumulator is
-//    hoisted out of the k loop (it stays in registers for the whole KC
-//    block), and the contraction is later lowered to outer products, i.e.
-//    one broadcast FMA per row (convert-vector-to-llvm, outerproduct);
+//  * a matmul (the (m, k, n) generic of convert-air-to-linalg) becomes a
+//    packed Goto/BLIS loop nest with MR x NR register tiles and masked edge
+//    tiles, with its elementwise tail fused into the tile's last store
+//    (MatmulNest.cpp);
 //  * an elementwise generic (all loops parallel, every operand contiguous
 //    along the innermost loop or not reading it) is tiled to 1 x ... x 1 x W
 //    and the full tiles vectorised;
@@ -23,11 +20,13 @@
 // register each, plus the B row and a broadcast.
 //
 //===----------------------------------------------------------------------===//
+#include "MatmulNest.h"
 #include "unum/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -70,19 +69,7 @@ bool isMatmul(linalg::GenericOp op) {
   return op.getIndexingMapsArray() == matmulMaps(op.getContext());
 }
 
-/// The innermost stride of `v` is statically 1 (or it has rank 0).
-bool contiguousInner(Value v) {
-  auto type = dyn_cast<MemRefType>(v.getType());
-  if (!type)
-    return false;
-  if (type.getRank() == 0)
-    return true;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return false;
-  return strides.back() == 1;
-}
+bool contiguousInner(Value v) { return unum::air::contiguousLast(v); }
 
 /// All loops parallel, identity output, and every input either contiguous
 /// along the innermost loop or independent of it: what vectorises into plain
@@ -158,9 +145,19 @@ struct AirVectorizePass
       return;
     IRRewriter rewriter(&getContext());
     SmallVector<scf::ForOp> peel;
-    for (linalg::GenericOp op : matmuls)
-      if (failed(tileMatmul(rewriter, op, peel)))
+    unum::air::MatmulTarget target;
+    target.vectorBits = vectorBits;
+    target.registers = registers;
+    target.threads = threads;
+    for (linalg::GenericOp op : matmuls) {
+      linalg::GenericOp epilogue = unum::air::findMatmulEpilogue(op);
+      if (epilogue)
+        llvm::erase(elementwise, epilogue);
+      if (failed(unum::air::emitMatmulNest(rewriter, op, epilogue, target))) {
+        op.emitError("air-vectorize: cannot emit the matmul nest");
         return signalPassFailure();
+      }
+    }
     for (linalg::GenericOp op : elementwise)
       if (failed(tileElementwise(rewriter, op, peel)))
         return signalPassFailure();
@@ -180,14 +177,6 @@ struct AirVectorizePass
       }
     });
     for (linalg::LinalgOp op : tiles) {
-      auto generic = cast<linalg::GenericOp>(op.getOperation());
-      if (isMatmul(generic)) {
-        // Static MR x NR output, k dynamic.
-        auto out = cast<MemRefType>(op.getDpsInits()[0].getType());
-        if (out.hasStaticShape())
-          emitRegisterBlock(rewriter, generic);
-        continue;
-      }
       if (op.hasDynamicShape())
         continue;
       rewriter.setInsertionPoint(op);
@@ -232,75 +221,6 @@ struct AirVectorizePass
     }
     rewriter.eraseOp(op);
     return tiled;
-  }
-
-  /// Cache blocks (n, k, m order), then register blocks (n, m order) over
-  /// the whole k of the cache block.
-  LogicalResult tileMatmul(RewriterBase &rewriter, linalg::GenericOp op,
-                           SmallVectorImpl<scf::ForOp> &peel) {
-    Type t = getElementTypeOrSelf(op.getDpsInits()[0].getType());
-    int64_t nr = 2 * lanes(t);
-    // MR rows x 2 registers of accumulators, one B row (2 registers) and a
-    // broadcast A element in the registers left.
-    int64_t mr = std::max<int64_t>(1, (registers - 4) / 2);
-    int64_t mc = mr * 12, kc = 256, nc = nr * 32;
-    FailureOr<scf::SCFTilingResult> blocks =
-        tile(rewriter, op, {mc, kc, nc}, {2, 1, 0});
-    if (failed(blocks))
-      return failure();
-    auto block = cast<linalg::GenericOp>(blocks->tiledOps.back());
-    FailureOr<scf::SCFTilingResult> regs =
-        tile(rewriter, block, {mr, 0, nr}, {2, 1, 0});
-    if (failed(regs))
-      return failure();
-    regs->tiledOps.back()->setAttr(kTileMarker, rewriter.getUnitAttr());
-    peel.push_back(cast<scf::ForOp>(regs->loops[0].getOperation()));
-    peel.push_back(cast<scf::ForOp>(regs->loops[1].getOperation()));
-    return success();
-  }
-
-  /// A full MR x NR register block of a matmul, C(MR, NR) += A(MR, K) B(K,
-  /// NR) with K dynamic: the accumulator is read once, carried through the k
-  /// loop as a vector and written once; each k contracts a column of A with
-  /// a row of B (an outer product: one broadcast FMA per row and register).
-  void emitRegisterBlock(RewriterBase &rewriter, linalg::GenericOp op) {
-    Location loc = op.getLoc();
-    rewriter.setInsertionPoint(op);
-    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
-    Value c = op.getDpsInits()[0];
-    auto cType = cast<MemRefType>(c.getType());
-    int64_t mr = cType.getDimSize(0), nr = cType.getDimSize(1);
-    Type t = cType.getElementType();
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    Value k = memref::DimOp::create(rewriter, loc, a, 1);
-    Value pad = ub::PoisonOp::create(rewriter, loc, t);
-    auto accType = VectorType::get({mr, nr}, t);
-    auto colType = VectorType::get({mr, 1}, t);
-    auto rowType = VectorType::get({1, nr}, t);
-    SmallVector<bool> inBounds = {true, true};
-    Value acc = vector::TransferReadOp::create(
-        rewriter, loc, accType, c, ValueRange{zero, zero}, pad, inBounds);
-    MLIRContext *ctx = rewriter.getContext();
-    SmallVector<AffineMap> maps = matmulMaps(ctx);
-    auto iters = rewriter.getArrayAttr(
-        {vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
-         vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction),
-         vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel)});
-    auto loop = scf::ForOp::create(
-        rewriter, loc, zero, k, one, ValueRange{acc},
-        [&](OpBuilder &nb, Location l, Value kv, ValueRange args) {
-          Value col = vector::TransferReadOp::create(
-              nb, l, colType, a, ValueRange{zero, kv}, pad, inBounds);
-          Value row = vector::TransferReadOp::create(
-              nb, l, rowType, b, ValueRange{kv, zero}, pad, inBounds);
-          Value next = vector::ContractionOp::create(
-              nb, l, col, row, args[0], nb.getAffineMapArrayAttr(maps), iters);
-          scf::YieldOp::create(nb, l, next);
-        });
-    vector::TransferWriteOp::create(rewriter, loc, loop.getResult(0), c,
-                                    ValueRange{zero, zero}, inBounds);
-    rewriter.eraseOp(op);
   }
 
   /// 1 x ... x 1 x W tiles, W = `unroll` registers.

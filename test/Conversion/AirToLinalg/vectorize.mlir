@@ -1,28 +1,34 @@
 // RUN: unum-opt %s --air-vectorize="vector-bits=256 registers=16" | FileCheck %s --check-prefix=AVX2
 // RUN: unum-opt %s --air-vectorize="vector-bits=512 registers=32" | FileCheck %s --check-prefix=AVX512
 
-// matmul: cache blocks of 72 x 256 x 512 (AVX2) / 168 x 256 x 1024
-// (AVX-512) rows x k x columns, then register blocks of 6 x 16 / 14 x 32
-// whose accumulator is read before the k loop, carried through it in
-// registers and written after it; the contraction per k is an outer product
-// (later one broadcast FMA per row). Remainder blocks stay linalg.
+// matmul: a packed Goto/BLIS nest. NC x KC blocks (4096 x 256 f32 AVX2,
+// 8192 x 256... AVX-512) with B packed into NR-wide zero-padded slivers
+// (masked loads at the right edge), M blocks of at most MC rows with A
+// packed into MR-tall slivers, then MR x NR register tiles (6 x 16 AVX2,
+// 14 x 32 AVX-512) whose accumulators (one vector per row) are read before
+// the k loop, carried through it (one broadcast FMA per row and k) and
+// written after it; edge tiles store with masks. No linalg op is left.
 // AVX2-LABEL: func.func @matmul(
-// AVX2: scf.for {{.*}} step %c512
+// AVX2: memref.alloc({{.*}}) : memref<?xf32>
+// AVX2: memref.alloc({{.*}}) : memref<?xf32>
+// AVX2: scf.for {{.*}} step %c4096
 // AVX2: scf.for {{.*}} step %c256
-// AVX2: scf.for {{.*}} step %c72
+// AVX2: vector.maskedload %arg1
 // AVX2: scf.for {{.*}} step %c16
 // AVX2: scf.for {{.*}} step %c6
-// AVX2: %[[ACC:.*]] = vector.transfer_read {{.*}} vector<6x16xf32>
-// AVX2: %[[SUM:.*]] = scf.for {{.*}} iter_args(%[[A:.*]] = %[[ACC]]) -> (vector<6x16xf32>)
-// AVX2: vector.contract {{.*}} vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
-// AVX2: vector.transfer_write %[[SUM]]
-// AVX2: linalg.generic
+// AVX2: %[[SUM:.*]]:6 = scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// AVX2: vector.load {{.*}} : memref<?xf32>, vector<16xf32>
+// AVX2-COUNT-6: llvm.intr.fmuladd
+// AVX2: vector.store %[[SUM]]#0
+// AVX2: vector.maskedstore
+// AVX2-NOT: linalg.generic
+// AVX2: memref.dealloc
+// AVX2: memref.dealloc
 // AVX512-LABEL: func.func @matmul(
-// AVX512: scf.for {{.*}} step %c1024
-// AVX512: scf.for {{.*}} step %c256
-// AVX512: scf.for {{.*}} step %c168
-// AVX512: scf.for {{.*}} iter_args({{.*}}) -> (vector<14x32xf32>)
-// AVX512: vector.contract {{.*}} vector<14x1xf32>, vector<1x32xf32> into vector<14x32xf32>
+// AVX512: scf.for {{.*}} step %c32
+// AVX512: scf.for {{.*}} step %c14
+// AVX512: scf.for {{.*}} -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>)
+// AVX512-COUNT-14: llvm.intr.fmuladd({{.*}}) : (vector<32xf32>
 #mk = affine_map<(d0, d1, d2) -> (d0, d1)>
 #kn = affine_map<(d0, d1, d2) -> (d1, d2)>
 #mn = affine_map<(d0, d1, d2) -> (d0, d2)>

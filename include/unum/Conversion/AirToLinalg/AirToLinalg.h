@@ -19,6 +19,10 @@ struct PipelineOptions {
   /// leaves vectorisation to LLVM) and count. AirCompiler reads them from
   /// the LLVM TargetMachine; the defaults are AVX2's.
   int64_t vectorBits = 256, vectorRegisters = 16;
+  /// Threads the parallel loops run on (the matmul's M blocks): 1 leaves
+  /// them serial; > 1 lowers them to OpenMP (the code then calls libomp's
+  /// __kmpc_* entry points, docs/AirABI.md).
+  int64_t threads = 1;
 };
 
 /// air-optimize: monomorphize (with inference), simplify, make broadcasts

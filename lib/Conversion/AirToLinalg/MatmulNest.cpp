@@ -1,0 +1,617 @@
+//===- MatmulNest.cpp - packed, blocked matmul for air-vectorize ----------===//
+//
+// The Goto/BLIS loop nest for C(M, N) += A(M, K) B(K, N) on buffers whose
+// last dimension is contiguous, any static or dynamic sizes:
+//
+//   for jc in [0, N) step NC                   B panel of KC x NC (L3)
+//     for pc in [0, K) step KC
+//       pack B[pc:+KC, jc:+NC] into NR-wide slivers, k-major, zero-padded
+//       for blk in M blocks of MC rows        (scf.parallel with threads)
+//         pack A[ic:+MC, pc:+KC] into MR-tall slivers, k-major, zero-padded
+//         for jr in [0, nc) step NR            B sliver KC x NR (L1)
+//           for ir in [0, mc) step MR          A sliver MR x KC (L2)
+//             acc = first k block ? fill value : C tile
+//             for k in [0, kc): acc[r] += A[r, k] * B[k, :]   (MR FMAs)
+//             store acc (or the epilogue of acc, after the last k block)
+//
+// Edge tiles are computed in full from the padded panels (still vectors)
+// and only their loads and stores of C are masked (rows by a branch each,
+// columns by a vector mask), so no shape falls back to scalar code. The
+// packing buffers are allocated once per call. An elementwise tail that
+// reads C (bias, relu, scaling, ...) is applied to the register tile before
+// its last store, writing its own output directly; C then holds only the
+// partial sums of earlier k blocks.
+//
+//===----------------------------------------------------------------------===//
+#include "MatmulNest.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+using namespace mlir;
+
+bool unum::air::contiguousLast(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type)
+    return false;
+  if (type.getRank() == 0)
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
+namespace {
+using unum::air::contiguousLast;
+
+/// The buffer `v` is a view of.
+Value rootOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      v = view.getViewSource();
+      continue;
+    }
+    if (auto cast = dyn_cast<memref::CastOp>(def)) {
+      v = cast.getSource();
+      continue;
+    }
+    break;
+  }
+  return v;
+}
+
+/// A buffer no other value of the function aliases: an allocation or a
+/// `llvm.noalias` argument.
+bool isFreshBuffer(Value root) {
+  if (isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(root.getDefiningOp()))
+    return true;
+  auto arg = dyn_cast<BlockArgument>(root);
+  if (!arg || !arg.getOwner()->isEntryBlock())
+    return false;
+  auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  return func && func.getArgAttr(arg.getArgNumber(), "llvm.noalias");
+}
+
+bool byteSized(Type t) {
+  return t.isIntOrFloat() && t.getIntOrFloatBitWidth() >= 8 &&
+         t.getIntOrFloatBitWidth() % 8 == 0;
+}
+
+bool isDealloc(Operation *op) {
+  return isa<memref::DeallocOp, bufferization::DeallocOp>(op);
+}
+
+/// The linalg.fill that initialises the matmul's output: C is a fresh
+/// allocation, the fill is in the matmul's block before it, and nothing else
+/// touches C before the matmul.
+linalg::FillOp findFill(linalg::GenericOp matmul) {
+  Value c = matmul.getDpsInits()[0];
+  if (!isa_and_nonnull<memref::AllocOp>(c.getDefiningOp()))
+    return {};
+  linalg::FillOp fill;
+  Block *block = matmul->getBlock();
+  for (Operation *user : c.getUsers()) {
+    if (user == matmul.getOperation())
+      continue;
+    Operation *at = block->findAncestorOpInBlock(*user);
+    if (!at)
+      return {};
+    if (matmul->isBeforeInBlock(at))
+      continue;
+    auto f = dyn_cast<linalg::FillOp>(user);
+    if (!f || fill || f.getDpsInits()[0] != c || !f.hasPureBufferSemantics())
+      return {};
+    fill = f;
+  }
+  return fill;
+}
+
+enum class EpilogueRead { Tile, Columns, Rows, Scalar, Value };
+
+/// How the epilogue's operand `operand` is read by a register tile, or
+/// failure.
+FailureOr<EpilogueRead> classify(linalg::GenericOp op, OpOperand &operand,
+                                 Value c) {
+  Value v = operand.get();
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  MLIRContext *ctx = op.getContext();
+  if (v == c) {
+    if (!map.isIdentity())
+      return failure();
+    return EpilogueRead::Tile;
+  }
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type)
+    return EpilogueRead::Value;
+  if (!byteSized(type.getElementType()) || !contiguousLast(v))
+    return failure();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  if (map.isIdentity())
+    return EpilogueRead::Tile;
+  if (map == AffineMap::get(2, 0, {d1}, ctx))
+    return EpilogueRead::Columns;
+  if (map == AffineMap::get(2, 0, {d0}, ctx))
+    return EpilogueRead::Rows;
+  if (map.getNumResults() == 0)
+    return EpilogueRead::Scalar;
+  return failure();
+}
+} // namespace
+
+linalg::GenericOp unum::air::findMatmulEpilogue(linalg::GenericOp matmul) {
+  linalg::FillOp fill = findFill(matmul);
+  if (!fill)
+    return {};
+  Value c = matmul.getDpsInits()[0];
+  auto next = dyn_cast_or_null<linalg::GenericOp>(matmul->getNextNode());
+  if (!next || !next.hasPureBufferSemantics() || next.getNumLoops() != 2 ||
+      next.getNumDpsInits() != 1 || next.getNumParallelLoops() != 2)
+    return {};
+  // C is read by the epilogue alone (then freed).
+  for (Operation *user : c.getUsers())
+    if (user != matmul.getOperation() && user != next.getOperation() &&
+        user != fill.getOperation() && !isDealloc(user))
+      return {};
+  Value d = next.getDpsInits()[0];
+  auto dType = dyn_cast<MemRefType>(d.getType());
+  if (!dType || d == c || !byteSized(dType.getElementType()) ||
+      !contiguousLast(d) ||
+      !next.getMatchingIndexingMap(&next.getDpsInitsMutable()[0]).isIdentity())
+    return {};
+  // D is written while A and B are still read: it must alias neither.
+  Value dRoot = rootOf(d);
+  if (!isFreshBuffer(dRoot) || dRoot == rootOf(matmul.getDpsInputs()[0]) ||
+      dRoot == rootOf(matmul.getDpsInputs()[1]))
+    return {};
+  int tiles = 0;
+  for (OpOperand *in : next.getDpsInputOperands()) {
+    FailureOr<EpilogueRead> read = classify(next, *in, c);
+    if (failed(read))
+      return {};
+    if (in->get() == c)
+      ++tiles;
+    else if (isa<MemRefType>(in->get().getType()) && rootOf(in->get()) == dRoot)
+      return {};
+  }
+  if (tiles != 1)
+    return {};
+  Block *body = next.getBody();
+  if (!body->getArgument(body->getNumArguments() - 1).use_empty())
+    return {};
+  for (Operation &inner : body->without_terminator()) {
+    bool constant =
+        inner.getNumOperands() == 0 && inner.hasTrait<OpTrait::ConstantLike>();
+    if (inner.getNumResults() != 1 || inner.getNumRegions() != 0 ||
+        (!constant && !(inner.hasTrait<OpTrait::Elementwise>() &&
+                        inner.hasTrait<OpTrait::Vectorizable>())))
+      return {};
+    for (Type t : inner.getResultTypes())
+      if (!t.isIntOrFloat())
+        return {};
+  }
+  return next;
+}
+
+namespace {
+/// Builds the nest at the matmul's place.
+class NestBuilder {
+public:
+  NestBuilder(RewriterBase &b, linalg::GenericOp matmul,
+              linalg::GenericOp epilogue, linalg::FillOp fill,
+              const unum::air::MatmulTarget &target)
+      : b(b), loc(matmul.getLoc()), matmul(matmul), epilogue(epilogue),
+        fill(fill), target(target) {
+    a = matmul.getDpsInputs()[0];
+    bMat = matmul.getDpsInputs()[1];
+    c = matmul.getDpsInits()[0];
+    t = getElementTypeOrSelf(c.getType());
+    lanes = std::max<int64_t>(1, target.vectorBits / t.getIntOrFloatBitWidth());
+    nr = 2 * lanes;
+    // MR rows of two-register accumulators, the B row (two registers) and
+    // a broadcast A element in what is left.
+    mr = std::max<int64_t>(1, (target.registers - 4) / 2);
+    // A B sliver (KC x NR) in half of a 32 KB L1, an A block (MC x KC) in
+    // a quarter of a 512 KB-1 MB L2, a B panel (KC x NC) of ~4 MB in L3.
+    int64_t bytes = t.getIntOrFloatBitWidth() / 8;
+    kc = std::clamp<int64_t>(16384 / (nr * bytes), 128, 512);
+    mc = mr * std::max<int64_t>(1, (144 * 1024) / (kc * bytes * mr));
+    nc = nr * std::max<int64_t>(1, (4 << 20) / (kc * bytes * nr));
+    rowType = VectorType::get({nr}, t);
+    maskType = VectorType::get({nr}, b.getI1Type());
+  }
+
+  LogicalResult build();
+
+private:
+  // Index arithmetic.
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value ceilDiv(Value x, int64_t m) { return div(add(x, cst(m - 1)), cst(m)); }
+  Value roundUp(Value x, int64_t m) { return mul(ceilDiv(x, m), cst(m)); }
+  Value ceilDiv(Value x, Value m) { return div(sub(add(x, m), cst(1)), m); }
+  Value dim(Value v, int64_t d) { return memref::DimOp::create(b, loc, v, d); }
+
+  void forLoop(Value lb, Value ub, Value step, function_ref<void(Value)> body) {
+    scf::ForOp::create(b, loc, lb, ub, step, ValueRange{},
+                       [&](OpBuilder &, Location, Value iv, ValueRange) {
+                         body(iv);
+                         scf::YieldOp::create(b, loc);
+                       });
+  }
+  /// scf.parallel when threads > 1.
+  void parallelLoop(Value ub, function_ref<void(Value)> body) {
+    if (target.threads <= 1)
+      return forLoop(cst(0), ub, cst(1), body);
+    auto loop = scf::ParallelOp::create(
+        b, loc, ValueRange{cst(0)}, ValueRange{ub}, ValueRange{cst(1)},
+        [&](OpBuilder &, Location, ValueRange ivs) { body(ivs[0]); });
+    Block *block = loop.getBody();
+    if (block->empty() || !block->back().hasTrait<OpTrait::IsTerminator>()) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(block);
+      scf::ReduceOp::create(b, loc);
+    }
+  }
+  void ifThen(Value cond, function_ref<void()> then,
+              function_ref<void()> otherwise = nullptr) {
+    auto op = scf::IfOp::create(b, loc, cond, static_cast<bool>(otherwise));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&op.getThenRegion().front());
+    then();
+    if (otherwise) {
+      b.setInsertionPointToStart(&op.getElseRegion().front());
+      otherwise();
+    }
+  }
+  SmallVector<Value> ifValues(Value cond, TypeRange types,
+                              function_ref<SmallVector<Value>()> then,
+                              function_ref<SmallVector<Value>()> otherwise) {
+    auto op = scf::IfOp::create(b, loc, types, cond, /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&op.getThenRegion().front());
+    scf::YieldOp::create(b, loc, then());
+    b.setInsertionPointToStart(&op.getElseRegion().front());
+    scf::YieldOp::create(b, loc, otherwise());
+    return SmallVector<Value>(op.getResults());
+  }
+
+  Value zeroVector(VectorType type) {
+    return arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+  }
+  /// The first `n` (clamped to [0, NR]) lanes.
+  Value columnMask(Value n) {
+    n = max(cst(0), min(n, cst(nr)));
+    return vector::CreateMaskOp::create(b, loc, maskType,
+                                        ArrayRef<OpFoldResult>{n});
+  }
+  /// A row segment of `type` at (indices), masked by `mask` when not null.
+  Value loadRow(Value mem, ValueRange indices, VectorType type, Value mask) {
+    if (!mask)
+      return vector::LoadOp::create(b, loc, type, mem, indices);
+    return vector::MaskedLoadOp::create(b, loc, type, mem, indices, mask,
+                                        zeroVector(type));
+  }
+  void storeRow(Value value, Value mem, ValueRange indices, Value mask) {
+    if (!mask)
+      vector::StoreOp::create(b, loc, value, mem, indices);
+    else
+      vector::MaskedStoreOp::create(b, loc, mem, indices, mask, value);
+  }
+
+  void packB(Value bpack, Value jc, Value ncur, Value pc, Value kcur);
+  void packA(Value apack, Value abase, Value ic, Value mcur, Value pc,
+             Value kcur);
+  void tile(Value apack, Value aoff, Value bpack, Value boff, Value i0,
+            Value j0, Value kcur, Value isFirst, Value isLast);
+  SmallVector<Value> loadTile(Value i0, Value j0, Value rows, Value mask);
+  void storeTile(ArrayRef<Value> acc, Value i0, Value j0, Value rows,
+                 Value mask, Value isLast);
+  Value applyEpilogue(Value acc, Value row, Value j0, Value mask,
+                      DenseMap<Value, Value> &perTile);
+
+  RewriterBase &b;
+  Location loc;
+  linalg::GenericOp matmul, epilogue;
+  linalg::FillOp fill;
+  unum::air::MatmulTarget target;
+  Value a, bMat, c, m, n, k;
+  Type t;
+  int64_t lanes, nr, mr, kc, mc, nc;
+  VectorType rowType, maskType;
+};
+
+LogicalResult NestBuilder::build() {
+  b.setInsertionPoint(matmul);
+  m = dim(a, 0);
+  k = dim(a, 1);
+  n = dim(bMat, 1);
+  // An empty k: C keeps its fill (and gets its epilogue) the plain way.
+  if (fill || epilogue) {
+    auto empty =
+        scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::eq, k, cst(0)),
+                          /*withElse=*/false);
+    Operation *yield = empty.thenBlock()->getTerminator();
+    if (fill)
+      fill->moveBefore(yield);
+    if (epilogue)
+      epilogue->moveBefore(yield);
+    b.setInsertionPoint(matmul);
+  }
+  Value kcA = min(k, cst(kc));
+  Value ncA = min(roundUp(n, nr), cst(nc));
+  // M blocks: as few as MC allows, a multiple of the threads, balanced.
+  Value blocks = max(cst(1), ceilDiv(m, mc));
+  if (target.threads > 1)
+    blocks = roundUp(blocks, target.threads);
+  Value mcE = roundUp(ceilDiv(m, blocks), mr);
+  auto flat = MemRefType::get({ShapedType::kDynamic}, t);
+  Value bpack =
+      memref::AllocOp::create(b, loc, flat, ValueRange{mul(kcA, ncA)});
+  Value apackSize = mul(mcE, kcA);
+  if (target.threads > 1)
+    apackSize = mul(apackSize, blocks);
+  Value apack = memref::AllocOp::create(b, loc, flat, ValueRange{apackSize});
+  forLoop(cst(0), n, cst(nc), [&](Value jc) {
+    Value ncur = min(cst(nc), sub(n, jc));
+    forLoop(cst(0), k, cst(kc), [&](Value pc) {
+      Value kcur = min(cst(kc), sub(k, pc));
+      Value isFirst = cmp(arith::CmpIPredicate::eq, pc, cst(0));
+      Value isLast = cmp(arith::CmpIPredicate::eq, add(pc, kcur), k);
+      packB(bpack, jc, ncur, pc, kcur);
+      parallelLoop(blocks, [&](Value blk) {
+        Value ic = mul(blk, mcE);
+        ifThen(cmp(arith::CmpIPredicate::slt, ic, m), [&] {
+          Value mcur = min(mcE, sub(m, ic));
+          Value abase = target.threads > 1 ? mul(mul(blk, mcE), kcur) : cst(0);
+          packA(apack, abase, ic, mcur, pc, kcur);
+          forLoop(cst(0), ncur, cst(nr), [&](Value jr) {
+            forLoop(cst(0), mcur, cst(mr), [&](Value ir) {
+              tile(apack, add(abase, mul(ir, kcur)), bpack, mul(jr, kcur),
+                   add(ic, ir), add(jc, jr), kcur, isFirst, isLast);
+            });
+          });
+        });
+      });
+    });
+  });
+  memref::DeallocOp::create(b, loc, apack);
+  memref::DeallocOp::create(b, loc, bpack);
+  b.eraseOp(matmul);
+  return success();
+}
+
+/// B[pc:+kcur, jc:+ncur] -> slivers of NR columns, each kcur x NR k-major
+/// at s * kcur * NR; columns past N are zeros.
+void NestBuilder::packB(Value bpack, Value jc, Value ncur, Value pc,
+                        Value kcur) {
+  parallelLoop(ceilDiv(ncur, nr), [&](Value s) {
+    Value col = add(jc, mul(s, cst(nr)));
+    Value cols = sub(n, col);
+    Value base = mul(mul(s, kcur), cst(nr));
+    auto copy = [&](Value mask) {
+      forLoop(cst(0), kcur, cst(1), [&](Value kk) {
+        Value row = loadRow(bMat, {add(pc, kk), col}, rowType, mask);
+        storeRow(row, bpack, {add(base, mul(kk, cst(nr)))}, nullptr);
+      });
+    };
+    ifThen(
+        cmp(arith::CmpIPredicate::sge, cols, cst(nr)), [&] { copy(nullptr); },
+        [&] { copy(columnMask(cols)); });
+  });
+}
+
+/// A[ic:+mcur, pc:+kcur] -> slivers of MR rows, each kcur x MR k-major at
+/// abase + s * kcur * MR; rows past M are zeros.
+void NestBuilder::packA(Value apack, Value abase, Value ic, Value mcur,
+                        Value pc, Value kcur) {
+  Value zero = arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t));
+  Value last = sub(m, cst(1));
+  forLoop(cst(0), ceilDiv(mcur, mr), cst(1), [&](Value s) {
+    Value row0 = add(ic, mul(s, cst(mr)));
+    Value base = add(abase, mul(mul(s, kcur), cst(mr)));
+    SmallVector<Value> rows, valid;
+    for (int64_t r = 0; r < mr; ++r) {
+      Value row = add(row0, cst(r));
+      valid.push_back(cmp(arith::CmpIPredicate::slt, row, m));
+      rows.push_back(min(row, last));
+    }
+    forLoop(cst(0), kcur, cst(1), [&](Value kk) {
+      Value col = add(pc, kk);
+      Value at = add(base, mul(kk, cst(mr)));
+      for (int64_t r = 0; r < mr; ++r) {
+        Value v = memref::LoadOp::create(b, loc, a, ValueRange{rows[r], col});
+        v = arith::SelectOp::create(b, loc, valid[r], v, zero);
+        memref::StoreOp::create(b, loc, v, apack, ValueRange{add(at, cst(r))});
+      }
+    });
+  });
+}
+
+SmallVector<Value> NestBuilder::loadTile(Value i0, Value j0, Value rows,
+                                         Value mask) {
+  SmallVector<Value> acc;
+  for (int64_t r = 0; r < mr; ++r) {
+    Value row = add(i0, cst(r));
+    auto load = [&] {
+      return SmallVector<Value>{loadRow(c, {row, j0}, rowType, mask)};
+    };
+    if (!mask || r == 0)
+      acc.push_back(load()[0]);
+    else
+      acc.push_back(
+          ifValues(cmp(arith::CmpIPredicate::slt, cst(r), rows), rowType, load,
+                   [&] { return SmallVector<Value>{zeroVector(rowType)}; })[0]);
+  }
+  return acc;
+}
+
+/// The epilogue's body on one row of the register tile.
+Value NestBuilder::applyEpilogue(Value acc, Value row, Value j0, Value mask,
+                                 DenseMap<Value, Value> &perTile) {
+  Block *body = epilogue.getBody();
+  IRMapping map;
+  auto vectorOf = [&](Type s) { return VectorType::get({nr}, s); };
+  auto splat = [&](Value s) -> Value {
+    return vector::BroadcastOp::create(b, loc, vectorOf(s.getType()), s);
+  };
+  for (OpOperand *in : epilogue.getDpsInputOperands()) {
+    Value v = in->get();
+    Value arg = body->getArgument(in->getOperandNumber());
+    EpilogueRead read = *classify(epilogue, *in, c);
+    Value mapped;
+    switch (read) {
+    case EpilogueRead::Tile:
+      if (v == c) {
+        mapped = acc;
+        break;
+      }
+      mapped = loadRow(v, {row, j0}, vectorOf(arg.getType()), mask);
+      break;
+    case EpilogueRead::Rows:
+      mapped = splat(memref::LoadOp::create(b, loc, v, ValueRange{row}));
+      break;
+    case EpilogueRead::Columns:
+    case EpilogueRead::Scalar:
+    case EpilogueRead::Value: {
+      // The same for every row: loaded once per tile.
+      Value &once = perTile[arg];
+      if (!once) {
+        if (read == EpilogueRead::Columns)
+          once = loadRow(v, {j0}, vectorOf(arg.getType()), mask);
+        else if (read == EpilogueRead::Scalar)
+          once = splat(memref::LoadOp::create(b, loc, v, ValueRange{}));
+        else
+          once = splat(v);
+      }
+      mapped = once;
+      break;
+    }
+    }
+    map.map(arg, mapped);
+  }
+  auto operandOf = [&](Value v) -> Value {
+    if (Value mapped = map.lookupOrNull(v))
+      return mapped;
+    return splat(v); // a scalar from above
+  };
+  for (Operation &inner : body->without_terminator()) {
+    if (inner.getNumOperands() == 0) { // a constant
+      map.map(inner.getResult(0), splat(b.clone(inner)->getResult(0)));
+      continue;
+    }
+    OperationState state(loc, inner.getName());
+    for (Value operand : inner.getOperands())
+      state.addOperands(operandOf(operand));
+    state.addAttributes(inner.getAttrs());
+    state.addTypes(vectorOf(inner.getResult(0).getType()));
+    map.map(inner.getResult(0), b.create(state)->getResult(0));
+  }
+  return operandOf(body->getTerminator()->getOperand(0));
+}
+
+void NestBuilder::storeTile(ArrayRef<Value> acc, Value i0, Value j0, Value rows,
+                            Value mask, Value isLast) {
+  auto store = [&](bool last) {
+    DenseMap<Value, Value> perTile;
+    for (int64_t r = 0; r < mr; ++r) {
+      auto one = [&] {
+        Value row = add(i0, cst(r));
+        if (!last)
+          return storeRow(acc[r], c, {row, j0}, mask);
+        Value out = applyEpilogue(acc[r], row, j0, mask, perTile);
+        storeRow(out, epilogue.getDpsInits()[0], {row, j0}, mask);
+      };
+      if (!mask || r == 0)
+        one();
+      else
+        ifThen(cmp(arith::CmpIPredicate::slt, cst(r), rows), one);
+    }
+  };
+  if (!epilogue)
+    return store(false);
+  ifThen(
+      isLast, [&] { store(true); }, [&] { store(false); });
+}
+
+void NestBuilder::tile(Value apack, Value aoff, Value bpack, Value boff,
+                       Value i0, Value j0, Value kcur, Value isFirst,
+                       Value isLast) {
+  Value rows = min(cst(mr), sub(m, i0));
+  Value cols = min(cst(nr), sub(n, j0));
+  Value full = arith::AndIOp::create(
+      b, loc, cmp(arith::CmpIPredicate::eq, rows, cst(mr)),
+      cmp(arith::CmpIPredicate::eq, cols, cst(nr)));
+  SmallVector<Type> accTypes(mr, rowType);
+  auto load = [&] {
+    return ifValues(
+        full, accTypes, [&] { return loadTile(i0, j0, rows, nullptr); },
+        [&] { return loadTile(i0, j0, rows, columnMask(cols)); });
+  };
+  SmallVector<Value> init;
+  if (fill) {
+    init = ifValues(
+        isFirst, accTypes,
+        [&] {
+          Value v =
+              vector::BroadcastOp::create(b, loc, rowType, fill.getInputs()[0]);
+          return SmallVector<Value>(mr, v);
+        },
+        load);
+  } else {
+    init = load();
+  }
+  bool isFloat = isa<FloatType>(t);
+  auto loop = scf::ForOp::create(
+      b, loc, cst(0), kcur, cst(1), init,
+      [&](OpBuilder &, Location, Value kk, ValueRange acc) {
+        Value brow = vector::LoadOp::create(b, loc, rowType, bpack,
+                                            {add(boff, mul(kk, cst(nr)))});
+        Value at = add(aoff, mul(kk, cst(mr)));
+        SmallVector<Value> next;
+        for (int64_t r = 0; r < mr; ++r) {
+          Value s = memref::LoadOp::create(b, loc, apack,
+                                           ValueRange{add(at, cst(r))});
+          Value v = vector::BroadcastOp::create(b, loc, rowType, s);
+          // fmuladd: fused where the target has FMA (docs/AirABI.md).
+          if (isFloat)
+            next.push_back(LLVM::FMulAddOp::create(b, loc, v, brow, acc[r]));
+          else
+            next.push_back(arith::AddIOp::create(
+                b, loc, acc[r], arith::MulIOp::create(b, loc, v, brow)));
+        }
+        scf::YieldOp::create(b, loc, next);
+      });
+  SmallVector<Value> acc(loop.getResults());
+  ifThen(
+      full, [&] { storeTile(acc, i0, j0, rows, nullptr, isLast); },
+      [&] { storeTile(acc, i0, j0, rows, columnMask(cols), isLast); });
+}
+} // namespace
+
+LogicalResult unum::air::emitMatmulNest(RewriterBase &rewriter,
+                                        linalg::GenericOp matmul,
+                                        linalg::GenericOp epilogue,
+                                        const MatmulTarget &target) {
+  // The body is a multiply-add (isaContractionOpInterface); integer and
+  // float element types only.
+  Type t = getElementTypeOrSelf(matmul.getDpsInits()[0].getType());
+  if (!byteSized(t))
+    return failure();
+  NestBuilder nest(rewriter, matmul, epilogue, findFill(matmul), target);
+  return nest.build();
+}

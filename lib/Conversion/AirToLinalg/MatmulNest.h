@@ -1,0 +1,45 @@
+//===- MatmulNest.h - air-vectorize's matmul loop nest ----------*- C++ -*-===//
+//
+// Private to lib/Conversion/AirToLinalg: the packed, cache- and
+// register-blocked matmul nest of air-vectorize (MatmulNest.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef UNUM_LIB_CONVERSION_AIRTOLINALG_MATMULNEST_H
+#define UNUM_LIB_CONVERSION_AIRTOLINALG_MATMULNEST_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace unum::air {
+
+/// The last stride of memref `v` is statically 1 (or it has rank 0).
+bool contiguousLast(mlir::Value v);
+
+struct MatmulTarget {
+  int64_t vectorBits = 256, registers = 16;
+  /// > 1: the M cache blocks (and B's packing) are an scf.parallel loop with
+  /// a multiple of `threads` iterations.
+  int64_t threads = 1;
+};
+
+/// The elementwise generic that reads `matmul`'s result buffer and can be
+/// applied to its register tiles (bias over rows or columns, relu, scaling,
+/// ...), or null.
+mlir::linalg::GenericOp findMatmulEpilogue(mlir::linalg::GenericOp matmul);
+
+/// Replaces the buffer matmul generic C(m, n) += A(m, k) B(k, n) (A, B, C
+/// contiguous along their last dimension, any static or dynamic sizes) by a
+/// Goto/BLIS loop nest: B packed per KC x NC block and A per MC x KC block
+/// into zero-padded panels (buffers allocated once per call), MR x NR
+/// register tiles of vector FMAs over the whole KC, edge tiles computed in
+/// full from the padded panels and stored with masks. `epilogue` (from
+/// findMatmulEpilogue, or null) is applied to the register tile before its
+/// last store, and then erased.
+mlir::LogicalResult emitMatmulNest(mlir::RewriterBase &rewriter,
+                                   mlir::linalg::GenericOp matmul,
+                                   mlir::linalg::GenericOp epilogue,
+                                   const MatmulTarget &target);
+
+} // namespace unum::air
+
+#endif // UNUM_LIB_CONVERSION_AIRTOLINALG_MATMULNEST_H
