@@ -176,8 +176,25 @@ private:
     return true;
   }
 
-  bool number(Arg &arg) {
+  /// True if a number starts here: a digit, or '.' and a digit, or inf/nan,
+  /// after an optional sign. (An identifier such as `e1` is not a number.)
+  bool atNumber() {
     skip();
+    size_t p = pos;
+    if (p < text.size() && (text[p] == '-' || text[p] == '+'))
+      ++p;
+    StringRef rest = text.substr(p);
+    return (!rest.empty() && llvm::isDigit(rest[0])) ||
+           (rest.size() > 1 && rest[0] == '.' && llvm::isDigit(rest[1])) ||
+           rest.starts_with("inf") || rest.starts_with("nan");
+  }
+
+  /// A number, or false with nothing consumed if none starts here. A
+  /// malformed one (`1e`, `1.2.3`) is an error: then false with pos moved,
+  /// and callers must stop (parseArg checks atNumber() first for that).
+  bool number(Arg &arg) {
+    if (!atNumber())
+      return false;
     size_t start = pos;
     if (pos < text.size() && (text[pos] == '-' || text[pos] == '+'))
       ++pos;
@@ -204,8 +221,14 @@ private:
     arg.kind = Arg::Kind::Number;
     arg.pos = start;
     arg.text = text.slice(start, pos).str();
+    // getAsDouble reads "1e+" as 1: an exponent needs a digit.
+    StringRef lit(arg.text);
+    size_t exp = lit.find_insensitive('e');
+    bool exponentOk = exp == StringRef::npos ||
+                      lit.drop_front(exp + 1).ltrim("+-").find_if(
+                          [](char c) { return llvm::isDigit(c); }) == 0;
     double ignored;
-    if (StringRef(arg.text).getAsDouble(ignored))
+    if (!exponentOk || lit.getAsDouble(ignored))
       return error(start, "malformed number '" + arg.text + "'");
     return true;
   }
@@ -240,8 +263,8 @@ private:
       arg.kind = Arg::Kind::List;
       return intList(arg.list);
     }
-    if (number(arg))
-      return true;
+    if (atNumber())
+      return number(arg);
     if (identifier(arg.text)) {
       if (consume("=")) {
         arg.kind = Arg::Kind::Named;
