@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A long fuzzing campaign: each named target (default: all) in turn, at the
-# lowest priority, until it has run RUNS inputs (default 10 million) or
+# lowest priority (UNUM_FUZZ_NICE, default 19), until it has run RUNS inputs (default 10 million) or
 # MAX_SECONDS passed (default: no limit), one target at a time. The working
 # corpus grows in build-fuzz/campaign/<target>/ (seeded from
 # utils/fuzz/corpus/<target>/); findings are left there as crash-*, leak-*,
@@ -16,6 +16,7 @@ cd "$(dirname "$0")/../.."
 BUILD_DIR=${UNUM_FUZZ_BUILD_DIR:-build-fuzz}
 RUNS=10000000
 MAX_SECONDS=0
+NICE=${UNUM_FUZZ_NICE:-19}
 MODE=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -35,7 +36,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$out/$t"
   echo "campaign: $t: starting ($(date -u +%H:%M:%S))"
   status=0
-  nice -n 19 "$BUILD_DIR/bin/unum-fuzz-$t" -runs="$RUNS" \
+  nice -n "$NICE" "$BUILD_DIR/bin/unum-fuzz-$t" -runs="$RUNS" \
     -max_total_time="$MAX_SECONDS" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$out/$t/" "${MODE[@]}" \
     "$out/$t" "utils/fuzz/corpus/$t" > "$out/$t.full.log" 2>&1 || status=$?
