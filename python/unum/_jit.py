@@ -462,9 +462,11 @@ def jit(fn=None, *, opt_level=3, dynamic=False, threads=1):
     `@unum.jit` or `@unum.jit(opt_level=2, dynamic=True)`. With `dynamic`,
     parameter sizes other than 1 are compiled as run-time sizes, so
     signatures that trace to the same AIR (other sizes, same program) share
-    one kernel. With `threads` > 1 the kernels' parallel loops (matmul's row
-    blocks) run on that many OpenMP threads (libomp, docs/AirABI.md); the
-    default, 1, keeps every kernel on the calling thread."""
+    one kernel. With `threads` > 1 the kernels' parallel loops (matmul,
+    conv1d, elementwise and axis-0 reductions large enough to gain) run on
+    that many OpenMP threads with results identical to one thread (libomp,
+    docs/AirABI.md#threads); the default, 1, keeps every kernel on the
+    calling thread."""
     if fn is None:
         return lambda f: JitFunction(f, opt_level, dynamic, threads)
     return JitFunction(fn, opt_level, dynamic, threads)

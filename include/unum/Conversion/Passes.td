@@ -161,13 +161,20 @@ def AirVectorizeConv1d : Pass<"air-vectorize-conv1d"> {
     register count (f32: 6 x 2 vectors on AVX2, 14 x 2 on AVX-512). Output
     channels that do not fill a block use masked loads and stores; output
     positions that do not fill one use a shorter block (static length) or
-    one position at a time (dynamic length). No gathers or scatters.
+    one position at a time (dynamic length). No gathers or scatters. With
+    `threads` > 1 the loop over blocks of output positions is an
+    `scf.parallel` when the call has at least 2^20 multiply-adds (decided
+    at run time for dynamic sizes: an `scf.if` picks the parallel or the
+    serial loop).
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", "256",
            "Width of a vector register in bits (128 SSE, 256 AVX2, 512 AVX-512)">,
     Option<"registers", "registers", "int64_t", "16",
            "Number of vector registers (16 AVX2, 32 AVX-512)">,
+    Option<"threads", "threads", "int64_t", "1",
+           "Threads the output positions are shared by (> 1: scf.parallel "
+           "above a work threshold)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
@@ -190,7 +197,11 @@ def AirVectorize : Pass<"air-vectorize"> {
     elementwise tail reading only the matmul's result (bias over rows or
     columns, relu, scaling) is applied to the register tile before its last
     store. With `threads` > 1 the M cache blocks and B's packing are
-    `scf.parallel` loops (convert-scf-to-openmp makes them OpenMP). An
+    `scf.parallel` loops (convert-scf-to-openmp makes them OpenMP) when the
+    call has at least 2^20 multiply-adds, and the outermost loop of an
+    elementwise kernel is when it has at least 2^17 elements (decided at
+    run time for dynamic sizes: an `scf.if` picks the parallel or the serial
+    loop, lib/Conversion/AirToLinalg/Parallel.h). An
     elementwise generic whose operands are contiguous along the innermost
     loop (or do not read it) is tiled to `unroll` registers along it and
     vectorised. Remainder tiles, reductions and other layouts are left for
@@ -205,7 +216,8 @@ def AirVectorize : Pass<"air-vectorize"> {
     Option<"unroll", "unroll", "int64_t", "2",
            "Vector registers per elementwise tile">,
     Option<"threads", "threads", "int64_t", "1",
-           "Threads the matmul's M blocks are shared by (> 1: scf.parallel)">,
+           "Threads the matmul's M blocks and elementwise loops are shared "
+           "by (> 1: scf.parallel above a work threshold)">,
   ];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::LLVM::LLVMDialect",

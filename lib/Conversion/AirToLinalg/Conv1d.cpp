@@ -28,6 +28,7 @@
 // element, any layout). Anything else is left to convert-linalg-to-loops.
 //
 //===----------------------------------------------------------------------===//
+#include "Parallel.h"
 #include "unum/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -150,8 +151,9 @@ BlockShape chooseBlock(int64_t registers, int64_t maxVectors) {
 class Conv1dEmitter {
 public:
   Conv1dEmitter(RewriterBase &rewriter, linalg::GenericOp op, int64_t stride,
-                int64_t vectorBits, int64_t registers)
-      : b(rewriter), loc(op.getLoc()), s(stride), registers(registers) {
+                int64_t vectorBits, int64_t registers, int64_t threads)
+      : b(rewriter), loc(op.getLoc()), s(stride), registers(registers),
+        threads(threads) {
     x = op.getDpsInputs()[0];
     w = op.getDpsInputs()[1];
     y = op.getDpsInits()[0];
@@ -169,6 +171,11 @@ public:
     channels = dim(w, 1);
     Value outChannels = dim(y, 1);
     rowsOut = dim(y, 0);
+    if (threads > 1)
+      useThreads = unum::air::enoughWork(
+          b, loc,
+          unum::air::product(b, loc, {rowsOut, taps, channels, outChannels}),
+          unum::air::kMinParallelMacs);
     staticRows = yType.isDynamicDim(0) ? -1 : yType.getDimSize(0);
     int64_t staticOut = yType.isDynamicDim(1)
                             ? (wType.isDynamicDim(2) ? -1 : wType.getDimSize(2))
@@ -243,11 +250,14 @@ private:
     else
       full = arith::MulIOp::create(
           b, loc, arith::DivUIOp::create(b, loc, rowsOut, index(r)), index(r));
-    scf::ForOp::create(b, loc, index(0), full, index(r), ValueRange{},
-                       [&](OpBuilder &, Location, Value l0, ValueRange) {
-                         block(l0, o0, r, shape.vectors, mask);
-                         scf::YieldOp::create(b, loc);
-                       });
+    auto blocks =
+        scf::ForOp::create(b, loc, index(0), full, index(r), ValueRange{},
+                           [&](OpBuilder &, Location, Value l0, ValueRange) {
+                             block(l0, o0, r, shape.vectors, mask);
+                             scf::YieldOp::create(b, loc);
+                           });
+    // Blocks of output positions write disjoint rows of y.
+    unum::air::parallelize(b, blocks, threads, useThreads);
     if (staticRows >= 0) {
       if (staticRows % r)
         block(full, o0, staticRows % r, shape.vectors, mask);
@@ -328,8 +338,10 @@ private:
 
   RewriterBase &b;
   Location loc;
-  int64_t s, registers, lanes = 1, staticRows = -1;
+  int64_t s, registers, threads, lanes = 1, staticRows = -1;
   Value x, w, y, taps, channels, rowsOut;
+  /// The call has enough multiply-adds for the threads (i1).
+  Value useThreads;
   Type t;
   VectorType vecType, maskType;
   bool isFloat = true;
@@ -353,7 +365,7 @@ struct AirVectorizeConv1dPass
     IRRewriter rewriter(&getContext());
     for (auto [op, s] : convs) {
       rewriter.setInsertionPoint(op);
-      Conv1dEmitter(rewriter, op, s, vectorBits, registers).emit();
+      Conv1dEmitter(rewriter, op, s, vectorBits, registers, threads).emit();
       rewriter.eraseOp(op);
     }
   }

@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MatmulNest.h"
+#include "Parallel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -244,28 +245,22 @@ private:
   Value ceilDiv(Value x, int64_t m) { return div(add(x, cst(m - 1)), cst(m)); }
   Value roundUp(Value x, int64_t m) { return mul(ceilDiv(x, m), cst(m)); }
   Value ceilDiv(Value x, Value m) { return div(sub(add(x, m), cst(1)), m); }
-  Value dim(Value v, int64_t d) { return memref::DimOp::create(b, loc, v, d); }
-
-  void forLoop(Value lb, Value ub, Value step, function_ref<void(Value)> body) {
-    scf::ForOp::create(b, loc, lb, ub, step, ValueRange{},
-                       [&](OpBuilder &, Location, Value iv, ValueRange) {
-                         body(iv);
-                         scf::YieldOp::create(b, loc);
-                       });
+  Value dim(Value v, int64_t d) {
+    return b.createOrFold<memref::DimOp>(loc, v, d);
   }
-  /// scf.parallel when threads > 1.
+
+  scf::ForOp forLoop(Value lb, Value ub, Value step,
+                     function_ref<void(Value)> body) {
+    return scf::ForOp::create(b, loc, lb, ub, step, ValueRange{},
+                              [&](OpBuilder &, Location, Value iv, ValueRange) {
+                                body(iv);
+                                scf::YieldOp::create(b, loc);
+                              });
+  }
+  /// Shared by the threads when the call has enough work (Parallel.h).
   void parallelLoop(Value ub, function_ref<void(Value)> body) {
-    if (target.threads <= 1)
-      return forLoop(cst(0), ub, cst(1), body);
-    auto loop = scf::ParallelOp::create(
-        b, loc, ValueRange{cst(0)}, ValueRange{ub}, ValueRange{cst(1)},
-        [&](OpBuilder &, Location, ValueRange ivs) { body(ivs[0]); });
-    Block *block = loop.getBody();
-    if (block->empty() || !block->back().hasTrait<OpTrait::IsTerminator>()) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(block);
-      scf::ReduceOp::create(b, loc);
-    }
+    scf::ForOp loop = forLoop(cst(0), ub, cst(1), body);
+    unum::air::parallelize(b, loop, target.threads, useThreads);
   }
   void ifThen(Value cond, function_ref<void()> then,
               function_ref<void()> otherwise = nullptr) {
@@ -330,6 +325,8 @@ private:
   linalg::FillOp fill;
   unum::air::MatmulTarget target;
   Value a, bMat, c, m, n, k;
+  /// The call has enough multiply-adds for the threads (i1).
+  Value useThreads;
   Type t;
   int64_t lanes, nr, mr, kc, mc, nc;
   VectorType rowType, maskType;
@@ -340,6 +337,10 @@ LogicalResult NestBuilder::build() {
   m = dim(a, 0);
   k = dim(a, 1);
   n = dim(bMat, 1);
+  if (target.threads > 1)
+    useThreads =
+        unum::air::enoughWork(b, loc, unum::air::product(b, loc, {m, n, k}),
+                              unum::air::kMinParallelMacs);
   // An empty k: C keeps its fill (and gets its epilogue) the plain way.
   if (fill || epilogue) {
     auto empty =

@@ -120,6 +120,7 @@ void unum::air::buildLinalgToLLVMPipeline(OpPassManager &pm,
     unum::AirVectorizeConv1dOptions conv;
     conv.vectorBits = options.vectorBits;
     conv.registers = options.vectorRegisters;
+    conv.threads = options.threads;
     pm.addNestedPass<func::FuncOp>(unum::createAirVectorizeConv1d(conv));
     unum::AirVectorizeOptions vectorize;
     vectorize.vectorBits = options.vectorBits;

@@ -11,6 +11,8 @@
 //  * an elementwise generic (all loops parallel, every operand contiguous
 //    along the innermost loop or not reading it) is tiled to 1 x ... x 1 x W
 //    and the full tiles vectorised;
+//  * a reduction over leading axes (axis 0 of a row-major array) streams
+//    the rows into vector accumulators (Reductions.cpp);
 //  * tiles cut by a loop bound (remainders) stay linalg ops and become plain
 //    loops with everything this pass does not match (reductions, conv1d
 //    gradients, copies of non-contiguous layouts).
@@ -21,6 +23,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MatmulNest.h"
+#include "Parallel.h"
+#include "Reductions.h"
 #include "unum/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -127,7 +131,7 @@ struct AirVectorizePass
                       "registers >= 8");
       return signalPassFailure();
     }
-    SmallVector<linalg::GenericOp> matmuls, elementwise;
+    SmallVector<linalg::GenericOp> matmuls, elementwise, reductions;
     func->walk([&](linalg::GenericOp op) {
       if (!op.hasPureBufferSemantics())
         return;
@@ -140,8 +144,10 @@ struct AirVectorizePass
         matmuls.push_back(op);
       else if (isContiguousElementwise(op))
         elementwise.push_back(op);
+      else if (unum::air::isOuterReduction(op))
+        reductions.push_back(op);
     });
-    if (matmuls.empty() && elementwise.empty())
+    if (matmuls.empty() && elementwise.empty() && reductions.empty())
       return;
     IRRewriter rewriter(&getContext());
     SmallVector<scf::ForOp> peel;
@@ -158,13 +164,32 @@ struct AirVectorizePass
         return signalPassFailure();
       }
     }
+    for (linalg::GenericOp op : reductions)
+      if (failed(unum::air::emitOuterReduction(rewriter, op, target)))
+        return signalPassFailure();
+    SmallVector<std::pair<scf::ForOp, Value>> shared;
     for (linalg::GenericOp op : elementwise)
-      if (failed(tileElementwise(rewriter, op, peel)))
+      if (failed(tileElementwise(rewriter, op, peel, shared)))
         return signalPassFailure();
     // Innermost first: peeling an outer loop copies its body.
     for (scf::ForOp loop : llvm::reverse(peel)) {
       scf::ForOp remainder;
       (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, remainder);
+    }
+    // The outermost loop of a large elementwise kernel (its main part after
+    // peeling) is shared by the threads; each iteration writes its own
+    // elements of the output.
+    for (auto [loop, output] : shared) {
+      rewriter.setInsertionPoint(loop);
+      Location loc = loop.getLoc();
+      SmallVector<Value> sizes;
+      for (int64_t d = 0, e = cast<MemRefType>(output.getType()).getRank();
+           d < e; ++d)
+        sizes.push_back(rewriter.createOrFold<memref::DimOp>(loc, output, d));
+      Value enough = unum::air::enoughWork(
+          rewriter, loc, unum::air::product(rewriter, loc, sizes),
+          unum::air::kMinParallelElements);
+      unum::air::parallelize(rewriter, loop, threads, enough);
     }
     // Full tiles now have static sizes (subview sizes fold to constants).
     if (failed(simplify(func)))
@@ -224,9 +249,15 @@ struct AirVectorizePass
   }
 
   /// 1 x ... x 1 x W tiles, W = `unroll` registers.
-  LogicalResult tileElementwise(RewriterBase &rewriter, linalg::GenericOp op,
-                                SmallVectorImpl<scf::ForOp> &peel) {
-    Type t = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  /// With threads, the outermost loop of an op outside any loop goes to
+  /// `shared` with the output it writes.
+  LogicalResult
+  tileElementwise(RewriterBase &rewriter, linalg::GenericOp op,
+                  SmallVectorImpl<scf::ForOp> &peel,
+                  SmallVectorImpl<std::pair<scf::ForOp, Value>> &shared) {
+    Value output = op.getDpsInits()[0];
+    bool outermost = !op->getParentOfType<LoopLikeOpInterface>();
+    Type t = getElementTypeOrSelf(output.getType());
     unsigned loops = op.getNumLoops();
     SmallVector<int64_t> sizes(loops, 1);
     sizes.back() = lanes(t) * unroll;
@@ -237,8 +268,12 @@ struct AirVectorizePass
     if (failed(tiled))
       return failure();
     tiled->tiledOps.back()->setAttr(kTileMarker, rewriter.getUnitAttr());
-    if (!tiled->loops.empty())
+    if (!tiled->loops.empty()) {
       peel.push_back(cast<scf::ForOp>(tiled->loops.back().getOperation()));
+      if (threads > 1 && outermost)
+        shared.push_back(
+            {cast<scf::ForOp>(tiled->loops.front().getOperation()), output});
+    }
     return success();
   }
 

@@ -1,0 +1,35 @@
+//===- Reductions.h - reductions over outer axes, vectorised ----*- C++ -*-===//
+//
+// Private to lib/Conversion/AirToLinalg: air-vectorize's code for a
+// reduction over leading axes (sum/max/... over axis 0 of a row-major array),
+// Reductions.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef UNUM_LIB_CONVERSION_AIRTOLINALG_REDUCTIONS_H
+#define UNUM_LIB_CONVERSION_AIRTOLINALG_REDUCTIONS_H
+
+#include "MatmulNest.h"
+
+namespace unum::air {
+
+/// A buffer generic whose leading loops are reductions and trailing loops
+/// parallel, writing out(d_k, ..., d_{n-1}) (contiguous last dimension), every
+/// input contiguous along the last loop or independent of it, and an
+/// arith/math body: a reduction over outer axes.
+bool isOuterReduction(mlir::linalg::GenericOp op);
+
+/// Replaces such a generic by explicit vector code: rows are streamed in
+/// chunks, each strip of columns accumulates in vector registers over a
+/// chunk of rows (contiguous loads, no gathers), columns that do not fill a
+/// strip take single vectors and then one column at a time. Every output
+/// element is combined in the generic's row order (no reassociation), so the
+/// result does not depend on the vector width or the threads. With
+/// `target.threads` > 1 (and enough elements) the columns are split into
+/// one panel per thread.
+mlir::LogicalResult emitOuterReduction(mlir::RewriterBase &b,
+                                       mlir::linalg::GenericOp op,
+                                       const MatmulTarget &target);
+
+} // namespace unum::air
+
+#endif // UNUM_LIB_CONVERSION_AIRTOLINALG_REDUCTIONS_H

@@ -1,0 +1,188 @@
+// RUN: unum-opt %s --air-vectorize-conv1d="vector-bits=256 registers=16 threads=2" --air-vectorize="vector-bits=256 registers=16 threads=2" | FileCheck %s --strict-whitespace
+// RUN: unum-opt %s --air-vectorize-conv1d="vector-bits=256 registers=16" --air-vectorize="vector-bits=256 registers=16" | FileCheck %s --check-prefix=ONE
+
+// Threads help, never hurt (lib/Conversion/AirToLinalg/Parallel.h): a loop
+// is shared by the threads only when the call has enough work, 2^20
+// multiply-adds (matmul, conv1d) or 2^17 elements (elementwise, reductions).
+// With dynamic sizes the kernel decides per call: an scf.if on the work
+// picks the parallel loop or the same loop serial. With static sizes the
+// decision is made at compile time. One thread: no scf.parallel at all.
+// ONE-NOT: scf.parallel
+
+#mk = affine_map<(d0, d1, d2) -> (d0, d1)>
+#kn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Dynamic: M * N * K >= 2^20 chooses; B's packing and the M blocks are
+// parallel in the then-branch and serial loops in the else-branch (the two
+// guards of a k block are merged into one scf.if).
+// CHECK-LABEL: func.func @matmul_dynamic(
+// CHECK-DAG: %[[M:.*]] = memref.dim %arg0, %c0
+// CHECK-DAG: %[[K:.*]] = memref.dim %arg0, %c1
+// CHECK-DAG: %[[N:.*]] = memref.dim %arg1, %c1
+// CHECK: %[[MN:.*]] = arith.muli %[[M]], %[[N]]
+// CHECK: %[[MNK:.*]] = arith.muli %[[MN]], %[[K]]
+// CHECK: %[[BIG:.*]] = arith.cmpi sge, %[[MNK]], %c1048576
+// CHECK: scf.if %[[BIG]] {
+// CHECK-NEXT: scf.parallel
+// CHECK: vector.maskedload %arg1
+// CHECK: scf.parallel
+// CHECK: llvm.intr.fmuladd
+// CHECK: {{^        \} else \{$}}
+// CHECK-NEXT: scf.for
+// CHECK-NOT: scf.parallel
+// CHECK: vector.maskedload %arg1
+// CHECK-NOT: scf.parallel
+// CHECK: llvm.intr.fmuladd
+func.func @matmul_dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>,
+                          %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Static and small (37^3 < 2^20): one thread, no guard.
+// CHECK-LABEL: func.func @matmul_small(
+// CHECK-NOT: scf.parallel
+// CHECK-NOT: %c1048576
+// CHECK: return
+func.func @matmul_small(%a: memref<37x37xf32>, %b: memref<37x37xf32>,
+                        %c: memref<37x37xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<37x37xf32>, memref<37x37xf32>) outs(%c : memref<37x37xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Static and large (256^3): parallel, no guard.
+// CHECK-LABEL: func.func @matmul_large(
+// CHECK-NOT: scf.if %{{.*}} {
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @matmul_large(%a: memref<256x256xf32>, %b: memref<256x256xf32>,
+                        %c: memref<256x256xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<256x256xf32>, memref<256x256xf32>) outs(%c : memref<256x256xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// conv1d: the blocks of output positions, guarded by L' * K * C_in * C_out.
+#x = affine_map<(d0, d1, d2, d3) -> (d0 + d1, d2)>
+#w = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>
+#y = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
+// CHECK-LABEL: func.func @conv_dynamic(
+// CHECK: %[[CBIG:.*]] = arith.cmpi sge, %{{.*}}, %c1048576
+// CHECK: scf.for {{.*}} step %c16
+// CHECK: scf.if %[[CBIG]] {
+// CHECK-NEXT: scf.parallel {{.*}} step (%c6)
+// CHECK: vector.fma
+// CHECK: {{^      \} else \{$}}
+// CHECK-NEXT: scf.for {{.*}} step %c6
+// CHECK: vector.fma
+func.func @conv_dynamic(%in: memref<?x?xf32>, %f: memref<?x?x?xf32>,
+                        %out: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#x, #w, #y],
+                  iterator_types = ["parallel", "reduction", "reduction", "parallel"]}
+      ins(%in, %f : memref<?x?xf32>, memref<?x?x?xf32>) outs(%out : memref<?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// conv1d as the benchmark's (4094 x 3 x 32 x 32 multiply-adds): parallel.
+// CHECK-LABEL: func.func @conv_static(
+// CHECK-NOT: scf.if
+// CHECK: scf.parallel {{.*}} step (%c6)
+func.func @conv_static(%in: memref<4096x32xf32>, %f: memref<3x32x32xf32>,
+                       %out: memref<4094x32xf32>) {
+  linalg.generic {indexing_maps = [#x, #w, #y],
+                  iterator_types = ["parallel", "reduction", "reduction", "parallel"]}
+      ins(%in, %f : memref<4096x32xf32>, memref<3x32x32xf32>) outs(%out : memref<4094x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Elementwise: the rows (the outermost tile loop), guarded by the element
+// count; small static shapes stay serial.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @add_dynamic(
+// CHECK: %[[EBIG:.*]] = arith.cmpi sge, %{{.*}}, %c131072
+// CHECK: scf.if %[[EBIG]] {
+// CHECK-NEXT: scf.parallel
+// CHECK: arith.addf {{.*}} : vector<16xf32>
+// CHECK: {{^    \} else \{$}}
+// CHECK-NEXT: scf.for
+// CHECK: arith.addf {{.*}} : vector<16xf32>
+func.func @add_dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>,
+                       %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#id, #id, #id],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @add_small(
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @add_small(%a: memref<64x64xf32>, %b: memref<64x64xf32>,
+                     %c: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = [#id, #id, #id],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// A sum over axis 0: one panel of columns per thread, guarded.
+#cols = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @colsum_dynamic(
+// CHECK: %[[RBIG:.*]] = arith.cmpi sge, %{{.*}}, %c131072
+// CHECK: scf.if %[[RBIG]] {
+// CHECK-NEXT: scf.parallel {{.*}} to (%c2)
+// CHECK: arith.addf {{.*}} : vector<4xf64>
+// CHECK: {{^    \} else \{$}}
+// CHECK-NEXT: scf.for {{.*}} to %c2
+func.func @colsum_dynamic(%a: memref<?x?xf32>, %out: memref<?xf64>) {
+  linalg.generic {indexing_maps = [#id, #cols],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%a : memref<?x?xf32>) outs(%out : memref<?xf64>) {
+  ^bb0(%x: f32, %acc: f64):
+    %e = arith.extf %x : f32 to f64
+    %s = arith.addf %acc, %e fastmath<reassoc> : f64
+    linalg.yield %s : f64
+  }
+  return
+}
