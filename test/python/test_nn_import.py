@@ -9,9 +9,8 @@ directly (from_torch) and through ONNX (torch.onnx.export + from_onnx),
   utils/nn/nnhw.py:error_bound) of PyTorch.
 
 Both for a chain and for a graph (residual add, concat along channels and
-length). Pooling, which the nn dialect does not have yet, is checked on the
-JSON level in test_nn_torch.py; compile_float and to_vhdl refuse it with a
-located error until then."""
+length); random networks with pooling, residual adds and concats on the CPU
+path (RandomNet)."""
 import io
 import os
 import subprocess
@@ -145,17 +144,145 @@ def test_quantized_reference_agrees_with_pytorch_and_across_importers(kind, tmp_
     np.testing.assert_array_equal(outputs["torch"], outputs["onnx"])
 
 
-def test_layers_without_a_lowering_are_refused_with_a_location():
-    """Until the nn dialect has pooling, the JSON importer refuses it
-    (located); once it has, compile_float must compute it."""
-    module = nn.Sequential(nn.Conv1d(2, 2, 3, padding=1), nn.MaxPool1d(2))
-    x = torch.randn(1, 2, 8)
-    model = unum.nn.from_torch(module, x)
-    try:
-        compiled = unum.nn.compile_float(model)
-    except unum.UnumError as e:
-        assert str(e).startswith("<model>:") and "maxpool1d" in str(e), e
-        return
+class RandomNet(nn.Module):
+    """A seeded random network of 2-4 blocks on [1, C, L]: conv1d (padding,
+    stride, groups; perhaps a batch norm and an activation), maxpool1d and
+    avgpool1d (kernel, stride, padding up to kernel / 2, count_include_pad
+    either way), a residual block (`act(conv(x)) + x`), a channel concat of
+    a conv and the input, a length concat of a pool and the input; perhaps
+    a flatten and a linear at the end. Built from a plan that forward
+    walks, so torch.fx and torch.onnx.export trace it as straight code."""
+
+    BLOCKS = ["conv", "maxpool", "avgpool", "residual", "concat_channels",
+              "concat_length"]
+
+    def __init__(self, seed):
+        super().__init__()
+        rng = np.random.default_rng(seed)
+        ch, length = int(rng.integers(1, 4)), int(rng.integers(8, 17))
+        self.in_shape = (1, ch, length)
+        self.plan, self.layers = [], nn.ModuleList()
+        # every block kind comes up within a few seeds
+        kinds = [self.BLOCKS[(seed + b) % len(self.BLOCKS)]
+                 for b in range(int(rng.integers(2, 5)))]
+        for kind in kinds:
+            if kind in ("maxpool", "avgpool") or (kind == "concat_length" and length >= 3):
+                k = int(rng.integers(1, min(4, length) + 1))
+                pad = int(rng.integers(0, k // 2 + 1))
+                stride = int(rng.integers(1, 4)) if rng.random() < 0.5 else None
+                if kind == "maxpool":
+                    pool = nn.MaxPool1d(k, stride=stride, padding=pad)
+                else:
+                    pool = nn.AvgPool1d(k, stride=stride, padding=pad,
+                                        count_include_pad=bool(rng.random() < 0.5))
+                out = (length + 2 * pad - k) // (stride or k) + 1
+                self.add(kind, pool)
+                length = length + out if kind == "concat_length" else out
+            elif kind in ("conv", "concat_channels", "concat_length"):
+                out_ch = int(rng.integers(1, 5))
+                same = kind != "conv"
+                # odd kernels, padding k // 2 keeps the length ("same": the
+                # ONNX export of this PyTorch has no padding="same")
+                k = int(rng.choice([1, 3])) if same else int(rng.integers(1, min(4, length) + 1))
+                groups = 1
+                if kind == "conv" and ch % 2 == 0 and out_ch % 2 == 0 and rng.random() < 0.5:
+                    groups = 2
+                conv = nn.Conv1d(ch, out_ch, k, groups=groups,
+                                 padding=k // 2 if same else int(rng.integers(0, 2)),
+                                 stride=1 if same else int(rng.integers(1, 3)),
+                                 bias=bool(rng.random() < 0.8))
+                seq = [conv] + self.tail(rng, out_ch)
+                self.add("concat_channels" if kind != "conv" else "conv", nn.Sequential(*seq))
+                if kind == "conv":
+                    length = (length + 2 * conv.padding[0] - k) // conv.stride[0] + 1
+                    ch = out_ch
+                else:
+                    ch += out_ch
+            else:  # residual
+                k = int(rng.choice([1, 3]))
+                conv = nn.Conv1d(ch, ch, k, padding=k // 2)
+                self.add("residual", nn.Sequential(conv, *self.tail(rng, ch)))
+        if rng.random() < 0.5:
+            self.add("head", nn.Sequential(nn.Flatten(),
+                                           nn.Linear(ch * length, int(rng.integers(1, 5)))))
+        torch.manual_seed(seed)
+        for m in self.layers.modules():  # weights around 1 as a trained net's
+            if isinstance(m, (nn.Conv1d, nn.Linear)):
+                nn.init.uniform_(m.weight, -1, 1)
+        randomize_batchnorm(self, seed)
+
+    def add(self, kind, module):
+        self.plan.append(kind)
+        self.layers.append(module)
+
+    @staticmethod
+    def tail(rng, ch):
+        tail = [nn.BatchNorm1d(ch)] if rng.random() < 0.3 else []
+        act = int(rng.integers(0, 4))
+        return tail + [[nn.ReLU(), nn.Hardtanh(-0.75, 1.0), nn.Hardsigmoid(),
+                        nn.Identity()][act]]
+
+    def forward(self, x):
+        for kind, layer in zip(self.plan, self.layers):
+            if kind == "residual":
+                x = layer(x) + x
+            elif kind == "concat_channels":
+                x = torch.cat([layer(x), x], 1)
+            elif kind == "concat_length":
+                x = torch.cat([layer(x), x], 2)
+            else:
+                x = layer(x)
+        return x
+
+
+RANDOM_SEEDS = range(12)
+
+
+@pytest.mark.parametrize("seed", RANDOM_SEEDS)
+def test_random_models_on_the_float_cpu_path_match_pytorch(seed):
+    """Random networks with pooling, residual adds and concats, imported
+    directly and through ONNX, JIT-compiled: within 1e-5 of PyTorch."""
+    module = RandomNet(seed)
+    x = torch.rand(*module.in_shape) * 4 - 2
     with torch.no_grad():
-        want = module(x)[0].numpy().T
-    np.testing.assert_allclose(compiled(x[0].numpy().T), want, rtol=1e-5, atol=1e-5)
+        y = module(x).numpy()
+    want = y[0].T if y.ndim == 3 else y
+    for how, model in imports(module, x).items():
+        compiled = unum.nn.compile_float(model)
+        assert "nn." not in compiled.air
+        got = compiled(x[0].numpy().T)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5,
+                                   err_msg="%s %s" % (how, module.plan))
+
+
+def test_random_models_cover_every_block():
+    covered = set()
+    pools = set()
+    for seed in RANDOM_SEEDS:
+        module = RandomNet(seed)
+        covered.update(module.plan)
+        for m in module.modules():
+            if isinstance(m, (nn.MaxPool1d, nn.AvgPool1d)):
+                pools.add((type(m).__name__, int(np.max(m.padding)) > 0,
+                           getattr(m, "count_include_pad", None)))
+    assert set(RandomNet.BLOCKS) | {"head"} <= covered, covered
+    assert {("MaxPool1d", True, None), ("AvgPool1d", True, True),
+            ("AvgPool1d", True, False)} <= pools, pools
+
+
+def test_pooling_on_the_float_cpu_path():
+    """maxpool pads with -inf (a window of negative values beside the
+    padding keeps its maximum), avgpool with 0 and divides by K or by the
+    positions inside (count_include_pad)."""
+    x = -torch.rand(1, 2, 9) - 1  # all negative: a 0 pad would win the max
+    for pool in (nn.MaxPool1d(3, stride=2, padding=1), nn.MaxPool1d(4, 1, 2),
+                 nn.AvgPool1d(3, stride=2, padding=1),
+                 nn.AvgPool1d(3, stride=2, padding=1, count_include_pad=False),
+                 nn.AvgPool1d(4, stride=3, padding=2, count_include_pad=False)):
+        module = nn.Sequential(pool)
+        compiled = unum.nn.compile_float(unum.nn.from_torch(module, x))
+        assert "tensor.extract_slice" in compiled.air
+        with torch.no_grad():
+            want = module(x)[0].numpy().T
+        np.testing.assert_allclose(compiled(x[0].numpy().T), want, rtol=1e-6, atol=1e-6,
+                                   err_msg=repr(pool))
