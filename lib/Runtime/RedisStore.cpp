@@ -394,7 +394,7 @@ public:
   }
 
   Result<std::vector<Pending>> outbox(const std::string &session) override {
-    if (Status s = flushOutbox(); !s)
+    if (Status s = flushOutbox(); !s) // a batch in flight lands first
       return s;
     auto r = run({"HGETALL", prefix(session) + "ob"});
     if (!r)
