@@ -223,6 +223,34 @@ void LocalRunner::journalIssued(const std::string &function, Payload &p) {
                     toJson(encodePayload(p)));
 }
 
+Status LocalRunner::accept(const std::string &function, Payload &&p) {
+  if (!journaling || p.session.empty() || detail::hints(p).outboxId)
+    return pool->invoke(function, std::move(p));
+  journalIssued(function, p);
+  const uint64_t id = detail::hints(p).outboxId;
+  // The checkpoint a delivery of this instance left, looked for in the
+  // round trip that journals it (Redis pipelines the two). Only where the
+  // instance's name is the function's at the payload's fan-out indices (a
+  // function with Loop names its visits), and not for a fan-in target,
+  // which reads its inputs anyway. A failed lookup is left to the run.
+  const detail::FunctionNode *node = detail::AppAccess::node(app, function);
+  if (node && node->plan.checkpoint && !node->plan.loop &&
+      p.source != Payload::Source::Checkpoint) {
+    auto rec = store.get(p.session, instanceName(function, p.fanout));
+    if (rec && !*rec)
+      detail::hints(p).noCheckpoint = true;
+  }
+  // Durable before it is accepted (the lookup may have carried it, or
+  // another thread's batch).
+  if (Status s = store.flushOutbox(); !s) {
+    // Staged still: the next flush writes it, and the sweep then runs it.
+    if (opts.trackInFlight)
+      setInFlight(id, false);
+    return s;
+  }
+  return pool->invoke(function, std::move(p));
+}
+
 void LocalRunner::setInFlight(uint64_t id, bool running) {
   std::lock_guard<std::mutex> lock(inFlightMu);
   if (running)

@@ -343,6 +343,36 @@ TEST_P(DataStoreTest, OutboxEntryStagedTwiceInOneBatch) {
   EXPECT_EQ(store->outbox(session)->size(), 1u);
 }
 
+// What a function host does before its 202 (LocalRunner::accept): stage
+// the invocation, look for the instance's checkpoint, flush. The entry is
+// durable afterwards on every store; Redis sends it with the lookup, in
+// one round trip.
+TEST_P(DataStoreTest, StagedIssueThenLookupThenFlush) {
+  ASSERT_TRUE(store->putIfAbsent(session, "B", "cB", {}, {}).isOk());
+  store->stageIssued(session, 12, "A", "{\"Data\": 1}");
+  uint64_t before = store->operationCount();
+  auto rec = store->get(session, "A");
+  ASSERT_TRUE(rec.isOk()) << rec.getStatus().message();
+  EXPECT_FALSE(rec->has_value());
+  ASSERT_TRUE(store->flushOutbox().isOk());
+  if (GetParam() == std::string("redis")) {
+    EXPECT_EQ(store->operationCount() - before, 1u);
+  }
+  store->stageIssued(session, 13, "B", "{\"Data\": 2}");
+  auto found = store->get(session, "B");
+  ASSERT_TRUE(found.isOk());
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ(**found, "cB");
+  ASSERT_TRUE(store->flushOutbox().isOk());
+  auto pending = store->outbox(session);
+  ASSERT_TRUE(pending.isOk()) << pending.getStatus().message();
+  ASSERT_EQ(pending->size(), 2u);
+  std::set<uint64_t> ids;
+  for (const DataStore::Pending &p : *pending)
+    ids.insert(p.id);
+  EXPECT_EQ(ids, (std::set<uint64_t>{12, 13}));
+}
+
 namespace {
 /// Holds the first outbox batch taken in flight until released.
 struct BatchHold {
