@@ -274,6 +274,34 @@ Result<size_t> LocalRunner::redeliver(
   auto pending = store.outbox(session);
   if (!pending)
     return pending.getStatus();
+  if (opts.trackInFlight) {
+    // An entry that looks abandoned (hosted here, not running here) may
+    // have finished here while the read was on its way: listed because its
+    // removal was staged after the read began. Its invocation stages the
+    // removal before it clears its in-flight mark, and a read waits for
+    // what was staged before it (DataStore::outbox): so the entries not
+    // running here now that a second read still lists are abandoned, and
+    // only those go. (Delivered again, a finished invocation reuses its
+    // checkpoint, but a fan-in completer sends its target once more, whose
+    // user code then ran twice when the first was still running.)
+    auto abandoned = [&](const DataStore::Pending &e) {
+      return take(e.function) && !isInFlight(e.id);
+    };
+    if (std::any_of(pending->begin(), pending->end(), abandoned)) {
+      auto again = store.outbox(session);
+      if (!again)
+        return again.getStatus();
+      std::set<uint64_t> listed;
+      for (const DataStore::Pending &e : *again)
+        listed.insert(e.id);
+      pending->erase(std::remove_if(pending->begin(), pending->end(),
+                                    [&](const DataStore::Pending &e) {
+                                      return !abandoned(e) ||
+                                             !listed.count(e.id);
+                                    }),
+                     pending->end());
+    }
+  }
   return deliverPending(session, *pending, take);
 }
 

@@ -400,7 +400,7 @@ public:
   }
 
   Result<std::vector<Pending>> outbox(const std::string &session) override {
-    if (Status s = flushStaged(); !s)
+    if (Status s = flushOutbox(); !s) // a batch in flight lands first
       return s;
     auto r = run({"HGETALL", prefix(session) + "ob"});
     if (!r)
@@ -419,7 +419,7 @@ public:
   }
 
   Result<std::vector<std::string>> unfinishedSessions() override {
-    if (Status s = flushStaged(); !s)
+    if (Status s = flushOutbox(); !s)
       return s;
     auto keys = scan("unum:{*}:ob");
     if (!keys)
