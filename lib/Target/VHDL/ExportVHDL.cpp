@@ -143,12 +143,16 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
   type prod_vector is array (natural range <>) of
     signed(2 * DATA_BITS - 1 downto 0);
 
-  -- one spare slot for a one-value input: GHDL 2.0's --synth fails on a
-  -- one-entry memory
-  signal buf       : sample_vector(0 to CAP - 1 + {spare});
+  -- two banks of CAP slots: while the MACs read one inference's bank, the
+  -- next inference streams into the other
+  signal buf       : sample_vector(0 to 2 * CAP - 1);
+  signal wbank     : natural range 0 to 1; -- the bank being loaded
+  signal rbank     : natural range 0 to 1; -- the bank being read
+  signal ahead     : std_logic; -- loading the inference after the read one
   signal beats_in  : natural range 0 to IN_BEATS;
   signal loaded    : natural range 0 to ELEMS;
-  signal issued    : std_logic; -- every MAC of this inference issued
+  signal avail     : natural range 0 to ELEMS; -- of the inference read
+  signal issued    : std_logic; -- every MAC of the read inference issued
   signal pos       : natural range 0 to OUT_LEN - 1;
   signal blk       : natural range 0 to BLOCKS - 1;
   signal step      : natural range 0 to STEPS - 1;
@@ -175,7 +179,7 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
       last := IN_LEN - 1;
     end if;
     if last < 0 then
-      return 0;
+      return 1; -- only padding: once the inference has begun
     end if;
     return (last + 1) * IN_CH;
   end function;
@@ -189,10 +193,10 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
     return (l * STRIDE - PAD_LO) * IN_CH;
   end function;
 
-  -- the buffer slot of input element e
-  function slot(e : natural) return natural is
+  -- the buffer slot of input element e in bank b
+  function slot(e : natural; b : natural) return natural is
   begin
-    return {slot};
+    return b * CAP + {slot};
   end function;
 
   -- balanced adder tree over the PR products of output lane o
@@ -212,9 +216,14 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
     return t(0);
   end function;
 begin
-  -- a beat may not overwrite what the current position still reads
+  ahead <= '1' when wbank /= rbank else '0';
+  avail <= ELEMS when ahead = '1' else loaded;
+  -- a beat may not overwrite what the current position still reads (the
+  -- next inference's first position reads from element 0)
   accept <= '1' when beats_in < IN_BEATS and
-                     (issued = '1' or loaded + IN_W <= first(pos) + CAP)
+                     ((ahead = '1' and loaded + IN_W <= CAP) or
+                      (ahead = '0' and
+                       (issued = '1' or loaded + IN_W <= first(pos) + CAP)))
             else '0';
   in_ready  <= accept;
   out_valid <= o_valid;
@@ -222,7 +231,7 @@ begin
   -- a finished row waits while the output register is still full
   stall <= '1' when p_valid = '1' and p_row_end = '1' and o_valid = '1'
                     and out_ready = '0' else '0';
-  issue <= '1' when issued = '0' and stall = '0' and loaded >= need(pos)
+  issue <= '1' when issued = '0' and stall = '0' and avail >= need(pos)
            else '0';
 
   process (clk)
@@ -235,6 +244,8 @@ begin
       if rst = '1' then
         beats_in <= 0;
         loaded   <= 0;
+        wbank    <= 0;
+        rbank    <= 0;
         issued   <= '0';
         pos      <= 0;
         blk      <= 0;
@@ -243,19 +254,31 @@ begin
         p_valid  <= '0';
         o_valid  <= '0';
       else
-        -- window buffer: one beat per handshake
+        -- window buffer: one beat per handshake; after an inference's last
+        -- beat the next one goes to the other bank unless that bank is
+        -- still read (then it waits for the read to move on)
         if in_valid = '1' and accept = '1' then
           for i in 0 to IN_W - 1 loop
-            buf(slot(loaded + i)) <= in_data(i);
+            buf(slot(loaded + i, wbank)) <= in_data(i);
           end loop;
-          beats_in <= beats_in + 1;
-          loaded   <= loaded + IN_W;
-        end if;
-        -- all MACs done and the whole input seen: ready for the next one
-        if issued = '1' and p_valid = '0' and beats_in = IN_BEATS then
+          if beats_in = IN_BEATS - 1 and ahead = '0' then
+            beats_in <= 0;
+            loaded   <= 0;
+            wbank    <= 1 - wbank;
+          else
+            beats_in <= beats_in + 1;
+            loaded   <= loaded + IN_W;
+          end if;
+        elsif beats_in = IN_BEATS and ahead = '0' then
           beats_in <= 0;
           loaded   <= 0;
-          issued   <= '0';
+          wbank    <= 1 - wbank;
+        end if;
+        -- every MAC of the read inference issued and the next one loading:
+        -- read it
+        if issued = '1' and ahead = '1' then
+          issued <= '0';
+          rbank  <= 1 - rbank;
         end if;
         if o_valid = '1' and out_ready = '1' then
           o_valid <= '0';
@@ -295,7 +318,7 @@ begin
                   x := to_signed(PAD_VALUE, DATA_BITS);
                 else
                   x := buf(slot(src * IN_CH + LANE_BASE(blk * PO + o)
-                                + TERM_CH(step * PR + r)));
+                                + TERM_CH(step * PR + r), rbank));
                 end if;
                 prod(o * PR + r) <= x * ROM(addr)(o * PR + r);
               end loop;
@@ -322,6 +345,9 @@ begin
               addr <= 0;
               if pos < OUT_LEN - 1 then
                 pos <= pos + 1;
+              elsif ahead = '1' then
+                pos   <= 0; -- the next inference, without a gap
+                rbank <= 1 - rbank;
               else
                 pos    <= 0;
                 issued <= '1';
@@ -344,9 +370,8 @@ struct MacSchedule {
   int64_t kernel, accBits, shift, outBits, treeLevels;
   int rounding;
   bool wrap;
-  int64_t capacity;   // window buffer slots
-  bool lineBuffer;    // capacity < elements: slots reused modulo capacity
-  int64_t spareSlots; // GHDL 2.0's --synth fails on a one-entry memory
+  int64_t capacity; // window buffer slots
+  bool lineBuffer;  // capacity < elements: slots reused modulo capacity
   std::vector<std::vector<int64_t>> romRows; // address blk * STEPS + step
   std::vector<int64_t> laneBase, bias;       // per block and output lane
   std::vector<int64_t> termTap, termChannel; // per step and reduction lane
@@ -508,7 +533,6 @@ end package body;
     s.treeLevels = fixed::ceilLog2(s.reduceLanes);
     s.capacity = p.buffer.getElements();
     s.lineBuffer = s.capacity < s.elements;
-    s.spareSlots = s.capacity == 1 ? 1 : 0;
     int64_t cpg = c.getChannelsPerGroup(), terms = s.kernel * cpg;
     // Tap and channel of term step * PR + r (-1 past the last term).
     for (int64_t t = 0; t < s.steps * s.reduceLanes; ++t) {
@@ -529,7 +553,7 @@ end package body;
     s.macCycles = s.outLen * s.blocks * s.steps;
     s.idealCycles = (s.macs + s.multipliers - 1) / s.multipliers;
     s.treeAdders = p.tree.getCount() * (p.tree.getInputs() - 1);
-    s.bufferBits = s.capacity * p.buffer.getBits();
+    s.bufferBits = 2 * s.capacity * p.buffer.getBits(); // two banks
     // the constant tables besides the weights: LANE_BASE and BIAS per lane,
     // TERM_TAP and TERM_CH per term (signed, -1 marks idle)
     auto signedBits = [](int64_t max) {
@@ -577,7 +601,6 @@ end package body;
                          {"out_bits", s.outBits},
                          {"tree_levels", s.treeLevels},
                          {"cap", s.capacity},
-                         {"spare", s.spareSlots},
                          {"rom_rows", romRows},
                          {"lane_base", aggregate(s.laneBase)},
                          {"bias", aggregate(s.bias)},
@@ -774,7 +797,6 @@ end architecture;
   /// position per cycle once its window has arrived; window bounds and
   /// divisor come from the position counter.
   void emitPool(PoolOp op, StringRef entity) {
-    int64_t values = op.getInBeats() * op.getWidth();
     std::string text =
         use() +
         stageEntity(entity,
@@ -792,10 +814,14 @@ end architecture;
   constant IS_MAX      : boolean := {6};
   constant INCLUDE_PAD : boolean := {7}; -- avg: divide by KSIZE
   constant ROUNDING    : natural := {8}; -- avg: 0 truncate, 1 nearest, 2 half_even
-  -- one spare slot for a one-value input: GHDL 2.0's --synth fails on a
-  -- one-entry memory
-  signal buf     : sample_vector(0 to IN_LEN * CH - 1 + {9});
+  -- two banks of a whole input: while the windows read one inference,
+  -- the next streams into the other bank
+  signal buf     : sample_vector(0 to 2 * IN_LEN * CH - 1);
+  signal wbank   : natural range 0 to 1; -- the bank being loaded
+  signal rbank   : natural range 0 to 1; -- the bank being read
+  signal ahead   : std_logic; -- loading the inference after the read one
   signal rows    : natural range 0 to IN_LEN; -- input positions received
+  signal avail   : natural range 0 to IN_LEN; -- of the inference read
   signal pos     : natural range 0 to OUT_LEN; -- next output position
   signal o_valid : std_logic;
   signal o_data  : sample_vector(0 to CH - 1);
@@ -807,6 +833,8 @@ end architecture;
   begin
     if l * STRIDE + KSIZE - PAD > IN_LEN then
       return IN_LEN;
+    elsif l * STRIDE + KSIZE - PAD < 1 then
+      return 1; -- only padding: once the inference has begun
     end if;
     return l * STRIDE + KSIZE - PAD;
   end function;
@@ -817,8 +845,10 @@ end architecture;
     return (a - (a mod b)) / b;
   end function;
 
-  -- window l of every channel: padded positions never win and add 0
-  function pool(l : natural; v : sample_vector) return sample_vector is
+  -- window l of every channel in bank b: padded positions never win and
+  -- add 0
+  function pool(l : natural; b : natural; v : sample_vector)
+    return sample_vector is
     variable y : sample_vector(0 to CH - 1);
     variable best, sum, count, p, x, q, r : integer;
   begin
@@ -829,7 +859,7 @@ end architecture;
       for t in 0 to KSIZE - 1 loop
         p := l * STRIDE + t - PAD;
         if p >= 0 and p < IN_LEN then
-          x := to_integer(v(p * CH + c));
+          x := to_integer(v((b * IN_LEN + p) * CH + c));
           if x > best then
             best := x;
           end if;
@@ -856,11 +886,13 @@ end architecture;
     return y;
   end function;
 begin
+  ahead     <= '1' when wbank /= rbank else '0';
+  avail     <= IN_LEN when ahead = '1' else rows;
   accept    <= '1' when rows < IN_LEN else '0';
   in_ready  <= accept;
   out_valid <= o_valid;
   out_data  <= o_data;
-  fire <= '1' when pos < OUT_LEN and rows >= need(pos) and
+  fire <= '1' when pos < OUT_LEN and avail >= need(pos) and
                    (o_valid = '0' or out_ready = '1') else '0';
 
   process (clk)
@@ -869,25 +901,42 @@ begin
       if rst = '1' then
         rows    <= 0;
         pos     <= 0;
+        wbank   <= 0;
+        rbank   <= 0;
         o_valid <= '0';
       else
+        -- after an inference's last position the next one goes to the other
+        -- bank unless that bank is still read (then it waits)
         if in_valid = '1' and accept = '1' then
           for i in 0 to CH - 1 loop
-            buf(rows * CH + i) <= in_data(i);
+            buf((wbank * IN_LEN + rows) * CH + i) <= in_data(i);
           end loop;
-          rows <= rows + 1;
+          if rows = IN_LEN - 1 and ahead = '0' then
+            rows  <= 0;
+            wbank <= 1 - wbank;
+          else
+            rows <= rows + 1;
+          end if;
+        elsif rows = IN_LEN and ahead = '0' then
+          rows  <= 0;
+          wbank <= 1 - wbank;
         end if;
         if o_valid = '1' and out_ready = '1' then
           o_valid <= '0';
         end if;
+        -- after the last window the next inference, once it is loading
         if fire = '1' then
-          o_data  <= pool(pos, buf);
+          o_data  <= pool(pos, rbank, buf);
           o_valid <= '1';
-          pos     <= pos + 1;
-        elsif pos = OUT_LEN and rows = IN_LEN then
-          -- every window sent and the whole input seen: the next inference
-          pos  <= 0;
-          rows <= 0;
+          if pos = OUT_LEN - 1 and ahead = '1' then
+            pos   <= 0;
+            rbank <= 1 - rbank;
+          else
+            pos <= pos + 1;
+          end if;
+        elsif pos = OUT_LEN and ahead = '1' then
+          pos   <= 0;
+          rbank <= 1 - rbank;
         end if;
       end if;
     end if;
@@ -898,7 +947,7 @@ end architecture;
                       op.getKernel(), op.getStride(), op.getPadding(),
                       op.getFunction() == "max" ? "true" : "false",
                       op.getCountIncludePad() ? "true" : "false",
-                      roundingCode(op.getRounding()), values == 1 ? 1 : 0)
+                      roundingCode(op.getRounding()))
             .str();
     files.push_back({entity.str() + ".vhd", text});
   }
@@ -919,7 +968,7 @@ end architecture;
                              "    in{0}_data  : in  sample_vector(0 to {1});\n",
                              i, widths[i] - 1);
       decls += llvm::formatv(
-          "  -- FIFO {0}: a whole inference of input {0} ({1} beats)\n"
+          "  -- FIFO {0}: two inferences of input {0} ({1} beats each)\n"
           "  constant D{0} : natural := {2};\n"
           "  constant B{0} : natural := {1};\n"
           "  type mem{0}_t is array (0 to D{0} - 1) of "
@@ -1139,16 +1188,24 @@ end architecture;
         llvm::formatv(
             R"(
 -- Testbench of {0}: reads input_file (one raw integer per line, {1} per
--- inference), feeds one inference at a time as fast as the design accepts,
--- takes outputs every cycle (or as stall_every says), writes every output value to output_file (one per line) and, per inference,
--- the cycles from its first input beat to its last output beat (both
--- included) to cycles_file.
+-- inference), feeds one inference at a time as fast as the design accepts
+-- (back_to_back: the next inference's first beat follows the last beat of
+-- the previous one, without waiting for its outputs), takes outputs every
+-- cycle (or as stall_every says), writes every output value to output_file
+-- (one per line), per inference the cycles from its first input beat to its
+-- last output beat (both included) to cycles_file and, from the second
+-- inference on, the cycles between its last output beat and the previous
+-- inference's (the initiation interval) to ii_file. When expect_ii is not 0,
+-- the last of those must equal it.
 entity {2} is
   generic (
     input_file  : string  := "input.txt";
     output_file : string  := "output.txt";
     cycles_file : string  := "cycles.txt";
+    ii_file     : string  := "ii.txt";
     max_cycles  : natural := 100000000;
+    back_to_back : boolean := false;
+    expect_ii   : natural := 0;
     -- when not 0, out_ready is low every stall_every-th cycle (backpressure)
     stall_every : natural := 0);
 end entity;
@@ -1163,8 +1220,11 @@ architecture sim of {2} is
   signal rst       : std_logic := '1';
   signal done      : boolean := false;
   signal cycle     : natural := 0;
-  signal start     : natural := 0;
+  -- first-beat cycle of the inferences in flight, by number mod 64
+  type cycle_vector is array (0 to 63) of natural;
+  signal starts    : cycle_vector := (others => 0);
   signal finished  : natural := 0; -- inferences whose outputs are all out
+  signal last_ii   : natural := 0; -- between the last two inferences' ends
   signal in_valid, in_ready, out_valid : std_logic := '0';
   signal out_ready : std_logic;
   signal in_data   : std_logic_vector(IN_W * N - 1 downto 0) := (others => '0');
@@ -1213,9 +1273,11 @@ begin
       if k = IN_W then
         k := 0;
         if sent = 0 then
-          while finished < started loop
+          while finished < started and not back_to_back loop
             wait until rising_edge(clk);
           end loop;
+          assert started - finished < 64
+            report "testbench: more than 64 inferences in flight" severity failure;
         end if;
         in_data  <= beat;
         in_valid <= '1';
@@ -1224,7 +1286,7 @@ begin
           exit when in_ready = '1';
         end loop;
         if sent = 0 then
-          start <= cycle;
+          starts(started mod 64) <= cycle;
         end if;
         in_valid <= '0';
         sent := sent + 1;
@@ -1240,6 +1302,10 @@ begin
     while finished < started loop
       wait until rising_edge(clk);
     end loop;
+    wait for 0 ns; -- last_ii of the last inference
+    assert expect_ii = 0 or started < 2 or last_ii = expect_ii
+      report "testbench: initiation interval " & integer'image(last_ii) &
+             ", expected " & integer'image(expect_ii) severity failure;
     done <= true;
     wait;
   end process;
@@ -1247,8 +1313,10 @@ begin
   sink : process (clk)
     file f        : text open write_mode is output_file;
     file c        : text open write_mode is cycles_file;
+    file g        : text open write_mode is ii_file;
     variable l    : line;
     variable outs : natural := 0;
+    variable last : integer := -1; -- the previous inference's last beat
   begin
     if rising_edge(clk) and rst = '0' and out_valid = '1' and out_ready = '1' then
       for i in 0 to OUT_W - 1 loop
@@ -1258,8 +1326,14 @@ begin
       outs := outs + 1;
       if outs = OUT_BEATS then
         outs := 0;
-        write(l, cycle - start + 1);
+        write(l, cycle - starts(finished mod 64) + 1);
         writeline(c, l);
+        if last >= 0 then
+          write(l, cycle - last);
+          writeline(g, l);
+          last_ii <= cycle - last;
+        end if;
+        last := cycle;
         finished <= finished + 1;
       end if;
     end if;
@@ -1273,11 +1347,27 @@ end architecture;
     files.push_back({tb + ".vhd", text});
   }
 
+  /// The formats convert-nn-to-rtl recorded for a stage's layer (input,
+  /// result, weight, accum, rounding, overflow) as a JSON object, or null.
+  static std::string formatJson(Operation &stage) {
+    auto format = stage.getAttrOfType<DictionaryAttr>("rtl.format");
+    if (!format)
+      return "null";
+    std::string json;
+    for (NamedAttribute field : format)
+      if (auto text = dyn_cast<StringAttr>(field.getValue()))
+        json += (json.empty() ? "{\"" : ", \"") + field.getName().str() +
+                "\": \"" + text.getValue().str() + "\"";
+    return json.empty() ? "null" : json + "}";
+  }
+
   /// Static figures; the cycles are measured by the testbench.
   void emitReport() {
     int64_t multipliers = 0, constantMultipliers = 0, adders = 0, romBits = 0,
             bufferBits = 0, macs = 0, scheduled = 0, ideal = 0, depth = 0,
             serial = 0, tableBits = 0;
+    // one beat per cycle in and out of the design
+    int64_t interval = std::max(design.getInBeats(), design.getOutBeats());
     std::string stages;
     size_t i = 0;
     for (Operation &stage : design.getBody().front()) {
@@ -1294,7 +1384,7 @@ end architecture;
         tables = s->tableBits;
       }
       if (auto pool = dyn_cast<PoolOp>(stage))
-        buffer = pool.getInBeats() * pool.getWidth() * design.getDataBits();
+        buffer = 2 * pool.getInBeats() * pool.getWidth() * design.getDataBits();
       if (auto join = dyn_cast<JoinOp>(stage)) {
         for (auto [w, d] : llvm::zip(join.getInWidths(), join.getFifoDepths()))
           buffer += w * std::max<int64_t>(d, 2) * design.getDataBits();
@@ -1308,6 +1398,14 @@ end architecture;
         constant = ew.getFunction() == "hardsigmoid" ? ew.getWidth() : 0;
       constantMultipliers += constant;
       int64_t d = getPipelineDepth(&stage);
+      // Every stage takes the next inference while it finishes the current
+      // one (two banks, FIFOs): it is busy for the larger of its beats in,
+      // its beats out and its MAC cycles per inference.
+      StageStreams io = getStageStreams(&stage);
+      int64_t ii = std::max(io.out.beats, cycles);
+      for (const Stream &in : io.in)
+        ii = std::max(ii, in.beats);
+      interval = std::max(interval, ii);
       multipliers += m;
       adders += add;
       bufferBits += buffer;
@@ -1320,11 +1418,12 @@ end architecture;
           R"({0}    {{"name": "{1}", "entity": "{2}", "kind": "{3}", )"
           R"("multipliers": {4}, "tree_adders": {9}, "rom_bits": {5}, )"
           R"("buffer_bits": {10}, "constant_multipliers": {11}, "macs": {6}, )"
-          R"("mac_cycles": {7}, "pipeline_depth": {8}, "table_bits": {12}})",
+          R"("mac_cycles": {7}, "pipeline_depth": {8}, "table_bits": {12}, )"
+          R"("initiation_interval": {13}, "format": {14}})",
           i ? ",\n" : "",
           stage.getAttrOfType<StringAttr>("sym_name").getValue(), entities[i],
           stage.getName().stripDialect(), lanes, bits, unitMacs, cycles, d, add,
-          buffer, constant, tables);
+          buffer, constant, tables, ii, formatJson(stage));
       ++i;
     }
     std::string fileList;
@@ -1335,7 +1434,8 @@ end architecture;
         consumers, [](const auto &readers) { return readers.size() > 1; });
     files.push_back(
         {"report.json",
-         llvm::formatv(R"({{
+         llvm::formatv(
+             R"({{
   "design": "{0}",
   "top": "{1}",
   "testbench": "{2}",
@@ -1356,18 +1456,18 @@ end architecture;
   "mac_cycles": {14},
   "cycle_bound": {15},
   "scheduled_bound": {16},
+  "initiation_interval": {23},
   "stages": [
 {17}
   ]
 }
 )",
-                       design.getSymName(), top, tb, fileList,
-                       design.getDataBits(), design.getFracBits(),
-                       design.getInWidth(), length, design.getOutWidth(),
-                       design.getOutBeats(), multipliers, romBits, macs, depth,
-                       scheduled, ideal + depth + length + serial,
-                       scheduled + depth + length + serial, stages, adders,
-                       bufferBits, constantMultipliers, forks, tableBits)
+             design.getSymName(), top, tb, fileList, design.getDataBits(),
+             design.getFracBits(), design.getInWidth(), length,
+             design.getOutWidth(), design.getOutBeats(), multipliers, romBits,
+             macs, depth, scheduled, ideal + depth + length + serial,
+             scheduled + depth + length + serial, stages, adders, bufferBits,
+             constantMultipliers, forks, tableBits, interval)
              .str()});
   }
 
