@@ -944,6 +944,8 @@ int main(int argc, char **argv) {
     benchConv(opt);
   if (opt.matmul && !benchMatmul(opt.matmulSizes, opt.reps, opt.median))
     gFailed = true;
+  if (opt.conv && !benchConvThreads(opt.reps, opt.median))
+    gFailed = true;
 
   std::vector<double> busy = busyFractions(start, readCpuTimes());
   std::printf("\nCPU busy during the run (this process included): %s; load "

@@ -61,12 +61,17 @@ void dnnlConvRun(DnnlConv *conv);
 // Copies the result back into y[L-K+1][C_out] (reordering if blocked).
 void dnnlConvResult(DnnlConv *conv, float *y);
 const char *dnnlConvImpl(DnnlConv *conv);
+// OpenMP threads of the following runs (dnnlConvCreate sets 1).
+void dnnlSetThreads(int threads);
 void dnnlConvDestroy(DnnlConv *conv);
 bool haveDnnl();
 
 //--- matmul: the JIT-compiled Unum kernel (host CPU and --mcpu=haswell)
 // against OpenBLAS (dlopen), sizes n x n; false if a result mismatched.
 bool benchMatmul(const std::vector<int> &sizes, int reps, bool median);
+//--- conv1d (L = 4096, C = 32, K = 3..9) JIT-compiled for 1 and 2 threads
+// against oneDNN on 1 and 2 threads; false if a result mismatched.
+bool benchConvThreads(int reps, bool median);
 
 //--- (0) Unum AOT kernels ----------------------------------------------------
 // Declared weak: the wrappers are linked only when unum-airc built the

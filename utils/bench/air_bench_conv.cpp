@@ -72,8 +72,8 @@ DnnlConv *dnnlConvCreate(int64_t L, int64_t K, int64_t cin, int64_t cout,
   memory::desc userDst({1, cout, lout}, dt::f32, tag::nwc);
   // With `blocked`, format_tag::any: oneDNN picks its preferred (blocked)
   // layouts and we reorder into them once here, outside the timed region.
-  memory::desc srcMd = blocked ? memory::desc({1, cin, L}, dt::f32, tag::any)
-                               : userSrc;
+  memory::desc srcMd =
+      blocked ? memory::desc({1, cin, L}, dt::f32, tag::any) : userSrc;
   memory::desc weiMd =
       blocked ? memory::desc({cout, cin, K}, dt::f32, tag::any) : userWei;
   memory::desc dstMd =
@@ -112,6 +112,13 @@ void dnnlConvResult(DnnlConv *c, float *y) {
 }
 
 const char *dnnlConvImpl(DnnlConv *c) { return c->impl.c_str(); }
+void dnnlSetThreads(int threads) {
+#if DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP
+  omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
 void dnnlConvDestroy(DnnlConv *c) { delete c; }
 
 #else // !UNUM_BENCH_HAVE_DNNL
@@ -125,6 +132,7 @@ DnnlConv *dnnlConvCreate(int64_t, int64_t, int64_t, int64_t, bool,
 void dnnlConvRun(DnnlConv *) {}
 void dnnlConvResult(DnnlConv *, float *) {}
 const char *dnnlConvImpl(DnnlConv *) { return "none"; }
+void dnnlSetThreads(int) {}
 void dnnlConvDestroy(DnnlConv *) {}
 
 #endif

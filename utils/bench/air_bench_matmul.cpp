@@ -1,4 +1,4 @@
-//===- air_bench_matmul.cpp - matmul: Unum against OpenBLAS ---------------===//
+//===- air_bench_matmul.cpp - matmul and conv1d on 1 and 2 threads --------===//
 //
 // C[M,N] = A[M,K] B[K,N], f32, square sizes. The Unum kernel is one AIR
 // function with dynamic sizes, JIT-compiled in this process four times: for
@@ -8,6 +8,14 @@
 // libopenblas0-pthread (not linked: Debian's default libblas.so.3 is the
 // reference BLAS), with 1 and 2 threads. Every kernel's result is checked
 // against OpenBLAS's (or, without it, against a plain loop).
+//
+// conv1d (L = 4096, C = 32, K = 3..9) the same way: the AIR kernel with
+// static shapes JIT-compiled for 1 and 2 threads, against oneDNN's blocked
+// layout (`any`) on 1 and 2 OpenMP threads.
+//
+// Both tables run on every CPU the process was allowed at start: the driver
+// pins itself to one CPU for the single-thread tables, and threads created
+// while it is pinned (OpenMP teams, OpenBLAS's pool) would share that CPU.
 //
 //===----------------------------------------------------------------------===//
 #include "air_bench.h"
@@ -21,11 +29,44 @@
 #include <dlfcn.h>
 #include <fstream>
 #include <memory>
+#include <sched.h>
 #include <string>
 #include <vector>
 
 namespace {
 using Clock = std::chrono::steady_clock;
+
+/// The CPUs this process may run on, read before main() pins it.
+cpu_set_t startCpus = [] {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  sched_getaffinity(0, sizeof set, &set);
+  return set;
+}();
+
+/// Runs on all of startCpus while alive (then back on the pinned CPU).
+class AllCpus {
+public:
+  AllCpus() {
+    CPU_ZERO(&pinned);
+    sched_getaffinity(0, sizeof pinned, &pinned);
+    sched_setaffinity(0, sizeof startCpus, &startCpus);
+    std::printf("running on %d CPUs (threads created now are not pinned); "
+                "load average %s\n",
+                CPU_COUNT(&startCpus), loadAverage().c_str());
+  }
+  ~AllCpus() { sched_setaffinity(0, sizeof pinned, &pinned); }
+
+  static std::string loadAverage() {
+    std::ifstream in("/proc/loadavg");
+    std::string a, b, c;
+    in >> a >> b >> c;
+    return a + " " + b + " " + c;
+  }
+
+private:
+  cpu_set_t pinned;
+};
 
 struct Desc2 {
   float *allocated, *aligned;
@@ -95,13 +136,13 @@ struct Kernel {
   double compileSeconds = 0;
 };
 
-bool build(Kernel &k) {
+bool build(Kernel &k, const char *air = kMatmulAir) {
   auto start = Clock::now();
   k.compiler = std::make_unique<unum::air::AirCompiler>();
   unum::air::CompileOptions options;
   options.cpu = k.cpu;
   options.threads = k.threads;
-  if (!k.compiler->compile(kMatmulAir, "matmul.air", options)) {
+  if (!k.compiler->compile(air, "bench.air", options)) {
     std::printf("!!! %s: %s", k.label.c_str(), k.compiler->errors().c_str());
     return false;
   }
@@ -142,6 +183,7 @@ namespace airbench {
 bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
   std::printf("\n== matmul C[n,n] = A[n,n] B[n,n], f32, 1 and 2 threads ==\n");
   std::printf("CPU: %s\n", cpuModel().c_str());
+  AllCpus all; // before OpenBLAS starts its threads
   OpenBlas blas = loadOpenBlas();
   if (blas.sgemm) {
     std::printf("OpenBLAS: %s (cblas_sgemm, openblas_set_num_threads per "
@@ -249,6 +291,126 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
       std::fflush(stdout);
     }
   }
+  return ok;
+}
+
+namespace {
+struct Desc3 {
+  float *allocated, *aligned;
+  int64_t offset, sizes[3], strides[3];
+};
+
+/// Best and median seconds per call over `samples` batches of calls, each
+/// batch lasting about 2 ms (a conv1d call takes well under one).
+template <typename F>
+std::pair<double, double> timeBatches(int samples, F &&f) {
+  auto s = Clock::now();
+  f(); // warm-up, and the batch size
+  double once = std::chrono::duration<double>(Clock::now() - s).count();
+  int calls = std::max(1, int(0.002 / std::max(once, 1e-7)));
+  auto t = timeIt(samples, [&] {
+    for (int i = 0; i < calls; ++i)
+      f();
+  });
+  return {t.first / calls, t.second / calls};
+}
+} // namespace
+
+bool benchConvThreads(int reps, bool median) {
+  const int64_t L = 4096, C = 32;
+  std::printf("\n== conv1d x[%lld][%lld] * w[K][%lld][%lld], f32, 1 and 2 "
+              "threads ==\n",
+              (long long)L, (long long)C, (long long)C, (long long)C);
+  AllCpus all; // before OpenMP (oneDNN's libgomp, the JIT's libomp) forks
+  std::printf("GFLOP/s = 2 (L-K+1) C^2 K / time, best and median of %d "
+              "samples of ~2 ms; vs dnnl = oneDNN `any` (blocked layouts, "
+              "reorders untimed) time / Unum time with the same threads and "
+              "the %s; vs 1t = the same kernel's 1-thread time / its time "
+              "(goal >= 1.7 at 2)\n",
+              5 * reps, median ? "median" : "best");
+  std::printf("%3s %-9s %7s %9s %9s %8s %7s %9s\n", "K", "kernel", "threads",
+              "best", "median", "vs dnnl", "vs 1t", "max err");
+  bool ok = true;
+  std::vector<float> x(L * C);
+  unsigned seed = 777;
+  auto rnd = [&] {
+    seed = seed * 1103515245u + 12345u;
+    return (float)((seed >> 9) & 0xffff) / 65536.f - 0.5f;
+  };
+  for (auto &v : x)
+    v = rnd();
+  for (int K : {3, 5, 7, 9}) {
+    const int64_t lout = L - K + 1;
+    std::vector<float> w(K * C * C), want(lout * C, 0.f);
+    for (auto &v : w)
+      v = rnd();
+    for (int64_t l = 0; l < lout; ++l)
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t ci = 0; ci < C; ++ci)
+          for (int64_t co = 0; co < C; ++co)
+            want[l * C + co] += x[(l + k) * C + ci] * w[(k * C + ci) * C + co];
+    double flops = 2.0 * lout * C * C * K;
+    auto gf = [&](double t) { return t > 0 ? flops / t * 1e-9 : 0.0; };
+    double dnnlTime[3] = {0, 0, 0};
+    if (haveDnnl()) {
+      DnnlConv *conv =
+          dnnlConvCreate(L, K, C, C, /*blocked=*/true, x.data(), w.data());
+      for (int threads : {1, 2}) {
+        dnnlSetThreads(threads);
+        auto t = timeBatches(5 * reps, [&] { dnnlConvRun(conv); });
+        dnnlTime[threads] = median ? t.second : t.first;
+        std::vector<float> y(lout * C);
+        dnnlConvResult(conv, y.data());
+        double e = maxRelError(y, want);
+        char vsOne[32] = "";
+        if (threads > 1)
+          std::snprintf(vsOne, sizeof vsOne, "%.2fx",
+                        dnnlTime[1] / dnnlTime[threads]);
+        std::printf("%3d %-9s %7d %9.1f %9.1f %8s %7s %9.1e\n", K, "onednn",
+                    threads, gf(t.first), gf(t.second), "", vsOne, e);
+      }
+      dnnlSetThreads(1);
+      dnnlConvDestroy(conv);
+    }
+    std::string air = "function conv(%x: f32[" + std::to_string(L) + ", " +
+                      std::to_string(C) + "], %w: f32[" + std::to_string(K) +
+                      ", " + std::to_string(C) + ", " + std::to_string(C) +
+                      "]) {\n    %0 = kernel(conv1d, %x, %w)\n    ret %0\n}\n";
+    double oneThread = 0;
+    for (int threads : {1, 2}) {
+      Kernel k;
+      k.label = "unum";
+      k.threads = threads;
+      if (!build(k, air.c_str()))
+        return false;
+      std::vector<float> y(lout * C, NAN);
+      Desc2 dx = desc(x.data(), L, C), dy = desc(y.data(), lout, C);
+      Desc3 dw = {w.data(), w.data(), 0, {K, C, C}, {C * C, C, 1}};
+      int32_t status = 0;
+      auto t = timeBatches(
+          5 * reps, [&] { status = k.jit->call("conv", &dx, &dw, &dy); });
+      double time = median ? t.second : t.first;
+      if (threads == 1)
+        oneThread = time;
+      double e = maxRelError(y, want);
+      if (status != 0 || !(e < 1e-4)) {
+        std::printf("!!! MISMATCH: conv1d K=%d --threads=%d status %d max rel "
+                    "err %g\n",
+                    K, threads, status, e);
+        ok = false;
+      }
+      char vsDnnl[32] = "n/a", vsOne[32] = "";
+      if (dnnlTime[threads] > 0)
+        std::snprintf(vsDnnl, sizeof vsDnnl, "%.2fx", dnnlTime[threads] / time);
+      if (threads > 1)
+        std::snprintf(vsOne, sizeof vsOne, "%.2fx", oneThread / time);
+      std::printf("%3d %-9s %7d %9.1f %9.1f %8s %7s %9.1e\n", K, "unum",
+                  threads, gf(t.first), gf(t.second), vsDnnl, vsOne, e);
+      std::fflush(stdout);
+    }
+  }
+  std::printf("load average at the end of the threads tables: %s\n",
+              AllCpus::loadAverage().c_str());
   return ok;
 }
 
