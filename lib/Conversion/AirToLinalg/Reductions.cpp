@@ -6,7 +6,7 @@
 //
 //   for panel in [0, P)                      (scf.parallel with threads)
 //     for (outer parallel and reduction loops)
-//       for r0 in rows step RB               chunk of rows
+//       for r0 in rows step RB               chunk of rows (16 KB)
 //         for j0 in panel's strips step U*W  U accumulators of W lanes
 //           acc[u] = y[j0 + u W : +W]
 //           for r in [r0, r0 + RB): acc[u] = combine(acc[u], f(x[r, ...]))
@@ -257,10 +257,23 @@ void OuterReduction::emit() {
   for (Range r : linalgOp.createLoopRanges(b, loc))
     sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
   int64_t s = lanes * unroll;
-  // Rows per chunk: the rows a strip walks through stay in L1/L2 for the
-  // next strip, and the accumulators' loads and stores are 1/RB of the work.
-  const int64_t rb = 32;
   Value columns = sizes.back();
+  // Rows per chunk: the chunk's rows stay in L1 (16 KB of the inputs) while
+  // the strips walk across them, and the accumulators' loads and stores are
+  // 1/RB of the work: RB = 16 KB / (columns x input bytes), 1 to 32.
+  int64_t inBytes = 1;
+  for (OpOperand *in : op.getDpsInputOperands())
+    if (isa<MemRefType>(in->get().getType()) &&
+        op.getMatchingIndexingMap(in).isFunctionOfDim(n - 1))
+      inBytes = std::max<int64_t>(
+          inBytes,
+          getElementTypeOrSelf(in->get().getType()).getIntOrFloatBitWidth() /
+              8);
+  Value rb = b.createOrFold<arith::MaxSIOp>(
+      loc, cst(1),
+      min(cst(32), b.createOrFold<arith::DivUIOp>(
+                       loc, cst(16384 / inBytes),
+                       b.createOrFold<arith::MaxSIOp>(loc, columns, cst(1)))));
   int64_t panels = target.threads > 1 ? target.threads : 1;
   // Panels of whole strips, so that the columns are cut into strips,
   // vectors and single columns the same way for any number of threads.
@@ -278,8 +291,8 @@ void OuterReduction::emit() {
         nest(k, n - 1, ivs, [&] {
           nest(0, k - 1, ivs, [&] {
             Value rows = sizes[k - 1];
-            forLoop(cst(0), rows, cst(rb), [&](Value r0) {
-              Value r1 = min(add(r0, cst(rb)), rows);
+            forLoop(cst(0), rows, rb, [&](Value r0) {
+              Value r1 = min(add(r0, rb), rows);
               Value strips = add(lo, floorTo(sub(hi, lo), s));
               forLoop(lo, strips, cst(s),
                       [&](Value j0) { strip(ivs, j0, unroll, lanes, r0, r1); });

@@ -10,7 +10,8 @@
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #cols = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @colsum(
-// CHECK: scf.for %{{.*}} = %c0 to %[[R:.*]] step %c32
+// CHECK: arith.divui %c4096, %{{.*}}
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %{{.*}} {
 // CHECK: scf.for {{.*}} step %c16
 // CHECK-COUNT-4: vector.load %arg1[{{.*}}] : memref<?xf64>, vector<4xf64>
 // CHECK: scf.for {{.*}} -> (vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>)
