@@ -255,6 +255,12 @@ def ConvertNNToAir : Pass<"convert-nn-to-air", "mlir::ModuleOp"> {
     and `t = beta - mean * s` folded in float64; flatten is `air.reshape`
     (the `[L, C]` rows are already position-major); add is `air.add`,
     concat a `tensor.concat` (channels: dimension 1, length: dimension 0).
+    maxpool1d and avgpool1d pad the input (`tensor.pad` with -inf for max,
+    so padded positions never win, and 0 for the average), take tap `k` of
+    every window as one strided `tensor.extract_slice` and combine the taps
+    with `air.max` / `air.add`, the sum divided (`air.div`) by the kernel
+    size (`count_include_pad`) or by each window's positions inside the
+    input; air-fuse makes the taps one loop nest.
 
     A quantised model (`!nn.fixed` values) and a layer without a lowering
     are errors located at the layer; nothing is changed then.

@@ -3,12 +3,15 @@
 // The CPU path of a float model: each nn.model becomes one public function
 // of air kernels (the weights as air.constant), which air-optimize fuses and
 // air-to-llvm compiles like any array program. Padding is a tensor.pad (the
-// air kernels have none); everything else is air.
+// air kernels have none); a pooling window is K strided tensor.extract_slice
+// views combined by elementwise air.max / air.add (+ one air.div), which
+// air-fuse puts into one loop nest; everything else is air.
 //
 //===----------------------------------------------------------------------===//
 #include "unum/Conversion/Passes.h"
 #include "unum/Dialect/Air/IR/AirDialect.h"
 #include "unum/Dialect/Air/IR/AirOps.h"
+#include "unum/Dialect/NN/IR/FixedPoint.h"
 #include "unum/Dialect/NN/IR/NNDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -18,7 +21,9 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace unum {
 #define GEN_PASS_DEF_CONVERTNNTOAIR
@@ -68,6 +73,16 @@ public:
               b, f.getLoc(), type, in[0],
               b.getDenseI64ArrayAttr(type.getShape()));
         })
+        .Case([&](nn::MaxPool1dOp p) {
+          return pool(p.getLoc(), in[0], resultType(p), p.getKernelSize(),
+                      p.getStride(), p.getPadding(), /*max=*/true,
+                      /*countIncludePad=*/false);
+        })
+        .Case([&](nn::AvgPool1dOp p) {
+          return pool(p.getLoc(), in[0], resultType(p), p.getKernelSize(),
+                      p.getStride(), p.getPadding(), /*max=*/false,
+                      p.getCountIncludePad());
+        })
         .Case([&](nn::AddOp a) {
           return binary<air::AddOp>(a.getLoc(), in[0], in[1]);
         })
@@ -116,23 +131,70 @@ private:
     return x;
   }
 
+  /// `in` ([L, C]) with `lo` positions before and `hi` after holding `value`.
+  Value pad(Location loc, Value in, int64_t lo, int64_t hi, double value) {
+    if (!lo && !hi)
+      return in;
+    auto type = cast<RankedTensorType>(in.getType());
+    auto padded = RankedTensorType::get(
+        {type.getDimSize(0) + lo + hi, type.getDimSize(1)}, b.getF32Type());
+    Value v = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+    SmallVector<OpFoldResult> low{b.getIndexAttr(lo), b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> high{b.getIndexAttr(hi), b.getIndexAttr(0)};
+    return tensor::PadOp::create(b, loc, padded, in, low, high, v);
+  }
+
+  /// maxpool1d / avgpool1d (NNOps.td): window l covers the positions
+  /// l*stride - padding + k, k < kernel. The input padded with -inf (max:
+  /// padded positions never win) or 0 (avg: they add nothing) makes tap k
+  /// of every window one strided view, rows k, k + stride, ...; the taps are
+  /// combined elementwise, left to right as PyTorch sums them, and the sum
+  /// divided by kernel (count_include_pad) or by each window's positions
+  /// inside [0, L).
+  Value pool(Location loc, Value in, RankedTensorType type, int64_t kernel,
+             int64_t stride, int64_t padding, bool max, bool countIncludePad) {
+    int64_t length = cast<RankedTensorType>(in.getType()).getDimSize(0);
+    int64_t outLen = type.getDimSize(0), channels = type.getDimSize(1);
+    // rows the last window reaches past the padded front (at most padding)
+    int64_t hi =
+        std::max<int64_t>(0, (outLen - 1) * stride + kernel - padding - length);
+    Value padded = pad(loc, in, padding, hi,
+                       max ? -std::numeric_limits<double>::infinity() : 0.0);
+    Value result;
+    for (int64_t k = 0; k < kernel; ++k) {
+      SmallVector<OpFoldResult> offsets{b.getIndexAttr(k), b.getIndexAttr(0)};
+      SmallVector<OpFoldResult> sizes{b.getIndexAttr(outLen),
+                                      b.getIndexAttr(channels)};
+      SmallVector<OpFoldResult> strides{b.getIndexAttr(stride),
+                                        b.getIndexAttr(1)};
+      Value tap = tensor::ExtractSliceOp::create(b, loc, type, padded, offsets,
+                                                 sizes, strides);
+      result = !result ? tap
+               : max   ? binary<air::MaxOp>(loc, result, tap)
+                       : binary<air::AddOp>(loc, result, tap);
+    }
+    if (max)
+      return result;
+    if (countIncludePad || !padding)
+      return binary<air::DivOp>(loc, result, scalar(loc, double(kernel)));
+    // [L_out, 1]: the divisor of each window, broadcast over the channels
+    std::vector<double> counts;
+    for (int64_t l = 0; l < outLen; ++l) {
+      nn::fixed::PoolWindow w =
+          nn::fixed::poolWindow(l, kernel, stride, padding, length);
+      counts.push_back(double(w.last - w.first + 1));
+    }
+    return binary<air::DivOp>(loc, result, constant(loc, {outLen, 1}, counts));
+  }
+
   Value conv1d(nn::Conv1dOp c, Value in) {
     Location loc = c.getLoc();
     auto inType = cast<RankedTensorType>(in.getType());
-    int64_t length = inType.getDimSize(0), inCh = inType.getDimSize(1);
+    int64_t inCh = inType.getDimSize(1);
     auto wType = cast<ShapedType>(c.getWeight().getType());
     int64_t outCh = wType.getDimSize(0), cpg = wType.getDimSize(1),
             kernel = wType.getDimSize(2), groups = c.getGroups();
-    int64_t lo = c.getPadLo(), hi = c.getPadHi();
-    if (lo || hi) {
-      auto padded =
-          RankedTensorType::get({length + lo + hi, inCh}, b.getF32Type());
-      Value pad = arith::ConstantOp::create(
-          b, loc, b.getF32FloatAttr(number(c.getPaddingValue())));
-      SmallVector<OpFoldResult> low{b.getIndexAttr(lo), b.getIndexAttr(0)};
-      SmallVector<OpFoldResult> high{b.getIndexAttr(hi), b.getIndexAttr(0)};
-      in = tensor::PadOp::create(b, loc, padded, in, low, high, pad);
-    }
+    in = pad(loc, in, c.getPadLo(), c.getPadHi(), number(c.getPaddingValue()));
     // filter[k][c][o] = weight[o][c - group base][k]; zero across groups.
     std::vector<double> w = values(c.getWeight());
     std::vector<double> filter(kernel * inCh * outCh, 0.0);

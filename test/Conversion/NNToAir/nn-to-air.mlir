@@ -85,3 +85,54 @@ nn.model @graph {
   %4 = nn.concat "l" "length" %3, %3 : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<8x4xf32>
   nn.output "y" %4 : tensor<8x4xf32>
 }
+
+// Pooling: the input padded with -inf (max) or 0 (avg), one strided view per
+// tap, combined elementwise; the average divides by K or by each window's
+// positions inside the input.
+// CHECK-LABEL: func.func @pool(%arg0: tensor<7x2xf32> {air.name = "x"}) -> tensor<4x2xf32>
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[MP:.*]] = tensor.pad %arg0 low[1, 0] high[1, 0]
+// CHECK: tensor.yield %[[NINF]]
+// CHECK: } : tensor<7x2xf32> to tensor<9x2xf32>
+// CHECK: %[[T0:.*]] = tensor.extract_slice %[[MP]][0, 0] [4, 2] [2, 1] : tensor<9x2xf32> to tensor<4x2xf32>
+// CHECK: %[[T1:.*]] = tensor.extract_slice %[[MP]][1, 0] [4, 2] [2, 1]
+// CHECK: %[[M1:.*]] = air.max %[[T0]], %[[T1]]
+// CHECK: %[[T2:.*]] = tensor.extract_slice %[[MP]][2, 0] [4, 2] [2, 1]
+// CHECK: %[[M:.*]] = air.max %[[M1]], %[[T2]]
+// avgpool K = 2, stride 1, padding 1, count_include_pad = false: the first
+// and last windows hold one position
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[AP:.*]] = tensor.pad %[[M]] low[1, 0] high[1, 0]
+// CHECK: tensor.yield %[[Z]]
+// CHECK: %[[A0:.*]] = tensor.extract_slice %[[AP]][0, 0] [5, 2] [1, 1] : tensor<6x2xf32> to tensor<5x2xf32>
+// CHECK: %[[A1:.*]] = tensor.extract_slice %[[AP]][1, 0] [5, 2] [1, 1]
+// CHECK: %[[S:.*]] = air.add %[[A0]], %[[A1]]
+// CHECK: %[[D:.*]] = air.constant dense<{{\[}}[1.000000e+00], [2.000000e+00], [2.000000e+00], [2.000000e+00], [1.000000e+00]]> : tensor<5x1xf32>
+// CHECK: %[[AV:.*]] = air.div %[[S]], %[[D]] : (tensor<5x2xf32>, tensor<5x1xf32>) -> tensor<5x2xf32>
+// avgpool K = 2 (stride 2: the last position is dropped), no padding: / 2
+// CHECK: %[[B0:.*]] = tensor.extract_slice %[[AV]][0, 0] [2, 2] [2, 1] : tensor<5x2xf32> to tensor<2x2xf32>
+// CHECK: %[[B1:.*]] = tensor.extract_slice %[[AV]][1, 0] [2, 2] [2, 1]
+// CHECK: %[[BS:.*]] = air.add %[[B0]], %[[B1]]
+// CHECK: %[[K:.*]] = air.constant dense<2.000000e+00> : tensor<f32>
+// CHECK: %[[BA:.*]] = air.div %[[BS]], %[[K]]
+// CHECK: %[[L:.*]] = tensor.concat dim(0) %[[BA]], %[[BA]]
+// CHECK: return %[[L]]
+
+// The taps fuse into one loop nest with their max / sum and division.
+// FUSED-LABEL: func.func @pool
+// FUSED: tensor.pad
+// FUSED: air.fused
+// FUSED: air.max
+// FUSED: air.max
+// FUSED: air.yield
+nn.model @pool {
+  %0 = nn.input "x" : tensor<7x2xf32>
+  %1 = nn.maxpool1d "m" %0 {kernel_size = 3 : i64, stride = 2 : i64, padding = 1 : i64}
+      : tensor<7x2xf32> -> tensor<4x2xf32>
+  %2 = nn.avgpool1d "a" %1 {kernel_size = 2 : i64, stride = 1 : i64, padding = 1 : i64,
+      count_include_pad = false} : tensor<4x2xf32> -> tensor<5x2xf32>
+  %3 = nn.avgpool1d "b" %2 {kernel_size = 2 : i64, stride = 2 : i64, padding = 0 : i64,
+      count_include_pad = true} : tensor<5x2xf32> -> tensor<2x2xf32>
+  %4 = nn.concat "c" "length" %3, %3 : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
+  nn.output "y" %4 : tensor<4x2xf32>
+}
