@@ -33,6 +33,11 @@
 // (within days) and dynalite never does, so every read treats an item whose
 // xp has passed as absent, and a put may overwrite it.
 //
+// The outbox: staged changes go out as BatchWriteItem (new entries first,
+// removals after them) ahead of the next operation, one batch at a time; an
+// operation, flushOutbox() and an outbox read wait for a batch that another
+// thread took and is still writing (flushStaged).
+//
 // Every request is SigV4-signed (Aws.h). Time-outs, 5xx answers and
 // throttling are retried (3 attempts in all): every operation is idempotent
 // (a conditional put recognises its own earlier write by its token) except
@@ -802,24 +807,57 @@ private:
     return Status::ok();
   }
 
-  /// Sends the staged outbox changes ahead of a write. BatchWriteItem
-  /// refuses a key twice in one request and applies a request's items in
-  /// no particular order: only the last change of each entry is sent (an
-  /// entry finished twice, or delivered again after it finished, stages
-  /// it more than once).
+  /// Makes every outbox change staged before this call durable, ahead of
+  /// the operation that calls it (every write, and the outbox reads).
+  /// BatchWriteItem refuses a key twice in one request and applies a
+  /// request's items in no particular order: only the last change of each
+  /// entry is sent (an entry finished twice, or delivered again after it
+  /// finished, stages it more than once).
+  ///
+  /// A change this thread staged may be in a batch another thread has
+  /// taken and is still writing (the host's background flush): then this
+  /// call waits for that batch (its writer holds flushMu until it has
+  /// landed or been put back) instead of returning at once. Returning
+  /// early was the multi-process test's intermittent failure: a host
+  /// answered 202 for an invocation that was not durable yet, the sender
+  /// removed its own outbox entry, and for a moment (or for good, if the
+  /// host was killed then) the session's outbox looked empty: the client
+  /// took the session for finished without the fan-in target's output.
+  /// The fast path (nothing staged, no batch in flight) is three atomic
+  /// loads, in this order: if a batch holding our changes is in flight,
+  /// `done` is read before it lands and `taken` after it was counted (a
+  /// batch is counted before it is taken, and the changes were taken
+  /// before we saw nothing staged).
   Status flushStaged() {
-    if (!outboxStaged())
+    uint64_t done = batchesDone.load();
+    if (!outboxStaged() && done == batchesTaken.load())
       return Status::ok();
     std::lock_guard<std::mutex> flushing(flushMu); // batches stay in order
-    std::vector<OutboxChange> changes = takeOutbox();
-    if (changes.empty())
+    // Every earlier batch has landed or was put back (and is staged again).
+    if (!outboxStaged())
       return Status::ok();
+    uint64_t batch = ++batchesTaken;
+    std::vector<OutboxChange> changes = takeOutbox();
+    Status s = writeOutbox(changes);
+    if (!s)
+      restoreOutbox(std::move(changes)); // applying them again is harmless
+    batchesDone.store(batch);
+    return s;
+  }
+
+  /// Writes outbox changes: new entries first, removals after them. A
+  /// BatchWriteItem may apply part of a request and return the rest as
+  /// UnprocessedItems (DynamoDB does so when throttled): a process killed
+  /// before it sent them again must not leave an invocation finished
+  /// (removed) whose continuations, issued in the same batch, never
+  /// landed.
+  Status writeOutbox(const std::vector<OutboxChange> &changes) {
     std::set<std::pair<std::string, uint64_t>> seen;
     std::vector<const OutboxChange *> last;
     for (auto c = changes.rbegin(); c != changes.rend(); ++c)
       if (seen.insert({c->session, c->id}).second)
         last.push_back(&*c);
-    std::vector<Value> writes;
+    std::vector<Value> puts, deletes;
     for (auto it = last.rbegin(); it != last.rend(); ++it) {
       const OutboxChange &c = **it;
       char id[32];
@@ -831,17 +869,16 @@ private:
         item.set("p", S(c.payload));
         body.set("Item", std::move(item));
         w.set("PutRequest", std::move(body));
+        puts.push_back(std::move(w));
       } else {
         body.set("Key", key(c.session, id));
         w.set("DeleteRequest", std::move(body));
+        deletes.push_back(std::move(w));
       }
-      writes.push_back(std::move(w));
     }
-    if (Status s = batchWrite(std::move(writes)); !s) {
-      restoreOutbox(std::move(changes)); // applying them again is harmless
+    if (Status s = batchWrite(std::move(puts)); !s)
       return s;
-    }
-    return Status::ok();
+    return batchWrite(std::move(deletes));
   }
 
   static bool retryable(long status, const std::string &type) {
@@ -904,6 +941,7 @@ private:
   int64_t ttlSeconds;
   aws::HttpClient http;
   std::mutex mu, flushMu;
+  std::atomic<uint64_t> batchesTaken{0}, batchesDone{0}; // outbox batches
   std::mt19937_64 rng{std::random_device{}()};
 };
 

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <strings.h>
 #include <sys/socket.h>
@@ -335,6 +336,9 @@ void HttpServer::acceptLoop() {
       }
       return; // shut down
     }
+    // An answer is one write, waited for by the client: no Nagle delay.
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     {
       std::lock_guard<std::mutex> lock(mu);
       if (stopping) {

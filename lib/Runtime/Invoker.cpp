@@ -20,6 +20,8 @@
 #include <map>
 #include <mutex>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -180,6 +182,7 @@ UNUM_HOT void ThreadPoolInvoker::work() {
         ++task.delivery;
         // It may have checkpointed before dying.
         detail::hints(task.payload).fresh = false;
+        detail::hints(task.payload).noCheckpoint = false;
         // To the back: the crashed invocation's children run meanwhile, as
         // they would while a FaaS platform waits to retry.
         std::lock_guard<std::mutex> relock(mu);
@@ -254,6 +257,9 @@ bool connectBy(int fd, const addrinfo &addr, Clock::time_point deadline,
     }
   }
   fcntl(fd, F_SETFL, flags);
+  // A request is one write and its answer is waited for: no Nagle delay.
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   return true;
 }
 } // namespace

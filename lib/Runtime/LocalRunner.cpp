@@ -223,6 +223,34 @@ void LocalRunner::journalIssued(const std::string &function, Payload &p) {
                     toJson(encodePayload(p)));
 }
 
+Status LocalRunner::accept(const std::string &function, Payload &&p) {
+  if (!journaling || p.session.empty() || detail::hints(p).outboxId)
+    return pool->invoke(function, std::move(p));
+  journalIssued(function, p);
+  const uint64_t id = detail::hints(p).outboxId;
+  // The checkpoint a delivery of this instance left, looked for in the
+  // round trip that journals it (Redis pipelines the two). Only where the
+  // instance's name is the function's at the payload's fan-out indices (a
+  // function with Loop names its visits), and not for a fan-in target,
+  // which reads its inputs anyway. A failed lookup is left to the run.
+  const detail::FunctionNode *node = detail::AppAccess::node(app, function);
+  if (node && node->plan.checkpoint && !node->plan.loop &&
+      p.source != Payload::Source::Checkpoint) {
+    auto rec = store.get(p.session, instanceName(function, p.fanout));
+    if (rec && !*rec)
+      detail::hints(p).noCheckpoint = true;
+  }
+  // Durable before it is accepted (the lookup may have carried it, or
+  // another thread's batch).
+  if (Status s = store.flushOutbox(); !s) {
+    // Staged still: the next flush writes it, and the sweep then runs it.
+    if (opts.trackInFlight)
+      setInFlight(id, false);
+    return s;
+  }
+  return pool->invoke(function, std::move(p));
+}
+
 void LocalRunner::setInFlight(uint64_t id, bool running) {
   std::lock_guard<std::mutex> lock(inFlightMu);
   if (running)
@@ -274,6 +302,34 @@ Result<size_t> LocalRunner::redeliver(
   auto pending = store.outbox(session);
   if (!pending)
     return pending.getStatus();
+  if (opts.trackInFlight) {
+    // An entry that looks abandoned (hosted here, not running here) may
+    // have finished here while the read was on its way: listed because its
+    // removal was staged after the read began. Its invocation stages the
+    // removal before it clears its in-flight mark, and a read waits for
+    // what was staged before it (DataStore::outbox): so the entries not
+    // running here now that a second read still lists are abandoned, and
+    // only those go. (Delivered again, a finished invocation reuses its
+    // checkpoint, but a fan-in completer sends its target once more, whose
+    // user code then ran twice when the first was still running.)
+    auto abandoned = [&](const DataStore::Pending &e) {
+      return take(e.function) && !isInFlight(e.id);
+    };
+    if (std::any_of(pending->begin(), pending->end(), abandoned)) {
+      auto again = store.outbox(session);
+      if (!again)
+        return again.getStatus();
+      std::set<uint64_t> listed;
+      for (const DataStore::Pending &e : *again)
+        listed.insert(e.id);
+      pending->erase(std::remove_if(pending->begin(), pending->end(),
+                                    [&](const DataStore::Pending &e) {
+                                      return !abandoned(e) ||
+                                             !listed.count(e.id);
+                                    }),
+                     pending->end());
+    }
+  }
   return deliverPending(session, *pending, take);
 }
 

@@ -1,5 +1,6 @@
 //===- MemoryStore.cpp - The in-process data store (tests) ----------------===//
 
+#include "DataStoreInternal.h"
 #include "HotPath.h"
 #include "unum/Runtime/DataStore.h"
 
@@ -12,6 +13,12 @@
 using namespace unum::runtime;
 
 DataStore::~DataStore() = default;
+
+static std::atomic<void (*)()> outboxBatchTaken{nullptr};
+
+void detail::StoreAccess::onOutboxBatchTaken(void (*hook)()) {
+  outboxBatchTaken.store(hook);
+}
 
 void DataStore::stageIssued(const std::string &session, uint64_t id,
                             const std::string &function, std::string payload) {
@@ -54,6 +61,9 @@ std::vector<DataStore::OutboxChange> DataStore::takeOutbox() {
     if (!drop[i] && kept++ != i)
       batch[kept - 1] = std::move(batch[i]);
   batch.resize(kept);
+  if (!batch.empty())
+    if (auto hook = outboxBatchTaken.load(std::memory_order_relaxed))
+      hook();
   return batch;
 }
 

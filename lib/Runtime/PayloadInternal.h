@@ -7,6 +7,10 @@
 //    issued by a first execution of its sender, so no checkpoint can exist
 //    yet and the lookup is skipped. Correctness does not depend on it: the
 //    conditional put still decides.
+//  * noCheckpoint: the host that accepted this delivery looked for the
+//    instance's checkpoint (in the round trip that journaled it,
+//    LocalRunner::accept) and found none, so the lookup is skipped. As
+//    with fresh, the conditional put still decides.
 //  * target: the target's node in the sender's App, so that the receiver
 //    skips the lookup by name. Used only if it belongs to the receiver's
 //    App and names the function.

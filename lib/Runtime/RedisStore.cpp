@@ -145,10 +145,13 @@ public:
 
   Result<std::optional<std::string>> get(const std::string &session,
                                          const std::string &instance) override {
-    auto r = run({"GET", prefix(session) + "c:" + instance});
-    if (!r)
-      return r.getStatus();
-    redisReply *rep = r->get();
+    // Staged outbox changes go first, in the same round trip: a host that
+    // journals an invocation and looks for its checkpoint before answering
+    // (LocalRunner::accept) pays one round trip for both.
+    auto replies = withStaged({"GET", prefix(session) + "c:" + instance});
+    if (!replies)
+      return replies.getStatus();
+    redisReply *rep = replies->back().get();
     if (rep->type == REDIS_REPLY_NIL)
       return std::optional<std::string>();
     return std::optional<std::string>(std::string(rep->str, rep->len));
@@ -190,29 +193,18 @@ public:
       // No MULTI either: a retirement lost with the connection only keeps
       // data until the session is deleted.
       // Staged outbox changes go first, in the same round trip.
-      // (Under flushMu: batches taken by two threads must not overtake
-      // each other, or an invocation's removal could land before its
-      // insertion.)
       std::vector<std::vector<std::string>> cmds;
-      std::vector<OutboxChange> changes;
-      std::unique_lock<std::mutex> flushing(flushMu, std::defer_lock);
-      if (outboxStaged()) {
-        flushing.lock();
-        outboxCommands(changes = takeOutbox(), cmds);
-      }
-      const size_t putAt = cmds.size();
       cmds.push_back({"SET", p + "c:" + instance, rec, "NX", "GET"});
       for (const std::string &r : retireList) {
         cmds.push_back({"SET", p + "c:" + r, "t", "XX"});
         if (ttlMs != "0")
           cmds.back().insert(cmds.back().end(), {"PX", ttlMs});
       }
-      auto replies = pipeline(cmds);
-      if (!replies) {
-        restoreOutbox(std::move(changes));
+      auto replies = withStaged(std::move(cmds));
+      if (!replies)
         return replies.getStatus();
-      }
-      redisReply *old = (*replies)[putAt].get();
+      redisReply *old =
+          (*replies)[replies->size() - 1 - retireList.size()].get();
       if (old->type == REDIS_REPLY_NIL)
         return PutResult{true, {}};
       if (old->type != REDIS_REPLY_STRING)
@@ -394,13 +386,15 @@ public:
   Status flushOutbox() override {
     // A batch that another thread took (maybe with this thread's changes)
     // may still be on its way: once it has landed, or been put back after a
-    // failure, whatever this thread staged is sent or durable.
-    { std::lock_guard<std::mutex> landed(flushMu); }
-    return flushStaged();
+    // failure, whatever this thread staged is sent or durable. flushMu is
+    // held from that wait to the end of this flush, so no other thread can
+    // take this thread's changes in between and leave them on the way.
+    std::lock_guard<std::mutex> flushing(flushMu);
+    return flushLocked();
   }
 
   Result<std::vector<Pending>> outbox(const std::string &session) override {
-    if (Status s = flushStaged(); !s)
+    if (Status s = flushOutbox(); !s) // a batch in flight lands first
       return s;
     auto r = run({"HGETALL", prefix(session) + "ob"});
     if (!r)
@@ -419,7 +413,7 @@ public:
   }
 
   Result<std::vector<std::string>> unfinishedSessions() override {
-    if (Status s = flushStaged(); !s)
+    if (Status s = flushOutbox(); !s)
       return s;
     auto keys = scan("unum:{*}:ob");
     if (!keys)
@@ -632,11 +626,41 @@ private:
     }
   }
 
+  /// `cmds` with the staged outbox changes ahead of them, in one round
+  /// trip; the replies to `cmds` are the last ones. (Under flushMu:
+  /// batches taken by two threads must not overtake each other, or an
+  /// invocation's removal could land before its insertion.)
+  Result<std::vector<Reply>>
+  withStaged(std::vector<std::vector<std::string>> cmds) {
+    if (!outboxStaged())
+      return pipeline(cmds);
+    std::lock_guard<std::mutex> flushing(flushMu);
+    std::vector<OutboxChange> changes = takeOutbox();
+    std::vector<std::vector<std::string>> all;
+    outboxCommands(changes, all);
+    all.insert(all.end(), std::make_move_iterator(cmds.begin()),
+               std::make_move_iterator(cmds.end()));
+    auto replies = pipeline(all);
+    if (!replies)
+      restoreOutbox(std::move(changes));
+    return replies;
+  }
+  Result<std::vector<Reply>> withStaged(std::vector<std::string> cmd) {
+    std::vector<std::vector<std::string>> cmds;
+    cmds.push_back(std::move(cmd));
+    return withStaged(std::move(cmds));
+  }
+
   /// Sends the staged outbox changes ahead of a write.
   Status flushStaged() {
     if (!outboxStaged())
       return Status::ok();
     std::lock_guard<std::mutex> flushing(flushMu); // batches stay in order
+    return flushLocked();
+  }
+
+  /// flushStaged() under flushMu.
+  Status flushLocked() {
     std::vector<OutboxChange> changes = takeOutbox();
     if (changes.empty())
       return Status::ok();

@@ -1274,7 +1274,8 @@ UNUM_HOT Status Runtime::Impl::run(Invocation &inv) {
   const bool ckpt = inv.fn->plan.checkpoint;
 
   bool reused = false, finished = false;
-  if (ckpt && !detail::hints(payload).fresh) {
+  if (ckpt && !detail::hints(payload).fresh &&
+      !detail::hints(payload).noCheckpoint) {
     if (Status s = readCheckpoint(inv, reused, finished); !s || finished)
       return s;
   }

@@ -304,10 +304,8 @@ static int serve(const Config &cfg, const App &app, DataStore &store,
       p->session = newSessionId(); // journaled, so a restart finishes it
     }
     std::string session = p->session;
-    if (Status s = runner.invoker().invoke(fn, p.take()); !s)
-      return {503, s.message() + "\n"};
     // Durable before the 202: a host killed now leaves it in the outbox.
-    if (Status s = store.flushOutbox(); !s)
+    if (Status s = runner.accept(fn, p.take()); !s)
       return {503, s.message() + "\n"};
     Value ack = Value::object();
     ack.set("Session", session);

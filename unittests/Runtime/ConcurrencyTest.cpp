@@ -2,17 +2,22 @@
 //
 // A 1000-wide map with a fan-in, 50 runs on each persistent store: the
 // fan-in target runs exactly once every time, and sees all 1000 outputs in
-// order. UNUM_CONCURRENCY_RUNS overrides the number of runs.
+// order. UNUM_CONCURRENCY_RUNS overrides the number of runs. And a function
+// host's sweep racing an invocation that finishes while it reads.
 //
 //===----------------------------------------------------------------------===//
 
 #include "TestUtil.h"
+
+// Internal: the outbox test hook.
+#include "DataStoreInternal.h"
 
 #include "unum/Runtime/Runtime.h"
 
 #include "gtest/gtest.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -130,3 +135,77 @@ TEST_P(ConcurrencyTest, FanInCostsLinearStoreOperations) {
 INSTANTIATE_TEST_SUITE_P(Stores, ConcurrencyTest,
                          ::testing::Values("sqlite", "redis"),
                          [](const auto &info) { return info.param; });
+
+namespace {
+/// The sweep race below: the runner, and the handler's gate.
+struct SweepRace {
+  LocalRunner *runner = nullptr;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool open = false, fired = false;
+  std::atomic<int> runs{0};
+} race;
+
+/// In the sweep's first outbox read, after it took its batch and before it
+/// lists the outbox: the invocation running here finishes (its removal is
+/// staged, too late for that read).
+void finishDuringTheRead() {
+  {
+    std::lock_guard<std::mutex> lock(race.mu);
+    if (race.fired)
+      return;
+    race.fired = race.open = true;
+  }
+  race.cv.notify_all();
+  race.runner->wait();
+}
+} // namespace
+
+// A function host's sweep (LocalRunner::redeliver) delivers again only the
+// outbox entries that nobody runs: not one that finished here while the
+// sweep read the outbox. Delivered again, a finished invocation reuses its
+// checkpoint, but a fan-in completer sends its target once more: the
+// target's user code then ran twice when the first was still running
+// (seen once in the multi-process test, without kills). Deterministic: the
+// invocation finishes inside the sweep's read (the store's test hook), and
+// runs no second time. Redis: the other stores lock the read against the
+// invocation's own writes there.
+TEST(SweepTest, AnInvocationFinishedDuringTheReadIsNotDeliveredAgain) {
+  TempDir tmp;
+  std::string why;
+  std::unique_ptr<DataStore> store = makeStore("redis", tmp, &why);
+  if (!store)
+    GTEST_SKIP() << why;
+  App app = appFromJson({R"({"Name": "F", "Start": true})"});
+  (void)app.setHandler("F", makeFunctionHandler([](const Value &in, Context &) {
+                         std::unique_lock<std::mutex> lock(race.mu);
+                         race.cv.wait(lock, [] { return race.open; });
+                         ++race.runs;
+                         return HandlerResult::success(in);
+                       }));
+  LocalRunner::Options opts;
+  opts.workers = 2;
+  opts.trackInFlight = true;
+  opts.keepResults = false;
+  LocalRunner runner(app, *store, opts);
+  ASSERT_TRUE(runner.durable());
+  race.runner = &runner;
+  auto session = runner.start(Value(int64_t(1)));
+  ASSERT_TRUE(session.isOk()) << session.getStatus().message();
+  ASSERT_TRUE(store->flushOutbox().isOk()); // F's entry is in the outbox
+  // Something for the sweep's read to flush (another session's entry).
+  std::string other = newSessionId();
+  store->stageIssued(other, 99, "F", "{}");
+  detail::StoreAccess::onOutboxBatchTaken(finishDuringTheRead);
+  auto delivered =
+      runner.redeliver(*session, [](const std::string &) { return true; });
+  detail::StoreAccess::onOutboxBatchTaken(nullptr);
+  runner.wait();
+  ASSERT_TRUE(delivered.isOk()) << delivered.getStatus().message();
+  EXPECT_TRUE(race.fired);
+  EXPECT_EQ(*delivered, 0u);
+  EXPECT_EQ(race.runs.load(), 1);
+  store->stageFinished(other, 99, "F");
+  EXPECT_TRUE(store->deleteSession(other).isOk());
+  EXPECT_TRUE(store->deleteSession(*session).isOk());
+}

@@ -9,6 +9,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <set>
 #include <sys/wait.h>
 #include <thread>
@@ -338,6 +341,109 @@ TEST_P(DataStoreTest, OutboxEntryStagedTwiceInOneBatch) {
   // Nothing was left staged by a refused write.
   ASSERT_TRUE(store->putIfAbsent(session, "K", "c1", {}, {}).isOk());
   EXPECT_EQ(store->outbox(session)->size(), 1u);
+}
+
+// What a function host does before its 202 (LocalRunner::accept): stage
+// the invocation, look for the instance's checkpoint, flush. The entry is
+// durable afterwards on every store; Redis sends it with the lookup, in
+// one round trip.
+TEST_P(DataStoreTest, StagedIssueThenLookupThenFlush) {
+  ASSERT_TRUE(store->putIfAbsent(session, "B", "cB", {}, {}).isOk());
+  store->stageIssued(session, 12, "A", "{\"Data\": 1}");
+  uint64_t before = store->operationCount();
+  auto rec = store->get(session, "A");
+  ASSERT_TRUE(rec.isOk()) << rec.getStatus().message();
+  EXPECT_FALSE(rec->has_value());
+  ASSERT_TRUE(store->flushOutbox().isOk());
+  if (GetParam() == std::string("redis")) {
+    EXPECT_EQ(store->operationCount() - before, 1u);
+  }
+  store->stageIssued(session, 13, "B", "{\"Data\": 2}");
+  auto found = store->get(session, "B");
+  ASSERT_TRUE(found.isOk());
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ(**found, "cB");
+  ASSERT_TRUE(store->flushOutbox().isOk());
+  auto pending = store->outbox(session);
+  ASSERT_TRUE(pending.isOk()) << pending.getStatus().message();
+  ASSERT_EQ(pending->size(), 2u);
+  std::set<uint64_t> ids;
+  for (const DataStore::Pending &p : *pending)
+    ids.insert(p.id);
+  EXPECT_EQ(ids, (std::set<uint64_t>{12, 13}));
+}
+
+namespace {
+/// Holds the first outbox batch taken in flight until released.
+struct BatchHold {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool held = false, released = false;
+} hold;
+
+void holdBatch() {
+  std::unique_lock<std::mutex> lock(hold.mu);
+  if (hold.held)
+    return;
+  hold.held = true;
+  hold.cv.notify_all();
+  hold.cv.wait(lock, [] { return hold.released; });
+}
+} // namespace
+
+// A change staged before flushOutbox() or an outbox read is in the store
+// when the call returns, even if another thread (a host's background
+// flush) has taken it in a batch that it is still writing: a host answers
+// 202 once flushOutbox() returned, and a client takes a session whose
+// outbox is empty for finished. (DynamoDB returned at once: the
+// multi-process test lost the fan-in target's output.) Deterministic: the
+// other thread's batch is held in flight until this call has returned, or
+// for 150 ms; a call that returns while it is held fails.
+TEST_P(DataStoreTest, OutboxCallsWaitForABatchInFlight) {
+  for (uint64_t id : {30, 31}) { // flushOutbox(), then outbox()
+    {
+      std::lock_guard<std::mutex> lock(hold.mu);
+      hold.held = hold.released = false;
+    }
+    detail::StoreAccess::onOutboxBatchTaken(holdBatch);
+    store->stageIssued(session, id, "F", "{\"Data\": 1}");
+    std::thread flusher([&] { EXPECT_TRUE(store->flushOutbox().isOk()); });
+    {
+      std::unique_lock<std::mutex> lock(hold.mu);
+      hold.cv.wait(lock, [] { return hold.held; });
+    }
+    bool early = false, returned = false;
+    Result<std::vector<DataStore::Pending>> pending =
+        std::vector<DataStore::Pending>();
+    std::thread caller([&] {
+      Status s = Status::ok();
+      if (id == 30)
+        s = store->flushOutbox();
+      else
+        pending = store->outbox(session);
+      EXPECT_TRUE(s.isOk() && pending.isOk());
+      std::lock_guard<std::mutex> lock(hold.mu);
+      early = !hold.released;
+      returned = true;
+      hold.cv.notify_all();
+    });
+    {
+      std::unique_lock<std::mutex> lock(hold.mu);
+      hold.cv.wait_for(lock, std::chrono::milliseconds(150),
+                       [&] { return returned; });
+      hold.released = true;
+      hold.cv.notify_all();
+    }
+    flusher.join();
+    caller.join();
+    detail::StoreAccess::onOutboxBatchTaken(nullptr);
+    EXPECT_FALSE(early) << "returned while the batch with entry " << id
+                        << " was still being written";
+    if (id == 31) {
+      ASSERT_TRUE(pending.isOk());
+      EXPECT_EQ(pending->size(), 2u); // 30 and 31
+    }
+  }
 }
 
 TEST_P(DataStoreTest, CountsOperations) {

@@ -8,15 +8,17 @@ usage: utils/bench/serve_bench.py [--build build] [--transitions N] [--repeat R]
 Starts a private redis-server and two unum-serve hosts on 127.0.0.1, writes
 an app that is a chain of N built-in Pass functions (they alternate between
 the hosts, so every transition is an HTTP POST), runs build/bin/unum-serve-bench, and
-prints its figures with the load average (`uptime`): on a busy machine the
-figures are noise, the ratio less so.
+prints its figures with the CPU model and the load average: on a busy
+machine the latencies are noise, the ratio less so, and the CPU time per
+step (user and system, of the hosts and redis-server against the floor's
+client, server and redis-server) hardly depends on the load.
 """
 import argparse, json, os, socket, subprocess, sys, tempfile, time
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--build", default="build")
 ap.add_argument("--transitions", type=int, default=200)
-ap.add_argument("--repeat", type=int, default=5)
+ap.add_argument("--repeat", type=int, default=10)
 args = ap.parse_args()
 bin_dir = os.path.abspath(os.path.join(args.build, "bin"))
 
@@ -75,11 +77,11 @@ try:
             procs.append(subprocess.Popen(cmd, stderr=subprocess.DEVNULL))
         for p in ports:
             wait_port(p)
-        print(subprocess.check_output(["uptime"]).decode().strip())
         rc = subprocess.call([os.path.join(bin_dir, "unum-serve-bench"), "--store", store,
                               "--app", app, "--url-map", url_map,
-                              "--transitions", str(n), "--repeat", str(args.repeat)])
-        print(subprocess.check_output(["uptime"]).decode().strip())
+                              "--transitions", str(n), "--repeat", str(args.repeat),
+                              "--host-pids", ",".join(str(p.pid) for p in procs[1:]),
+                              "--redis-pid", str(procs[0].pid)])
         sys.exit(rc)
 finally:
     for p in procs:

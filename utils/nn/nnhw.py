@@ -686,34 +686,50 @@ def _inferences(report, input_file):
     return max(1, values // per)
 
 
-def ghdl(work, report, input_file, synth=True, stall_every=0):
+def ghdl(work, report, input_file, synth=True, stall_every=0,
+         back_to_back=False):
     """Analyses, (optionally) synthesises and simulates the design in
     work/vhdl; returns (outputs, cycles per inference, seconds in GHDL).
-    stall_every > 0 drops out_ready every stall_every-th cycle."""
+    stall_every > 0 drops out_ready every stall_every-th cycle.
+    back_to_back feeds each inference right after the previous one (the
+    cycles then include the waits in the pipeline); the testbench asserts
+    that the last initiation interval equals the report's, see ghdl_ii."""
     return ghdl_dir(os.path.join(work, "vhdl"), report, input_file, synth,
-                    stall_every)
+                    stall_every, back_to_back)
 
 
-def ghdl_dir(vhdl, report, input_file, synth=True, stall_every=0):
+def ghdl_dir(vhdl, report, input_file, synth=True, stall_every=0,
+             back_to_back=False):
     start = time.time()
     run(["ghdl", "-a", "--std=08"] + report["files"], cwd=vhdl)
     if synth:
         run(["ghdl", "--synth", "--std=08", report["top"]], cwd=vhdl)
     run(["ghdl", "-e", "--std=08", report["testbench"]], cwd=vhdl)
+    # the interval is the report's without backpressure
+    generics = ["-gback_to_back=true"] if back_to_back else []
+    if back_to_back and not stall_every:
+        generics.append("-gexpect_ii=%d" % report["initiation_interval"])
     run(["ghdl", "-r", "--std=08", report["testbench"],
          "-ginput_file=" + os.path.abspath(input_file),
          "-goutput_file=output.txt", "-gcycles_file=cycles.txt",
-         "-gstall_every=%d" % stall_every,
+         "-gii_file=ii.txt", "-gstall_every=%d" % stall_every,
          # a hang fails fast: far more than any inference needs, even stalled
          "-gmax_cycles=%d" % (10 * (report["scheduled_bound"] + 20) * _inferences(
              report, input_file)),
-         "--ieee-asserts=disable"], cwd=vhdl)
+         "--ieee-asserts=disable"] + generics, cwd=vhdl)
     seconds = time.time() - start
     with open(os.path.join(vhdl, "output.txt")) as o:
         outputs = [int(v) for v in o.read().split()]
     with open(os.path.join(vhdl, "cycles.txt")) as c:
         cycles = [int(v) for v in c.read().split()]
     return outputs, cycles, seconds
+
+
+def ghdl_ii(vhdl):
+    """The cycles between consecutive inferences' last output beats of the
+    last simulation in vhdl (the measured initiation intervals)."""
+    with open(os.path.join(vhdl, "ii.txt")) as g:
+        return [int(v) for v in g.read().split()]
 
 
 def lanes_divide(report):

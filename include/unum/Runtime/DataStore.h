@@ -180,7 +180,10 @@ public:
   /// transaction on SQLite, just before it on Redis) or at flushOutbox(),
   /// in the order staged: a write that follows an issue is never durable
   /// without it. An invocation issued and finished within one batch never
-  /// reaches the store. Cheap and thread-safe.
+  /// reaches the store. Cheap and thread-safe. When flushOutbox(), outbox()
+  /// or unfinishedSessions() returns, every change staged before the call
+  /// is in the store, also one that another thread had taken in a batch it
+  /// was still writing (a host answers 202 after flushOutbox()).
   void stageIssued(const std::string &session, uint64_t id,
                    const std::string &function, std::string payload);
   void stageFinished(const std::string &session, uint64_t id,

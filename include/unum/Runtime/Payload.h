@@ -90,6 +90,7 @@ private:
   /// decoded or built by its user has none.
   struct Hints {
     bool fresh = false;
+    bool noCheckpoint = false;
     const detail::FunctionNode *target = nullptr;
     uint64_t outboxId = 0;
   };

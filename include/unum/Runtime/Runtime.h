@@ -276,6 +276,15 @@ public:
                          std::chrono::milliseconds timeout,
                          std::chrono::milliseconds poll);
 
+  /// What a function host does with an invocation it received (before it
+  /// answers 202): journals it (durable), and puts it on the pool. On
+  /// a persistent store the journal entry goes out in the round trip that
+  /// looks for the instance's checkpoint (so that the run skips that
+  /// lookup when there is none). An error: the invocation is not
+  /// accepted (the sender tries again; a journal entry that was written
+  /// anyway is delivered again by redeliver()).
+  Status accept(const std::string &function, Payload &&payload);
+
   /// Starts without waiting; wait() then collects. `session` names a new
   /// session (empty: a fresh id; a payload's own Session otherwise).
   Result<std::string> start(const Value &input,

@@ -161,10 +161,16 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
                      std::accumulate(beats.begin(), beats.end(), int64_t(0))}
             : Stream{widths[0], beats[0]};
     nn::FixedType format = nn::getFixedType(op.getResult(0));
+    // Two whole inferences per FIFO: a branch may run an inference ahead
+    // (the stages take the next inference while they finish one), so that
+    // a fork feeding the join never throttles the pipeline.
+    SmallVector<int64_t> depths;
+    for (int64_t n : beats)
+      depths.push_back(2 * n);
     rtl::JoinOp::create(
         b, op.getLoc(), name, b.getStringAttr(function), b.getArrayAttr(inputs),
         b.getDenseI64ArrayAttr(widths), b.getDenseI64ArrayAttr(beats),
-        b.getDenseI64ArrayAttr(beats), b.getI64IntegerAttr(out.width),
+        b.getDenseI64ArrayAttr(depths), b.getI64IntegerAttr(out.width),
         b.getI64IntegerAttr(out.beats), b.getI64IntegerAttr(format.getWidth()),
         b.getStringAttr(fixed::overflowName(nn::getRequant(&op).overflow)));
     return success();
@@ -194,6 +200,33 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
                           avg.getRoundingAttr());
     stream = {in[1], out[0]};
     return success();
+  }
+
+  /// The formats of layer `op` (for report.json), hls4ml's spelling:
+  /// input, result (and weight and accumulator of a conv1d/linear),
+  /// rounding, overflow.
+  static DictionaryAttr formatOf(OpBuilder &b, Operation &op,
+                                 nn::FixedType from, nn::FixedType to) {
+    auto spell = [&](int64_t bits, int64_t frac) {
+      return b.getStringAttr("ap_fixed<" + std::to_string(bits) + ", " +
+                             std::to_string(bits - frac) + ">");
+    };
+    nn::Requant rq = nn::getRequant(&op);
+    SmallVector<NamedAttribute> fields{
+        b.getNamedAttr("input", spell(from.getWidth(), from.getFrac())),
+        b.getNamedAttr("result", spell(to.getWidth(), to.getFrac())),
+        b.getNamedAttr("rounding",
+                       b.getStringAttr(fixed::roundingName(rq.rounding))),
+        b.getNamedAttr("overflow",
+                       b.getStringAttr(fixed::overflowName(rq.overflow)))};
+    if (isa<nn::Conv1dOp, nn::LinearOp>(op)) {
+      nn::MacLayer m = nn::getMacLayer(&op);
+      fields.push_back(
+          b.getNamedAttr("weight", spell(m.weightBits, m.weightFrac)));
+      fields.push_back(
+          b.getNamedAttr("accum", spell(m.accBits, m.inFrac + m.weightFrac)));
+    }
+    return b.getDictionaryAttr(fields);
   }
 
   /// A name for a stage the lowering adds, unlike every layer's.
@@ -297,6 +330,8 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
       }
       Stream stream = operands.front().stream;
       ArrayAttr inputs = b.getArrayAttr({operands.front().name});
+      Block &stages = design.getBody().front();
+      Operation *before = stages.empty() ? nullptr : &stages.back();
       if (isa<nn::Conv1dOp, nn::LinearOp>(op)) {
         nn::MacLayer m = nn::getMacLayer(&op);
         buildMac(b, loc, name, inputs, m, stream, bits);
@@ -334,6 +369,13 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
         return op.emitOpError("has no hardware lowering (fold batchnorm "
                               "first)");
       }
+      // the layer's formats on each of its stages, for report.json
+      DictionaryAttr format = formatOf(b, op, from, to);
+      Operation *first = before           ? before->getNextNode()
+                         : stages.empty() ? nullptr
+                                          : &stages.front();
+      for (Operation *stage = first; stage; stage = stage->getNextNode())
+        stage->setAttr("rtl.format", format);
       sources[op.getResult(0)] = {name, stream};
     }
     return success();

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LegalizeNames.h"
+#include "Template.h"
 #include "unum/Dialect/NN/IR/FixedPoint.h"
 #include "unum/Dialect/NN/IR/NNDialect.h"
 #include "unum/Dialect/RTL/IR/RTLDialect.h"
@@ -101,6 +102,284 @@ architecture rtl of {1} is
       .str();
 }
 
+/// A mac unit's architecture body (docs in the file header); the fields
+/// come from MacSchedule.
+const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
+  constant IN_BEATS  : natural := {in_beats};
+  constant ELEMS     : natural := {elems};
+  constant IN_LEN    : integer := {in_len};
+  constant IN_CH     : natural := {in_ch};
+  constant OUT_LEN   : natural := {out_len};
+  constant OUT_CH    : natural := {out_ch};
+  constant PO        : natural := {po}; -- output lanes
+  constant PR        : natural := {pr}; -- reduction lanes (adder tree inputs)
+  constant BLOCKS    : natural := {blocks};
+  constant STEPS     : natural := {steps};
+  constant STRIDE    : natural := {stride};
+  constant PAD_LO    : natural := {pad_lo};
+  constant PAD_VALUE : integer := {pad_value};
+  constant ACC_BITS  : natural := {acc_bits};
+  constant SHIFT     : natural := {shift};
+  constant ROUNDING  : natural := {rounding}; -- 0 truncate, 1 nearest, 2 half_even
+  constant DEPTH     : natural := BLOCKS * STEPS;
+  constant TREE_LEVELS : natural := {tree_levels}; -- ceil(log2(PR))
+  constant CAP       : natural := {cap}; -- window buffer slots
+
+  -- weight ROM: address blk * STEPS + step, column o * PR + r
+  type rom_t is array (0 to DEPTH - 1) of sample_vector(0 to PO * PR - 1);
+  constant ROM : rom_t := (
+{rom_rows});
+  -- first input channel of each output lane's group (-1: idle lane)
+  constant LANE_BASE : int_vector(0 to BLOCKS * PO - 1) := {lane_base};
+  constant BIAS : int_vector(0 to BLOCKS * PO - 1) := {bias};
+  -- kernel tap and group channel of term step * PR + r (-1: padding term)
+  constant TERM_TAP : int_vector(0 to STEPS * PR - 1) := {term_tap};
+  constant TERM_CH : int_vector(0 to STEPS * PR - 1) := {term_ch};
+  constant KERNEL    : natural := {kernel};
+  constant WRAP      : boolean := {wrap};
+  constant OUT_BITS  : natural := {out_bits}; -- the result format's
+
+  type acc_vector is array (natural range <>) of signed(ACC_BITS - 1 downto 0);
+  type prod_vector is array (natural range <>) of
+    signed(2 * DATA_BITS - 1 downto 0);
+
+  -- two banks of CAP slots: while the MACs read one inference's bank, the
+  -- next inference streams into the other
+  signal buf       : sample_vector(0 to 2 * CAP - 1);
+  signal wbank     : natural range 0 to 1; -- the bank being loaded
+  signal rbank     : natural range 0 to 1; -- the bank being read
+  signal ahead     : std_logic; -- loading the inference after the read one
+  signal beats_in  : natural range 0 to IN_BEATS;
+  signal loaded    : natural range 0 to ELEMS;
+  signal avail     : natural range 0 to ELEMS; -- of the inference read
+  signal issued    : std_logic; -- every MAC of the read inference issued
+  signal pos       : natural range 0 to OUT_LEN - 1;
+  signal blk       : natural range 0 to BLOCKS - 1;
+  signal step      : natural range 0 to STEPS - 1;
+  signal addr      : natural range 0 to DEPTH - 1;
+  signal p_valid, p_first, p_last, p_row_end : std_logic;
+  signal p_blk     : natural range 0 to BLOCKS - 1;
+  signal prod      : prod_vector(0 to PO * PR - 1);
+  signal acc       : acc_vector(0 to PO - 1);
+  signal row       : sample_vector(0 to BLOCKS * PO - 1);
+  signal o_valid   : std_logic;
+  signal o_data    : sample_vector(0 to OUT_CH - 1);
+  signal stall     : std_logic;
+  signal issue     : std_logic;
+  signal accept    : std_logic;
+
+  -- input elements needed before output position l can start: the rows up
+  -- to the last one its window reads inside the input (computed from the
+  -- position counter: no table that grows with the length)
+  function need(l : natural) return natural is
+    variable last : integer;
+  begin
+    last := l * STRIDE + KERNEL - 1 - PAD_LO;
+    if last > IN_LEN - 1 then
+      last := IN_LEN - 1;
+    end if;
+    if last < 0 then
+      return 1; -- only padding: once the inference has begun
+    end if;
+    return (last + 1) * IN_CH;
+  end function;
+
+  -- first input element output position l reads (older ones may go)
+  function first(l : natural) return natural is
+  begin
+    if l * STRIDE < PAD_LO then
+      return 0;
+    end if;
+    return (l * STRIDE - PAD_LO) * IN_CH;
+  end function;
+
+  -- the buffer slot of input element e in bank b
+  function slot(e : natural; b : natural) return natural is
+  begin
+    return b * CAP + {slot};
+  end function;
+
+  -- balanced adder tree over the PR products of output lane o
+  function tree_sum(v : prod_vector; o : natural) return signed is
+    variable t : acc_vector(0 to PR - 1);
+  begin
+    for r in 0 to PR - 1 loop
+      t(r) := resize(v(o * PR + r), ACC_BITS);
+    end loop;
+    for level in 0 to TREE_LEVELS - 1 loop
+      for r in 0 to PR - 1 loop
+        if r mod 2 ** (level + 1) = 0 and r + 2 ** level < PR then
+          t(r) := t(r) + t(r + 2 ** level);
+        end if;
+      end loop;
+    end loop;
+    return t(0);
+  end function;
+begin
+  ahead <= '1' when wbank /= rbank else '0';
+  avail <= ELEMS when ahead = '1' else loaded;
+  -- a beat may not overwrite what the current position still reads (the
+  -- next inference's first position reads from element 0)
+  accept <= '1' when beats_in < IN_BEATS and
+                     ((ahead = '1' and loaded + IN_W <= CAP) or
+                      (ahead = '0' and
+                       (issued = '1' or loaded + IN_W <= first(pos) + CAP)))
+            else '0';
+  in_ready  <= accept;
+  out_valid <= o_valid;
+  out_data  <= o_data;
+  -- a finished row waits while the output register is still full
+  stall <= '1' when p_valid = '1' and p_row_end = '1' and o_valid = '1'
+                    and out_ready = '0' else '0';
+  issue <= '1' when issued = '0' and stall = '0' and avail >= need(pos)
+           else '0';
+
+  process (clk)
+    variable row_v : sample_vector(0 to BLOCKS * PO - 1);
+    variable a     : signed(ACC_BITS - 1 downto 0);
+    variable x     : sample_t;
+    variable src   : integer;
+  begin
+    if rising_edge(clk) then
+      if rst = '1' then
+        beats_in <= 0;
+        loaded   <= 0;
+        wbank    <= 0;
+        rbank    <= 0;
+        issued   <= '0';
+        pos      <= 0;
+        blk      <= 0;
+        step     <= 0;
+        addr     <= 0;
+        p_valid  <= '0';
+        o_valid  <= '0';
+      else
+        -- window buffer: one beat per handshake; after an inference's last
+        -- beat the next one goes to the other bank unless that bank is
+        -- still read (then it waits for the read to move on)
+        if in_valid = '1' and accept = '1' then
+          for i in 0 to IN_W - 1 loop
+            buf(slot(loaded + i, wbank)) <= in_data(i);
+          end loop;
+          if beats_in = IN_BEATS - 1 and ahead = '0' then
+            beats_in <= 0;
+            loaded   <= 0;
+            wbank    <= 1 - wbank;
+          else
+            beats_in <= beats_in + 1;
+            loaded   <= loaded + IN_W;
+          end if;
+        elsif beats_in = IN_BEATS and ahead = '0' then
+          beats_in <= 0;
+          loaded   <= 0;
+          wbank    <= 1 - wbank;
+        end if;
+        -- every MAC of the read inference issued and the next one loading:
+        -- read it
+        if issued = '1' and ahead = '1' then
+          issued <= '0';
+          rbank  <= 1 - rbank;
+        end if;
+        if o_valid = '1' and out_ready = '1' then
+          o_valid <= '0';
+        end if;
+        if stall = '0' then
+          -- stage 2: adder trees, accumulators and requantizer
+          if p_valid = '1' then
+            row_v := row;
+            for o in 0 to PO - 1 loop
+              if p_first = '1' then
+                a := tree_sum(prod, o);
+              else
+                a := acc(o) + tree_sum(prod, o);
+              end if;
+              acc(o) <= a;
+              if p_last = '1' then
+                row_v(p_blk * PO + o) := requantize(
+                  a + to_signed(BIAS(p_blk * PO + o), ACC_BITS), SHIFT,
+                  ROUNDING, WRAP, OUT_BITS);
+              end if;
+            end loop;
+            row <= row_v;
+            if p_row_end = '1' then
+              o_data  <= row_v(0 to OUT_CH - 1);
+              o_valid <= '1';
+            end if;
+          end if;
+          -- stage 1: window and ROM read, PO * PR multipliers
+          p_valid <= issue;
+          if issue = '1' then
+            for o in 0 to PO - 1 loop
+              for r in 0 to PR - 1 loop
+                src := pos * STRIDE + TERM_TAP(step * PR + r) - PAD_LO;
+                if LANE_BASE(blk * PO + o) < 0 or TERM_TAP(step * PR + r) < 0 then
+                  x := (others => '0');
+                elsif src < 0 or src >= IN_LEN then
+                  x := to_signed(PAD_VALUE, DATA_BITS);
+                else
+                  x := buf(slot(src * IN_CH + LANE_BASE(blk * PO + o)
+                                + TERM_CH(step * PR + r), rbank));
+                end if;
+                prod(o * PR + r) <= x * ROM(addr)(o * PR + r);
+              end loop;
+            end loop;
+            p_blk <= blk;
+            if step = 0 then p_first <= '1'; else p_first <= '0'; end if;
+            if step = STEPS - 1 then p_last <= '1'; else p_last <= '0'; end if;
+            if step = STEPS - 1 and blk = BLOCKS - 1 then
+              p_row_end <= '1';
+            else
+              p_row_end <= '0';
+            end if;
+            -- counters: step, then blk, then pos
+            if step < STEPS - 1 then
+              step <= step + 1;
+              addr <= addr + 1;
+            elsif blk < BLOCKS - 1 then
+              step <= 0;
+              blk  <= blk + 1;
+              addr <= addr + 1;
+            else
+              step <= 0;
+              blk  <= 0;
+              addr <= 0;
+              if pos < OUT_LEN - 1 then
+                pos <= pos + 1;
+              elsif ahead = '1' then
+                pos   <= 0; -- the next inference, without a gap
+                rbank <= 1 - rbank;
+              else
+                pos    <= 0;
+                issued <= '1';
+              end if;
+            end if;
+          end if;
+        end if;
+      end if;
+    end if;
+  end process;
+end architecture;
+)";
+
+/// One mac unit's schedule, computed before anything is printed: the
+/// constants of its entity, its control tables and ROM rows, and its report
+/// figures.
+struct MacSchedule {
+  int64_t inWidth, outWidth, inBeats, inLen, inChannels, elements, outLen;
+  int64_t outLanes, reduceLanes, blocks, steps, stride, padLo, padValue;
+  int64_t kernel, accBits, shift, outBits, treeLevels;
+  int rounding;
+  bool wrap;
+  int64_t capacity; // window buffer slots
+  bool lineBuffer;  // capacity < elements: slots reused modulo capacity
+  std::vector<std::vector<int64_t>> romRows; // address blk * STEPS + step
+  std::vector<int64_t> laneBase, bias;       // per block and output lane
+  std::vector<int64_t> termTap, termChannel; // per step and reduction lane
+  // report figures
+  int64_t multipliers, treeAdders, romBits, bufferBits, tableBits;
+  int64_t macs, macCycles, idealCycles;
+};
+
 struct Emitter {
   DesignOp design;
   vhdl::Namer namer;
@@ -108,6 +387,7 @@ struct Emitter {
   std::vector<std::string> entities; // one per stage
   Files files;
   std::string error; // set when a stage cannot be emitted
+  std::vector<std::optional<MacSchedule>> schedules; // per stage
 
   explicit Emitter(DesignOp design) : design(design) {
     top = namer.get(design.getSymName());
@@ -225,285 +505,109 @@ end package body;
                            .str()});
   }
 
-  void emitMac(MacUnitOp unit, StringRef entity) {
+  /// Computes a mac unit's schedule: nothing is printed here.
+  MacSchedule prepareMac(MacUnitOp unit) {
     MacParts p = getMacParts(unit);
     CountersOp c = p.counters;
-    int64_t po = p.rom.getOutLanes(), pr = p.rom.getReduceLanes();
-    int64_t cpg = c.getChannelsPerGroup(), terms = c.getKernel() * cpg;
-    // The input elements output position l needs before it can start.
-    int64_t cap = p.buffer.getElements();
-    // Tap and channel of term s * pr + r (-1 past the last term).
-    std::vector<int64_t> termTap, termChannel;
-    for (int64_t t = 0; t < c.getSteps() * pr; ++t) {
-      termTap.push_back(t < terms ? t / cpg : -1);
-      termChannel.push_back(t < terms ? t % cpg : -1);
+    MacSchedule s;
+    s.inWidth = unit.getInWidth();
+    s.outWidth = unit.getOutWidth();
+    s.inBeats = unit.getInBeats();
+    s.inLen = c.getInLen();
+    s.inChannels = c.getInChannels();
+    s.elements = s.inLen * s.inChannels;
+    s.outLen = c.getOutLen();
+    s.outLanes = p.rom.getOutLanes();
+    s.reduceLanes = p.rom.getReduceLanes();
+    s.blocks = c.getBlocks();
+    s.steps = c.getSteps();
+    s.stride = c.getStride();
+    s.padLo = c.getPadLo();
+    s.padValue = c.getPadValue();
+    s.kernel = c.getKernel();
+    s.accBits = p.accumulators.getBits();
+    s.shift = p.requantizer.getShift();
+    s.rounding = roundingCode(p.requantizer.getRounding());
+    s.wrap = p.requantizer.getOverflow() == "wrap";
+    s.outBits = p.requantizer.getBits();
+    s.treeLevels = fixed::ceilLog2(s.reduceLanes);
+    s.capacity = p.buffer.getElements();
+    s.lineBuffer = s.capacity < s.elements;
+    int64_t cpg = c.getChannelsPerGroup(), terms = s.kernel * cpg;
+    // Tap and channel of term step * PR + r (-1 past the last term).
+    for (int64_t t = 0; t < s.steps * s.reduceLanes; ++t) {
+      s.termTap.push_back(t < terms ? t / cpg : -1);
+      s.termChannel.push_back(t < terms ? t % cpg : -1);
     }
     std::vector<int64_t> rom = integersOf(p.rom.getValues());
+    int64_t columns = s.outLanes * s.reduceLanes;
+    for (int64_t a = 0; a < s.blocks * s.steps; ++a)
+      s.romRows.emplace_back(rom.begin() + a * columns,
+                             rom.begin() + (a + 1) * columns);
+    s.laneBase = p.rom.getLaneBase().vec();
+    s.bias = integersOf(p.requantizer.getBias());
+
+    s.multipliers = p.multipliers.getCount();
+    s.romBits = p.rom.getValues().getNumElements() * p.rom.getBits();
+    s.macs = s.outLen * s.outWidth * terms;
+    s.macCycles = s.outLen * s.blocks * s.steps;
+    s.idealCycles = (s.macs + s.multipliers - 1) / s.multipliers;
+    s.treeAdders = p.tree.getCount() * (p.tree.getInputs() - 1);
+    s.bufferBits = 2 * s.capacity * p.buffer.getBits(); // two banks
+    // the constant tables besides the weights: LANE_BASE and BIAS per lane,
+    // TERM_TAP and TERM_CH per term (signed, -1 marks idle)
+    auto signedBits = [](int64_t max) {
+      return int64_t(fixed::ceilLog2(max + 1)) + 1;
+    };
+    s.tableBits =
+        int64_t(s.laneBase.size()) *
+            (signedBits(s.inChannels) + design.getDataBits() + s.shift) +
+        int64_t(s.termTap.size()) * (signedBits(s.kernel) + signedBits(cpg));
+    return s;
+  }
+
+  /// Prints a mac unit from its schedule.
+  std::string printMac(const MacSchedule &s, StringRef name, StringRef entity) {
     std::string romRows;
-    int64_t rows = c.getBlocks() * c.getSteps();
-    for (int64_t a = 0; a < rows; ++a)
-      romRows += (a ? ",\n    " : "    ") + std::string("to_samples(") +
-                 aggregate(ArrayRef<int64_t>(rom).slice(a * po * pr, po * pr)) +
-                 ")";
-    if (rows == 1)
+    for (const std::vector<int64_t> &row : s.romRows)
+      romRows += (romRows.empty() ? "    " : ",\n    ") +
+                 std::string("to_samples(") + aggregate(row) + ")";
+    if (s.romRows.size() == 1)
       romRows = "    0 => " + romRows.substr(4);
-    std::string text =
-        use() +
-        stageEntity(entity,
-                    "Layer " + unit.getSymName() + ": " + Twine(po) +
-                        " output lanes x " + Twine(pr) + " reduction lanes, " +
-                        Twine(c.getBlocks()) + " blocks x " +
-                        Twine(c.getSteps()) + " steps per output position.",
-                    unit.getInWidth(), unit.getOutWidth()) +
-        llvm::formatv(
-            R"(  constant IN_W      : natural := {0};
-  constant IN_BEATS  : natural := {1};
-  constant ELEMS     : natural := {2};
-  constant IN_LEN    : integer := {3};
-  constant IN_CH     : natural := {4};
-  constant OUT_LEN   : natural := {5};
-  constant OUT_CH    : natural := {6};
-  constant PO        : natural := {7}; -- output lanes
-  constant PR        : natural := {8}; -- reduction lanes (adder tree inputs)
-  constant BLOCKS    : natural := {9};
-  constant STEPS     : natural := {10};
-  constant STRIDE    : natural := {11};
-  constant PAD_LO    : natural := {12};
-  constant PAD_VALUE : integer := {13};
-  constant ACC_BITS  : natural := {14};
-  constant SHIFT     : natural := {15};
-  constant ROUNDING  : natural := {16}; -- 0 truncate, 1 nearest, 2 half_even
-  constant DEPTH     : natural := BLOCKS * STEPS;
-  constant TREE_LEVELS : natural := {23}; -- ceil(log2(PR))
-  constant CAP       : natural := {24}; -- window buffer slots
-
-  -- weight ROM: address blk * STEPS + step, column o * PR + r
-  type rom_t is array (0 to DEPTH - 1) of sample_vector(0 to PO * PR - 1);
-  constant ROM : rom_t := (
-{17});
-  -- first input channel of each output lane's group (-1: idle lane)
-  constant LANE_BASE : int_vector(0 to BLOCKS * PO - 1) := {18};
-  constant BIAS : int_vector(0 to BLOCKS * PO - 1) := {19};
-  -- kernel tap and group channel of term step * PR + r (-1: padding term)
-  constant TERM_TAP : int_vector(0 to STEPS * PR - 1) := {20};
-  constant TERM_CH : int_vector(0 to STEPS * PR - 1) := {21};
-  constant KERNEL    : natural := {22};{25}
-
-  type acc_vector is array (natural range <>) of signed(ACC_BITS - 1 downto 0);
-  type prod_vector is array (natural range <>) of
-    signed(2 * DATA_BITS - 1 downto 0);
-
-  -- one spare slot for a one-value input: GHDL 2.0's --synth fails on a
-  -- one-entry memory
-  signal buf       : sample_vector(0 to CAP - 1 + {27});
-  signal beats_in  : natural range 0 to IN_BEATS;
-  signal loaded    : natural range 0 to ELEMS;
-  signal issued    : std_logic; -- every MAC of this inference issued
-  signal pos       : natural range 0 to OUT_LEN - 1;
-  signal blk       : natural range 0 to BLOCKS - 1;
-  signal step      : natural range 0 to STEPS - 1;
-  signal addr      : natural range 0 to DEPTH - 1;
-  signal p_valid, p_first, p_last, p_row_end : std_logic;
-  signal p_blk     : natural range 0 to BLOCKS - 1;
-  signal prod      : prod_vector(0 to PO * PR - 1);
-  signal acc       : acc_vector(0 to PO - 1);
-  signal row       : sample_vector(0 to BLOCKS * PO - 1);
-  signal o_valid   : std_logic;
-  signal o_data    : sample_vector(0 to OUT_CH - 1);
-  signal stall     : std_logic;
-  signal issue     : std_logic;
-  signal accept    : std_logic;
-
-  -- input elements needed before output position l can start: the rows up
-  -- to the last one its window reads inside the input (computed from the
-  -- position counter: no table that grows with the length)
-  function need(l : natural) return natural is
-    variable last : integer;
-  begin
-    last := l * STRIDE + KERNEL - 1 - PAD_LO;
-    if last > IN_LEN - 1 then
-      last := IN_LEN - 1;
-    end if;
-    if last < 0 then
-      return 0;
-    end if;
-    return (last + 1) * IN_CH;
-  end function;
-
-  -- first input element output position l reads (older ones may go)
-  function first(l : natural) return natural is
-  begin
-    if l * STRIDE < PAD_LO then
-      return 0;
-    end if;
-    return (l * STRIDE - PAD_LO) * IN_CH;
-  end function;
-
-  -- the buffer slot of input element e
-  function slot(e : natural) return natural is
-  begin
-    return {26};
-  end function;
-
-  -- balanced adder tree over the PR products of output lane o
-  function tree_sum(v : prod_vector; o : natural) return signed is
-    variable t : acc_vector(0 to PR - 1);
-  begin
-    for r in 0 to PR - 1 loop
-      t(r) := resize(v(o * PR + r), ACC_BITS);
-    end loop;
-    for level in 0 to TREE_LEVELS - 1 loop
-      for r in 0 to PR - 1 loop
-        if r mod 2 ** (level + 1) = 0 and r + 2 ** level < PR then
-          t(r) := t(r) + t(r + 2 ** level);
-        end if;
-      end loop;
-    end loop;
-    return t(0);
-  end function;
-begin
-  -- a beat may not overwrite what the current position still reads
-  accept <= '1' when beats_in < IN_BEATS and
-                     (issued = '1' or loaded + IN_W <= first(pos) + CAP)
-            else '0';
-  in_ready  <= accept;
-  out_valid <= o_valid;
-  out_data  <= o_data;
-  -- a finished row waits while the output register is still full
-  stall <= '1' when p_valid = '1' and p_row_end = '1' and o_valid = '1'
-                    and out_ready = '0' else '0';
-  issue <= '1' when issued = '0' and stall = '0' and loaded >= need(pos)
-           else '0';
-
-  process (clk)
-    variable row_v : sample_vector(0 to BLOCKS * PO - 1);
-    variable a     : signed(ACC_BITS - 1 downto 0);
-    variable x     : sample_t;
-    variable src   : integer;
-  begin
-    if rising_edge(clk) then
-      if rst = '1' then
-        beats_in <= 0;
-        loaded   <= 0;
-        issued   <= '0';
-        pos      <= 0;
-        blk      <= 0;
-        step     <= 0;
-        addr     <= 0;
-        p_valid  <= '0';
-        o_valid  <= '0';
-      else
-        -- window buffer: one beat per handshake
-        if in_valid = '1' and accept = '1' then
-          for i in 0 to IN_W - 1 loop
-            buf(slot(loaded + i)) <= in_data(i);
-          end loop;
-          beats_in <= beats_in + 1;
-          loaded   <= loaded + IN_W;
-        end if;
-        -- all MACs done and the whole input seen: ready for the next one
-        if issued = '1' and p_valid = '0' and beats_in = IN_BEATS then
-          beats_in <= 0;
-          loaded   <= 0;
-          issued   <= '0';
-        end if;
-        if o_valid = '1' and out_ready = '1' then
-          o_valid <= '0';
-        end if;
-        if stall = '0' then
-          -- stage 2: adder trees, accumulators and requantizer
-          if p_valid = '1' then
-            row_v := row;
-            for o in 0 to PO - 1 loop
-              if p_first = '1' then
-                a := tree_sum(prod, o);
-              else
-                a := acc(o) + tree_sum(prod, o);
-              end if;
-              acc(o) <= a;
-              if p_last = '1' then
-                row_v(p_blk * PO + o) := requantize(
-                  a + to_signed(BIAS(p_blk * PO + o), ACC_BITS), SHIFT,
-                  ROUNDING, WRAP, OUT_BITS);
-              end if;
-            end loop;
-            row <= row_v;
-            if p_row_end = '1' then
-              o_data  <= row_v(0 to OUT_CH - 1);
-              o_valid <= '1';
-            end if;
-          end if;
-          -- stage 1: window and ROM read, PO * PR multipliers
-          p_valid <= issue;
-          if issue = '1' then
-            for o in 0 to PO - 1 loop
-              for r in 0 to PR - 1 loop
-                src := pos * STRIDE + TERM_TAP(step * PR + r) - PAD_LO;
-                if LANE_BASE(blk * PO + o) < 0 or TERM_TAP(step * PR + r) < 0 then
-                  x := (others => '0');
-                elsif src < 0 or src >= IN_LEN then
-                  x := to_signed(PAD_VALUE, DATA_BITS);
-                else
-                  x := buf(slot(src * IN_CH + LANE_BASE(blk * PO + o)
-                                + TERM_CH(step * PR + r)));
-                end if;
-                prod(o * PR + r) <= x * ROM(addr)(o * PR + r);
-              end loop;
-            end loop;
-            p_blk <= blk;
-            if step = 0 then p_first <= '1'; else p_first <= '0'; end if;
-            if step = STEPS - 1 then p_last <= '1'; else p_last <= '0'; end if;
-            if step = STEPS - 1 and blk = BLOCKS - 1 then
-              p_row_end <= '1';
-            else
-              p_row_end <= '0';
-            end if;
-            -- counters: step, then blk, then pos
-            if step < STEPS - 1 then
-              step <= step + 1;
-              addr <= addr + 1;
-            elsif blk < BLOCKS - 1 then
-              step <= 0;
-              blk  <= blk + 1;
-              addr <= addr + 1;
-            else
-              step <= 0;
-              blk  <= 0;
-              addr <= 0;
-              if pos < OUT_LEN - 1 then
-                pos <= pos + 1;
-              else
-                pos    <= 0;
-                issued <= '1';
-              end if;
-            end if;
-          end if;
-        end if;
-      end if;
-    end if;
-  end process;
-end architecture;
-)",
-            unit.getInWidth(), unit.getInBeats(),
-            c.getInLen() * c.getInChannels(), c.getInLen(), c.getInChannels(),
-            c.getOutLen(), unit.getOutWidth(), po, pr, c.getBlocks(),
-            c.getSteps(), c.getStride(), c.getPadLo(), c.getPadValue(),
-            p.accumulators.getBits(), p.requantizer.getShift(),
-            roundingCode(p.requantizer.getRounding()), romRows,
-            aggregate(p.rom.getLaneBase()),
-            aggregate(integersOf(p.requantizer.getBias())), aggregate(termTap),
-            aggregate(termChannel), c.getKernel(), fixed::ceilLog2(pr), cap,
-            llvm::formatv("\n  constant WRAP      : boolean := {0};\n"
-                          "  constant OUT_BITS  : natural := {1}; -- "
-                          "the result format's",
-                          p.requantizer.getOverflow() == "wrap" ? "true"
-                                                                : "false",
-                          p.requantizer.getBits())
-                .str(),
-            cap < c.getInLen() * c.getInChannels() ? "e mod CAP" : "e",
-            cap == 1 ? 1 : 0)
-            .str();
-    files.push_back({entity.str() + ".vhd", text});
+    std::string comment =
+        llvm::formatv("Layer {0}: {1} output lanes x {2} reduction lanes, {3} "
+                      "blocks x {4} steps per output position.",
+                      name, s.outLanes, s.reduceLanes, s.blocks, s.steps);
+    return use() + stageEntity(entity, comment, s.inWidth, s.outWidth) +
+           vhdl::expand(macTemplate,
+                        {{"in_w", s.inWidth},
+                         {"in_beats", s.inBeats},
+                         {"elems", s.elements},
+                         {"in_len", s.inLen},
+                         {"in_ch", s.inChannels},
+                         {"out_len", s.outLen},
+                         {"out_ch", s.outWidth},
+                         {"po", s.outLanes},
+                         {"pr", s.reduceLanes},
+                         {"blocks", s.blocks},
+                         {"steps", s.steps},
+                         {"stride", s.stride},
+                         {"pad_lo", s.padLo},
+                         {"pad_value", s.padValue},
+                         {"acc_bits", s.accBits},
+                         {"shift", s.shift},
+                         {"rounding", s.rounding},
+                         {"wrap", s.wrap},
+                         {"out_bits", s.outBits},
+                         {"tree_levels", s.treeLevels},
+                         {"cap", s.capacity},
+                         {"rom_rows", romRows},
+                         {"lane_base", aggregate(s.laneBase)},
+                         {"bias", aggregate(s.bias)},
+                         {"term_tap", aggregate(s.termTap)},
+                         {"term_ch", aggregate(s.termChannel)},
+                         {"kernel", s.kernel},
+                         {"slot", s.lineBuffer ? "e mod CAP" : "e"}});
   }
 
   /// The function of an elementwise stage on one value.
@@ -693,7 +797,6 @@ end architecture;
   /// position per cycle once its window has arrived; window bounds and
   /// divisor come from the position counter.
   void emitPool(PoolOp op, StringRef entity) {
-    int64_t values = op.getInBeats() * op.getWidth();
     std::string text =
         use() +
         stageEntity(entity,
@@ -711,10 +814,14 @@ end architecture;
   constant IS_MAX      : boolean := {6};
   constant INCLUDE_PAD : boolean := {7}; -- avg: divide by KSIZE
   constant ROUNDING    : natural := {8}; -- avg: 0 truncate, 1 nearest, 2 half_even
-  -- one spare slot for a one-value input: GHDL 2.0's --synth fails on a
-  -- one-entry memory
-  signal buf     : sample_vector(0 to IN_LEN * CH - 1 + {9});
+  -- two banks of a whole input: while the windows read one inference,
+  -- the next streams into the other bank
+  signal buf     : sample_vector(0 to 2 * IN_LEN * CH - 1);
+  signal wbank   : natural range 0 to 1; -- the bank being loaded
+  signal rbank   : natural range 0 to 1; -- the bank being read
+  signal ahead   : std_logic; -- loading the inference after the read one
   signal rows    : natural range 0 to IN_LEN; -- input positions received
+  signal avail   : natural range 0 to IN_LEN; -- of the inference read
   signal pos     : natural range 0 to OUT_LEN; -- next output position
   signal o_valid : std_logic;
   signal o_data  : sample_vector(0 to CH - 1);
@@ -726,6 +833,8 @@ end architecture;
   begin
     if l * STRIDE + KSIZE - PAD > IN_LEN then
       return IN_LEN;
+    elsif l * STRIDE + KSIZE - PAD < 1 then
+      return 1; -- only padding: once the inference has begun
     end if;
     return l * STRIDE + KSIZE - PAD;
   end function;
@@ -736,8 +845,10 @@ end architecture;
     return (a - (a mod b)) / b;
   end function;
 
-  -- window l of every channel: padded positions never win and add 0
-  function pool(l : natural; v : sample_vector) return sample_vector is
+  -- window l of every channel in bank b: padded positions never win and
+  -- add 0
+  function pool(l : natural; b : natural; v : sample_vector)
+    return sample_vector is
     variable y : sample_vector(0 to CH - 1);
     variable best, sum, count, p, x, q, r : integer;
   begin
@@ -748,7 +859,7 @@ end architecture;
       for t in 0 to KSIZE - 1 loop
         p := l * STRIDE + t - PAD;
         if p >= 0 and p < IN_LEN then
-          x := to_integer(v(p * CH + c));
+          x := to_integer(v((b * IN_LEN + p) * CH + c));
           if x > best then
             best := x;
           end if;
@@ -775,11 +886,13 @@ end architecture;
     return y;
   end function;
 begin
+  ahead     <= '1' when wbank /= rbank else '0';
+  avail     <= IN_LEN when ahead = '1' else rows;
   accept    <= '1' when rows < IN_LEN else '0';
   in_ready  <= accept;
   out_valid <= o_valid;
   out_data  <= o_data;
-  fire <= '1' when pos < OUT_LEN and rows >= need(pos) and
+  fire <= '1' when pos < OUT_LEN and avail >= need(pos) and
                    (o_valid = '0' or out_ready = '1') else '0';
 
   process (clk)
@@ -788,25 +901,42 @@ begin
       if rst = '1' then
         rows    <= 0;
         pos     <= 0;
+        wbank   <= 0;
+        rbank   <= 0;
         o_valid <= '0';
       else
+        -- after an inference's last position the next one goes to the other
+        -- bank unless that bank is still read (then it waits)
         if in_valid = '1' and accept = '1' then
           for i in 0 to CH - 1 loop
-            buf(rows * CH + i) <= in_data(i);
+            buf((wbank * IN_LEN + rows) * CH + i) <= in_data(i);
           end loop;
-          rows <= rows + 1;
+          if rows = IN_LEN - 1 and ahead = '0' then
+            rows  <= 0;
+            wbank <= 1 - wbank;
+          else
+            rows <= rows + 1;
+          end if;
+        elsif rows = IN_LEN and ahead = '0' then
+          rows  <= 0;
+          wbank <= 1 - wbank;
         end if;
         if o_valid = '1' and out_ready = '1' then
           o_valid <= '0';
         end if;
+        -- after the last window the next inference, once it is loading
         if fire = '1' then
-          o_data  <= pool(pos, buf);
+          o_data  <= pool(pos, rbank, buf);
           o_valid <= '1';
-          pos     <= pos + 1;
-        elsif pos = OUT_LEN and rows = IN_LEN then
-          -- every window sent and the whole input seen: the next inference
-          pos  <= 0;
-          rows <= 0;
+          if pos = OUT_LEN - 1 and ahead = '1' then
+            pos   <= 0;
+            rbank <= 1 - rbank;
+          else
+            pos <= pos + 1;
+          end if;
+        elsif pos = OUT_LEN and ahead = '1' then
+          pos   <= 0;
+          rbank <= 1 - rbank;
         end if;
       end if;
     end if;
@@ -817,7 +947,7 @@ end architecture;
                       op.getKernel(), op.getStride(), op.getPadding(),
                       op.getFunction() == "max" ? "true" : "false",
                       op.getCountIncludePad() ? "true" : "false",
-                      roundingCode(op.getRounding()), values == 1 ? 1 : 0)
+                      roundingCode(op.getRounding()))
             .str();
     files.push_back({entity.str() + ".vhd", text});
   }
@@ -838,7 +968,7 @@ end architecture;
                              "    in{0}_data  : in  sample_vector(0 to {1});\n",
                              i, widths[i] - 1);
       decls += llvm::formatv(
-          "  -- FIFO {0}: a whole inference of input {0} ({1} beats)\n"
+          "  -- FIFO {0}: two inferences of input {0} ({1} beats each)\n"
           "  constant D{0} : natural := {2};\n"
           "  constant B{0} : natural := {1};\n"
           "  type mem{0}_t is array (0 to D{0} - 1) of "
@@ -1058,16 +1188,24 @@ end architecture;
         llvm::formatv(
             R"(
 -- Testbench of {0}: reads input_file (one raw integer per line, {1} per
--- inference), feeds one inference at a time as fast as the design accepts,
--- takes outputs every cycle (or as stall_every says), writes every output value to output_file (one per line) and, per inference,
--- the cycles from its first input beat to its last output beat (both
--- included) to cycles_file.
+-- inference), feeds one inference at a time as fast as the design accepts
+-- (back_to_back: the next inference's first beat follows the last beat of
+-- the previous one, without waiting for its outputs), takes outputs every
+-- cycle (or as stall_every says), writes every output value to output_file
+-- (one per line), per inference the cycles from its first input beat to its
+-- last output beat (both included) to cycles_file and, from the second
+-- inference on, the cycles between its last output beat and the previous
+-- inference's (the initiation interval) to ii_file. When expect_ii is not 0,
+-- the last of those must equal it.
 entity {2} is
   generic (
     input_file  : string  := "input.txt";
     output_file : string  := "output.txt";
     cycles_file : string  := "cycles.txt";
+    ii_file     : string  := "ii.txt";
     max_cycles  : natural := 100000000;
+    back_to_back : boolean := false;
+    expect_ii   : natural := 0;
     -- when not 0, out_ready is low every stall_every-th cycle (backpressure)
     stall_every : natural := 0);
 end entity;
@@ -1082,8 +1220,11 @@ architecture sim of {2} is
   signal rst       : std_logic := '1';
   signal done      : boolean := false;
   signal cycle     : natural := 0;
-  signal start     : natural := 0;
+  -- first-beat cycle of the inferences in flight, by number mod 64
+  type cycle_vector is array (0 to 63) of natural;
+  signal starts    : cycle_vector := (others => 0);
   signal finished  : natural := 0; -- inferences whose outputs are all out
+  signal last_ii   : natural := 0; -- between the last two inferences' ends
   signal in_valid, in_ready, out_valid : std_logic := '0';
   signal out_ready : std_logic;
   signal in_data   : std_logic_vector(IN_W * N - 1 downto 0) := (others => '0');
@@ -1132,9 +1273,11 @@ begin
       if k = IN_W then
         k := 0;
         if sent = 0 then
-          while finished < started loop
+          while finished < started and not back_to_back loop
             wait until rising_edge(clk);
           end loop;
+          assert started - finished < 64
+            report "testbench: more than 64 inferences in flight" severity failure;
         end if;
         in_data  <= beat;
         in_valid <= '1';
@@ -1143,7 +1286,7 @@ begin
           exit when in_ready = '1';
         end loop;
         if sent = 0 then
-          start <= cycle;
+          starts(started mod 64) <= cycle;
         end if;
         in_valid <= '0';
         sent := sent + 1;
@@ -1159,6 +1302,10 @@ begin
     while finished < started loop
       wait until rising_edge(clk);
     end loop;
+    wait for 0 ns; -- last_ii of the last inference
+    assert expect_ii = 0 or started < 2 or last_ii = expect_ii
+      report "testbench: initiation interval " & integer'image(last_ii) &
+             ", expected " & integer'image(expect_ii) severity failure;
     done <= true;
     wait;
   end process;
@@ -1166,8 +1313,10 @@ begin
   sink : process (clk)
     file f        : text open write_mode is output_file;
     file c        : text open write_mode is cycles_file;
+    file g        : text open write_mode is ii_file;
     variable l    : line;
     variable outs : natural := 0;
+    variable last : integer := -1; -- the previous inference's last beat
   begin
     if rising_edge(clk) and rst = '0' and out_valid = '1' and out_ready = '1' then
       for i in 0 to OUT_W - 1 loop
@@ -1177,8 +1326,14 @@ begin
       outs := outs + 1;
       if outs = OUT_BEATS then
         outs := 0;
-        write(l, cycle - start + 1);
+        write(l, cycle - starts(finished mod 64) + 1);
         writeline(c, l);
+        if last >= 0 then
+          write(l, cycle - last);
+          writeline(g, l);
+          last_ii <= cycle - last;
+        end if;
+        last := cycle;
         finished <= finished + 1;
       end if;
     end if;
@@ -1192,42 +1347,44 @@ end architecture;
     files.push_back({tb + ".vhd", text});
   }
 
+  /// The formats convert-nn-to-rtl recorded for a stage's layer (input,
+  /// result, weight, accum, rounding, overflow) as a JSON object, or null.
+  static std::string formatJson(Operation &stage) {
+    auto format = stage.getAttrOfType<DictionaryAttr>("rtl.format");
+    if (!format)
+      return "null";
+    std::string json;
+    for (NamedAttribute field : format)
+      if (auto text = dyn_cast<StringAttr>(field.getValue()))
+        json += (json.empty() ? "{\"" : ", \"") + field.getName().str() +
+                "\": \"" + text.getValue().str() + "\"";
+    return json.empty() ? "null" : json + "}";
+  }
+
   /// Static figures; the cycles are measured by the testbench.
   void emitReport() {
     int64_t multipliers = 0, constantMultipliers = 0, adders = 0, romBits = 0,
             bufferBits = 0, macs = 0, scheduled = 0, ideal = 0, depth = 0,
             serial = 0, tableBits = 0;
+    // one beat per cycle in and out of the design
+    int64_t interval = std::max(design.getInBeats(), design.getOutBeats());
     std::string stages;
     size_t i = 0;
     for (Operation &stage : design.getBody().front()) {
       int64_t m = 0, add = 0, bits = 0, buffer = 0, unitMacs = 0, lanes = 0,
               cycles = 0, tables = 0;
-      if (auto unit = dyn_cast<MacUnitOp>(stage)) {
-        MacParts p = getMacParts(unit);
-        CountersOp c = p.counters;
-        lanes = m = p.multipliers.getCount();
-        bits = p.rom.getValues().getNumElements() * p.rom.getBits();
-        int64_t terms = c.getKernel() * c.getChannelsPerGroup();
-        unitMacs = c.getOutLen() * unit.getOutWidth() * terms;
-        cycles = c.getOutLen() * c.getBlocks() * c.getSteps();
-        add = p.tree.getCount() * (p.tree.getInputs() - 1);
-        buffer = p.buffer.getElements() * p.buffer.getBits();
-        ideal += (unitMacs + lanes - 1) / lanes;
-        // the constant tables besides the weights: LANE_BASE and BIAS per
-        // lane, TERM_TAP and TERM_CH per term (signed, -1 marks idle)
-        auto signedBits = [](int64_t max) {
-          return int64_t(fixed::ceilLog2(max + 1)) + 1;
-        };
-        int64_t laneEntries = c.getBlocks() * p.rom.getOutLanes();
-        int64_t termEntries = c.getSteps() * p.rom.getReduceLanes();
-        tables =
-            laneEntries * (signedBits(c.getInChannels()) +
-                           design.getDataBits() + p.requantizer.getShift()) +
-            termEntries * (signedBits(c.getKernel()) +
-                           signedBits(c.getChannelsPerGroup()));
+      if (const std::optional<MacSchedule> &s = schedules[i]) {
+        lanes = m = s->multipliers;
+        bits = s->romBits;
+        unitMacs = s->macs;
+        cycles = s->macCycles;
+        add = s->treeAdders;
+        buffer = s->bufferBits;
+        ideal += s->idealCycles;
+        tables = s->tableBits;
       }
       if (auto pool = dyn_cast<PoolOp>(stage))
-        buffer = pool.getInBeats() * pool.getWidth() * design.getDataBits();
+        buffer = 2 * pool.getInBeats() * pool.getWidth() * design.getDataBits();
       if (auto join = dyn_cast<JoinOp>(stage)) {
         for (auto [w, d] : llvm::zip(join.getInWidths(), join.getFifoDepths()))
           buffer += w * std::max<int64_t>(d, 2) * design.getDataBits();
@@ -1241,6 +1398,14 @@ end architecture;
         constant = ew.getFunction() == "hardsigmoid" ? ew.getWidth() : 0;
       constantMultipliers += constant;
       int64_t d = getPipelineDepth(&stage);
+      // Every stage takes the next inference while it finishes the current
+      // one (two banks, FIFOs): it is busy for the larger of its beats in,
+      // its beats out and its MAC cycles per inference.
+      StageStreams io = getStageStreams(&stage);
+      int64_t ii = std::max(io.out.beats, cycles);
+      for (const Stream &in : io.in)
+        ii = std::max(ii, in.beats);
+      interval = std::max(interval, ii);
       multipliers += m;
       adders += add;
       bufferBits += buffer;
@@ -1253,11 +1418,12 @@ end architecture;
           R"({0}    {{"name": "{1}", "entity": "{2}", "kind": "{3}", )"
           R"("multipliers": {4}, "tree_adders": {9}, "rom_bits": {5}, )"
           R"("buffer_bits": {10}, "constant_multipliers": {11}, "macs": {6}, )"
-          R"("mac_cycles": {7}, "pipeline_depth": {8}, "table_bits": {12}})",
+          R"("mac_cycles": {7}, "pipeline_depth": {8}, "table_bits": {12}, )"
+          R"("initiation_interval": {13}, "format": {14}})",
           i ? ",\n" : "",
           stage.getAttrOfType<StringAttr>("sym_name").getValue(), entities[i],
           stage.getName().stripDialect(), lanes, bits, unitMacs, cycles, d, add,
-          buffer, constant, tables);
+          buffer, constant, tables, ii, formatJson(stage));
       ++i;
     }
     std::string fileList;
@@ -1268,7 +1434,8 @@ end architecture;
         consumers, [](const auto &readers) { return readers.size() > 1; });
     files.push_back(
         {"report.json",
-         llvm::formatv(R"({{
+         llvm::formatv(
+             R"({{
   "design": "{0}",
   "top": "{1}",
   "testbench": "{2}",
@@ -1289,27 +1456,35 @@ end architecture;
   "mac_cycles": {14},
   "cycle_bound": {15},
   "scheduled_bound": {16},
+  "initiation_interval": {23},
   "stages": [
 {17}
   ]
 }
 )",
-                       design.getSymName(), top, tb, fileList,
-                       design.getDataBits(), design.getFracBits(),
-                       design.getInWidth(), length, design.getOutWidth(),
-                       design.getOutBeats(), multipliers, romBits, macs, depth,
-                       scheduled, ideal + depth + length + serial,
-                       scheduled + depth + length + serial, stages, adders,
-                       bufferBits, constantMultipliers, forks, tableBits)
+             design.getSymName(), top, tb, fileList, design.getDataBits(),
+             design.getFracBits(), design.getInWidth(), length,
+             design.getOutWidth(), design.getOutBeats(), multipliers, romBits,
+             macs, depth, scheduled, ideal + depth + length + serial,
+             scheduled + depth + length + serial, stages, adders, bufferBits,
+             constantMultipliers, forks, tableBits, interval)
              .str()});
   }
 
   Files run() {
+    // Prepare every stage's schedule, then print.
+    for (Operation &stage : design.getBody().front()) {
+      schedules.emplace_back();
+      if (auto unit = dyn_cast<MacUnitOp>(stage))
+        schedules.back() = prepareMac(unit);
+    }
     emitPackage();
     size_t i = 0;
     for (Operation &stage : design.getBody().front()) {
       if (auto unit = dyn_cast<MacUnitOp>(stage))
-        emitMac(unit, entities[i]);
+        files.push_back(
+            {entities[i] + ".vhd",
+             printMac(*schedules[i], unit.getSymName(), entities[i])});
       else if (auto join = dyn_cast<JoinOp>(stage))
         emitJoin(join, entities[i]);
       else if (auto pool = dyn_cast<PoolOp>(stage))

@@ -16,11 +16,11 @@
 // VHDL: constant CAP       : natural := 16; -- window buffer slots
 // VHDL-NOT: int_vector(0 to OUT_LEN
 // VHDL: return (l * STRIDE - PAD_LO) * IN_CH;
-// VHDL: return e mod CAP;
-// VHDL: loaded + IN_W <= first(pos) + CAP
+// VHDL: return b * CAP + e mod CAP;
+// VHDL: (issued = '1' or loaded + IN_W <= first(pos) + CAP)
 // VHDL-LABEL: entity lines_short is
 // VHDL: constant CAP       : natural := 62; -- window buffer slots
-// VHDL: return e;
+// VHDL: return b * CAP + e;
 !q = !nn.fixed<8, 4>
 nn.model @lines {
   %0 = nn.input "x" : tensor<64x2x!q>

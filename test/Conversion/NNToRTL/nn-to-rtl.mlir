@@ -10,7 +10,7 @@
 // ROM address blk * steps + step, column o * reduce_lanes + r.
 // CHECK-LABEL: rtl.design @net
 // CHECK-SAME: in_beats = 5 : i64, in_width = 3 : i64, input_name = "x", out_beats = 1 : i64, out_width = 2 : i64, output_source = "gate"
-// CHECK: rtl.mac_unit @conv attributes {in_beats = 5 : i64, in_width = 3 : i64, inputs = ["x"], out_beats = 3 : i64, out_width = 3 : i64}
+// CHECK: rtl.mac_unit @conv attributes {in_beats = 5 : i64, in_width = 3 : i64, inputs = ["x"], out_beats = 3 : i64, out_width = 3 : i64, rtl.format = {accum = "ap_fixed<18, 10>", input = "ap_fixed<8, 4>", overflow = "saturate", result = "ap_fixed<8, 4>", rounding = "nearest", weight = "ap_fixed<8, 4>"}}
 // CHECK-NEXT: rtl.input_buffer {bits = 8 : i64, elements = 15 : i64}
 // CHECK-NEXT: rtl.counters {blocks = 2 : i64, channels_per_group = 1 : i64, in_channels = 3 : i64, in_len = 5 : i64, kernel = 3 : i64, out_len = 3 : i64, pad_lo = 0 : i64, pad_value = 3 : i64, steps = 3 : i64, stride = 1 : i64}
 // CHECK-NEXT: rtl.weight_rom {bits = 8 : i64, lane_base = array<i64: 0, 1, 2, -1>, out_lanes = 2 : i64, reduce_lanes = 1 : i64, values = dense<{{\[\[}}1, 4], [2, 5], [3, 6], [7, 0], [8, 0], [9, 0]]> : tensor<6x2xi32>}
@@ -21,13 +21,13 @@
 // relu clamps to [0, max]; flatten adds no stage; the linear after it sees
 // the stream as 3 beats of 3 values but a [1, 9] input, one kernel tap. With
 // 2 outputs, P = 2 is one output lane each.
-// CHECK: rtl.elementwise @act "clamp" {beats = 3 : i64, hi = 127 : i64, inputs = ["conv"], lo = 0 : i64, width = 3 : i64}
+// CHECK: rtl.elementwise @act "clamp" {beats = 3 : i64, hi = 127 : i64, inputs = ["conv"], lo = 0 : i64, rtl.format = {{.*}}, width = 3 : i64}
 // CHECK-NOT: flat
-// CHECK: rtl.mac_unit @fc attributes {in_beats = 3 : i64, in_width = 3 : i64, inputs = ["act"], out_beats = 1 : i64, out_width = 2 : i64}
+// CHECK: rtl.mac_unit @fc attributes {in_beats = 3 : i64, in_width = 3 : i64, inputs = ["act"], out_beats = 1 : i64, out_width = 2 : i64, rtl.format = {{.*}}}
 // CHECK: rtl.counters {blocks = 1 : i64, channels_per_group = 9 : i64, in_channels = 9 : i64, in_len = 1 : i64, kernel = 1 : i64, out_len = 1 : i64, pad_lo = 0 : i64, pad_value = 0 : i64, steps = 9 : i64
 // CHECK: rtl.weight_rom {{.*}}out_lanes = 2 : i64, reduce_lanes = 1 : i64
 // hardsigmoid: the exact rounding of x / 6 + 1/2 from 4 to 4 fraction bits.
-// CHECK: rtl.elementwise @gate "hardsigmoid" {beats = 1 : i64, bits = 8 : i64, hi = 16 : i64, in_frac = 4 : i64, inputs = ["fc"], lo = 0 : i64, out_frac = 4 : i64, overflow = "saturate", rounding = "truncate", width = 2 : i64}
+// CHECK: rtl.elementwise @gate "hardsigmoid" {beats = 1 : i64, bits = 8 : i64, hi = 16 : i64, in_frac = 4 : i64, inputs = ["fc"], lo = 0 : i64, out_frac = 4 : i64, overflow = "saturate", rounding = "truncate", rtl.format = {{.*}}, width = 2 : i64}
 // CHECK-NOT: nn.
 
 // P = 8: 3 output lanes x 2 reduction lanes, 2 steps, the last term padded
@@ -60,9 +60,11 @@ nn.model @net {
 // operand in another format first, then wraps at 7 bits.
 // RUN: unum-opt %s --split-input-file --convert-nn-to-rtl | FileCheck %s --check-prefix=MIXED
 // MIXED-LABEL: rtl.design @mixed attributes {data_bits = 12 : i64, frac_bits = 3
+// The layers' formats, for report.json (hls4ml's spelling):
+// MIXED: rtl.mac_unit @l {{.*}}rtl.format = {accum = "ap_fixed<24, 12>", input = "ap_fixed<8, 5>", overflow = "wrap", result = "ap_fixed<12, 6>", rounding = "half_even", weight = "ap_fixed<10, 1>"}}
 // MIXED: rtl.multipliers {bits = 12 : i64, count = 1 : i64, in_bits = 8 : i64, weight_bits = 10 : i64}
 // MIXED: rtl.requantizer {{.*}}bits = 12 : i64, overflow = "wrap", rounding = "half_even", shift = 6 : i64}
-// MIXED: rtl.elementwise @r "clamp" {beats = 4 : i64, bits = 6 : i64, hi = 2047 : i64, in_frac = 6 : i64, inputs = ["l"], lo = 0 : i64, out_frac = 2 : i64, overflow = "saturate", rounding = "truncate", width = 1 : i64}
+// MIXED: rtl.elementwise @r "clamp" {beats = 4 : i64, bits = 6 : i64, hi = 2047 : i64, in_frac = 6 : i64, inputs = ["l"], lo = 0 : i64, out_frac = 2 : i64, overflow = "saturate", rounding = "truncate", rtl.format = {input = "ap_fixed<12, 6>", overflow = "saturate", result = "ap_fixed<6, 4>", rounding = "truncate"}, width = 1 : i64}
 // MIXED: rtl.pool @p_pool "max" {{.*}}inputs = ["r"]
 // MIXED: rtl.elementwise @p "requantize" {{.*}}bits = 7 : i64, {{.*}}in_frac = 2 : i64, inputs = ["p_pool"], {{.*}}out_frac = 3 : i64
 // MIXED: rtl.elementwise @s_in0 "requantize" {{.*}}in_frac = 2 : i64, inputs = ["r"], {{.*}}out_frac = 3 : i64

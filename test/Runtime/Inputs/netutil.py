@@ -1,9 +1,31 @@
 """Helpers of the unum-serve tests: free ports and plain HTTP over sockets."""
+import random
 import socket
 
 
 def free_port():
-    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    """A TCP port on 127.0.0.1 that nothing listens on now, below the
+    kernel's ephemeral range: no outgoing connection takes it as its local
+    port, so a host killed and started again on it (serve-kill.py) finds it
+    free. (A port from the ephemeral range could be taken meanwhile by a
+    connection of another process, whose TIME_WAIT then refuses the bind
+    for a minute: "Address already in use".)"""
+    low = 32768
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    for _ in range(100 if low > 11000 else 0):
+        port = random.randrange(10000, low)
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+        finally:
+            s.close()
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]

@@ -57,11 +57,14 @@
 // CHECK: "multipliers": 2,
 // CHECK: "tree_adders": 0,
 // CHECK: "rom_bits": 96,
-// CHECK: "buffer_bits": 96,
+// CHECK: "buffer_bits": 192,
 // CHECK: "constant_multipliers": 0,
 // CHECK: "macs": 72,
 // CHECK: "pipeline_depth": 3,
 // CHECK: "cycle_bound": 45,
+// The conv1d issues 36 MACs per inference, the next one right behind them.
+// CHECK: "initiation_interval": 36,
+// CHECK: {"name": "c1", {{.*}}"initiation_interval": 36, "format": {"accum": "ap_fixed<19, 11>", "input": "ap_fixed<8, 4>", "overflow": "saturate", "result": "ap_fixed<8, 4>", "rounding": "nearest", "weight": "ap_fixed<8, 4>"}}
 !q = !nn.fixed<8, 4>
 nn.model @tiny {
   %0 = nn.input "x" : tensor<6x2x!q>
