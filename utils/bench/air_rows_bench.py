@@ -5,7 +5,12 @@ timed against PyTorch (one thread) and numpy, all ratios from one run.
 
   utils/bench/air_rows_bench.py [--airc build/bin/unum-airc] [--rows 4096]
                                 [--cols 1024] [--reps 5] [--clock wall|cpu]
-                                [--check-only]
+                                [--mcpu host,haswell] [--check-only]
+
+It prints the CPU model and vector features, the load average, and per
+kernel the best and median time of Unum (one column per --mcpu build, host
+= this machine's CPU), PyTorch (one thread) and numpy, and the ratios of the
+best times (> 1: Unum is faster).
 
 Every kernel's result is compared with a float64 numpy evaluation (relative
 error at most 1e-5; near zero, 1e-8 of the largest result) on the benchmark shape and on small odd shapes (rows
@@ -26,7 +31,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "test",
                                 "Dialect", "Air", "Inputs"))
 from air_ctypes import descriptor  # noqa: E402  (memref descriptors)
-from bench_timing import best  # noqa: E402
+from bench_timing import best_and_median, cpu_description  # noqa: E402
 
 AIR = """
 function softmax(%x: f32[R, C]) {
@@ -133,6 +138,8 @@ def main():
     ap.add_argument("--cols", type=int, default=1024)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--check-only", action="store_true")
+    ap.add_argument("--mcpu", default="host",
+                    help="comma-separated CPUs to build for (host: this one)")
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                     help="cpu: this process's CPU time (on a busy machine)")
     args = ap.parse_args()
@@ -141,15 +148,20 @@ def main():
     air = os.path.join(work, "k.air")
     with open(air, "w") as f:
         f.write(AIR)
-    subprocess.run([args.airc, air, "-o", os.path.join(work, "k.o")], check=True)
-    subprocess.run([args.cc, "-shared", os.path.join(work, "k.o"), "-o",
-                    os.path.join(work, "k.so"), "-lm"], check=True)
-    so = ctypes.CDLL(os.path.join(work, "k.so"))
+    builds = {}
+    for mcpu in args.mcpu.split(","):
+        obj, lib = (os.path.join(work, "k-%s.%s" % (mcpu, e))
+                    for e in ("o", "so"))
+        flags = [] if mcpu == "host" else ["--mcpu=" + mcpu]
+        subprocess.run([args.airc, air, "-o", obj] + flags, check=True)
+        subprocess.run([args.cc, "-shared", obj, "-o", lib, "-lm"], check=True)
+        builds[mcpu] = ctypes.CDLL(lib)
     rng = np.random.default_rng(7)
     ok = True
-    for r, c in [(1, 1), (1, 7), (3, 1), (5, 33), (37, 300), (257, 2049),
-                 (args.rows, args.cols)]:
-        ok &= check(so, r, c, rng)
+    for mcpu, so in builds.items():
+        for r, c in [(1, 1), (1, 7), (3, 1), (5, 33), (37, 300), (257, 2049),
+                     (args.rows, args.cols)]:
+            ok &= check(so, r, c, rng)
     print("numerics: %s" % ("ok" if ok else "MISMATCH"))
     if args.check_only:
         return 0 if ok else 1
@@ -158,32 +170,47 @@ def main():
     torch.set_num_threads(1)
     x = rng.standard_normal((args.rows, args.cols)).astype(np.float32)
     tx = torch.from_numpy(x)
-    print("%dx%d f32, one thread, best of %d, %s clock; load average %s" %
-          (args.rows, args.cols, args.reps, args.clock,
-           " ".join("%.2f" % a for a in os.getloadavg())))
-    print("%-10s %9s %9s %9s %11s %11s" %
-          ("kernel", "unum ms", "torch ms", "numpy ms", "torch/unum",
-           "numpy/unum"))
+    print("CPU: %s" % cpu_description())
+    print("%dx%d f32, one thread, %d runs (best / median), %s clock; load "
+          "average %s" % (args.rows, args.cols, args.reps, args.clock,
+                          " ".join("%.2f" % a for a in os.getloadavg())))
+    print("times in ms; ratios of best times: torch/unum, numpy/unum > 1 "
+          "when unum is faster")
     others = {
         "softmax": (lambda: torch.softmax(tx, dim=1),
                     lambda: (lambda e: e / e.sum(axis=1, keepdims=True))(
                         np.exp(x - x.max(axis=1, keepdims=True)))),
         "layernorm": (lambda: torch.nn.functional.layer_norm(
-                          tx, (args.cols,), eps=1e-5), None),
-        "logsumexp": (lambda: torch.logsumexp(tx, dim=1), None),
+                          tx, (args.cols,), eps=1e-5),
+                      lambda: (lambda d: d / np.sqrt(
+                          (d * d).mean(axis=1, keepdims=True) + 1e-5))(
+                              x - x.mean(axis=1, keepdims=True))),
+        "logsumexp": (lambda: torch.logsumexp(tx, dim=1),
+                      lambda: (lambda m: np.log(np.exp(
+                          x - m[:, None]).sum(axis=1)) + m)(x.max(axis=1))),
         "colsum": (lambda: tx.sum(dim=0), lambda: x.sum(axis=0)),
         "colmax": (lambda: tx.amax(dim=0), lambda: x.max(axis=0)),
     }
+    head = ["kernel"] + ["unum %s" % m for m in builds] + ["torch", "numpy"]
+    head += ["torch/%s" % m for m in builds] + ["numpy/%s" % m for m in builds]
+    width = [10] + [15] * (len(builds) + 2) + [12] * (2 * len(builds))
+    print(" ".join("%-*s" % (w, h) if i == 0 else "%*s" % (w, h)
+                   for i, (w, h) in enumerate(zip(width, head))))
     for name, (ref, shape) in KERNELS.items():
         out = np.ones(shape(args.rows, args.cols), np.float32)
-        fn = getattr(so, name)
-        t_unum = best(lambda: call(fn, x, out), args.reps, clock)
-        t_torch = best(others[name][0], args.reps, clock)
-        t_np = best(others[name][1], args.reps, clock) if others[name][1] else None
-        print("%-10s %9.3f %9.3f %9s %10.2fx %10s" %
-              (name, t_unum * 1e3, t_torch * 1e3,
-               "%.3f" % (t_np * 1e3) if t_np else "-", t_torch / t_unum,
-               "%.2fx" % (t_np / t_unum) if t_np else "-"))
+        times = {}
+        for mcpu, so in builds.items():
+            fn = getattr(so, name)
+            times[mcpu] = best_and_median(lambda: call(fn, x, out), args.reps,
+                                          clock)
+        t_torch = best_and_median(others[name][0], args.reps, clock)
+        t_np = best_and_median(others[name][1], args.reps, clock)
+        row = ["%-10s" % name]
+        row += ["%15s" % ("%.3f / %.3f" % (t[0] * 1e3, t[1] * 1e3))
+                for t in list(times.values()) + [t_torch, t_np]]
+        row += ["%11.2fx" % (t_torch[0] / t[0]) for t in times.values()]
+        row += ["%11.2fx" % (t_np[0] / t[0]) for t in times.values()]
+        print(" ".join(row))
     print("goals: torch/unum >= 1.0 on softmax and layernorm, numpy/unum >= "
           "1.0 on the axis-0 reductions")
     return 0 if ok else 1

@@ -7,10 +7,35 @@ def best(fn, reps, clock=time.perf_counter):
     """The shortest of `reps` timed calls of `fn`, after one untimed call
     (page faults, caches). `clock=time.process_time` measures this process's
     CPU time instead of wall time (on a busy machine)."""
+    return best_and_median(fn, reps, clock)[0]
+
+def best_and_median(fn, reps, clock=time.perf_counter):
+    """(shortest, median) of `reps` timed calls of `fn`, after one untimed
+    call, as `best`."""
     fn()
     times = []
     for _ in range(reps):
         t = clock()
         fn()
         times.append(clock() - t)
-    return min(times)
+    times.sort()
+    return times[0], times[len(times) // 2]
+
+
+def cpu_description():
+    """'model name; vector features' of this machine (from /proc/cpuinfo)."""
+    model, flags = "unknown CPU", []
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key == "model name" and model == "unknown CPU":
+                    model = value.strip()
+                elif key == "flags" and not flags:
+                    flags = value.split()
+    except OSError:
+        pass
+    vector = [f for f in flags if f in ("sse4_2", "avx", "avx2", "fma")
+              or f.startswith("avx512")]
+    return "%s; %s" % (model, " ".join(vector) or "no vector features found")

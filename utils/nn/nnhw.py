@@ -9,6 +9,7 @@ layer by layer (clamps and activations are 1-Lipschitz)."""
 
 import json
 import math
+import re
 import os
 import random
 import subprocess
@@ -373,57 +374,167 @@ def _folded_into(model, node):
     return None
 
 
-def float_reference(model, inputs, n, f):
-    """Float outputs of one inference (inputs are raw fixed-point)."""
-    lo_range, hi_range = -(1 << (n - 1)) / 2.0 ** f, ((1 << (n - 1)) - 1) / 2.0 ** f
-    sat = lambda v: min(max(v, lo_range), hi_range)  # noqa: E731
+# ------------------------------------------- per-layer formats and modes
+class Format:
+    """How one layer's result is quantised (what nn-quantize wrote into the
+    quantised model): `bits`, `frac` of the result, `ins` the operands'
+    (bits, frac), `weight` (bits, frac) of a conv1d/linear, `rounding` and
+    `overflow` (saturate when the layer has none)."""
+
+    def __init__(self, bits, frac, ins=(), weight=None, rounding="nearest",
+                 overflow="saturate"):
+        self.bits, self.frac, self.ins = bits, frac, list(ins)
+        self.weight, self.rounding, self.overflow = weight, rounding, overflow
+
+    def range(self):
+        lsb = 2.0 ** -self.frac
+        return -(1 << (self.bits - 1)) * lsb, ((1 << (self.bits - 1)) - 1) * lsb
+
+    def half(self, frac=None):
+        """The largest error of one rounding to `frac` (default: the
+        result's) fraction bits."""
+        frac = self.frac if frac is None else frac
+        return 2.0 ** -frac * (1.0 if self.rounding == "truncate" else 0.5)
+
+    def drop(self, operand):
+        """The rounding error of requantising an operand (bits, frac) to
+        the result's format: none unless fraction bits are dropped."""
+        return self.half() if operand[1] > self.frac else 0.0
+
+
+_FIXED = re.compile(r"!nn\.fixed<(\d+), (\d+)>")
+
+
+def read_formats(quantized_ir):
+    """Per layer name, its Format, from the quantised nn module (MLIR text,
+    what nn-quantize writes: q.mlir). A batchnorm folded into its conv1d or
+    linear has no entry (its layer's applies)."""
+    formats, values = {}, {}
+    for line in quantized_ir.splitlines():
+        m = re.match(r"\s*(?:(%\w+) = )?nn\.(\w+) \"([^\"]+)\"", line)
+        if not m or m.group(2) == "model":
+            continue
+        types = line[line.rindex(" : "):]
+        attrs = line[:line.rindex(" : ")]
+        fixed = [(int(a), int(b)) for a, b in _FIXED.findall(types)]
+        bits, frac = fixed[-1]
+        w = re.search(r"weight_format = " + _FIXED.pattern, attrs)
+        r = re.search(r'rounding = "(\w+)"', attrs)
+        o = re.search(r'overflow = "(\w+)"', attrs)
+        ins = fixed[:-1] if "->" in types else []
+        # no weight_format: the weights are in the input's format
+        weight = (int(w.group(1)), int(w.group(2))) if w else (ins[0] if ins else None)
+        formats[m.group(3)] = Format(bits, frac, ins, weight,
+                                     r.group(1) if r else "nearest",
+                                     o.group(1) if o else "saturate")
+        if m.group(1):
+            values[m.group(1)] = (bits, frac)
+    return formats
+
+
+def uniform_formats(model, n, f, rounding="nearest"):
+    """The Formats of a model in one format !nn.fixed<n, f> (saturating)."""
+    order, producers = _graph(model)
+    return {nd["name"]: Format(n, f, [(n, f)] * len(producers[nd["name"]]),
+                               (n, f), rounding) for nd in order}
+
+
+def _layer_format(model, formats, node):
+    """The Format that applies to `node`'s result: a batchnorm takes the
+    conv1d/linear it is folded into; the output its producer's."""
+    if node["name"] in formats:
+        return formats[node["name"]]
+    producers = [e["src"] for e in model["edges"] if e["dst"] == node["name"]]
+    nodes = {nd["name"]: nd for nd in model["nodes"]}
+    return _layer_format(model, formats, nodes[producers[0]])
+
+
+def float_reference(model, inputs, n=None, f=None, formats=None, bounds=None):
+    """Float outputs of one inference (inputs are raw fixed-point of the
+    input's format), in float64, clamped to each layer's range wherever the
+    hardware saturates (each conv1d/linear after its batchnorm, each sum,
+    each requantisation to another format, hardsigmoid). With `formats`
+    (read_formats) and `bounds` (error_bound's per-layer bounds) it returns
+    (outputs, wraps): wraps counts the values at a wrapping point (overflow
+    wrap) that are not at least their bound inside the range, where the
+    hardware may have wrapped and no float bound holds; without, the
+    outputs of a model in the one format !nn.fixed<n, f>."""
+    plain = formats is None
+    if plain:
+        formats = uniform_formats(model, n, f)
     order, producers = _graph(model)
     values, shapes = {}, {}
+    wraps = [0]
     result = None
+
+    def fit(v, fmt, e):
+        lo, hi = fmt.range()
+        if fmt.overflow == "wrap" and bounds is not None and not lo + e <= v <= hi - e:
+            wraps[0] += 1
+        return min(max(v, lo), hi)
+
+    def requant(xs, operand, fmt, e):
+        """An operand brought to the result's format (the identity when the
+        formats agree)."""
+        if operand == (fmt.bits, fmt.frac):
+            return xs
+        return [fit(v, fmt, e + fmt.drop(operand)) for v in xs]
+
+    bound = bounds or {}
     for node in order:
         t = node["type"]
         ins = producers[node["name"]]
+        fmt = _layer_format(model, formats, node)
+        e = bound.get(node["name"], 0.0)
         x = values[ins[0]] if ins else None
         shape = shapes[ins[0]] if ins else None
-        # a conv1d/linear followed by batchnorm saturates once, after both
-        clamp = (lambda v: v) if t in ("conv1d", "linear") and _folded_into(model, node) else sat
+        own = fmt.ins[0] if fmt.ins else None
+        folded = t in ("conv1d", "linear") and _folded_into(model, node)
         if t == "input":
             shape = list(node["shape"])
-            x = [v / 2.0 ** f for v in inputs]
+            x = [v / 2.0 ** fmt.frac for v in inputs]
         elif t == "conv1d":
             x, shape = _conv(node, x, shape)
-            x = [clamp(v) for v in x]
+            x = x if folded else [fit(v, fmt, e) for v in x]
         elif t == "linear":
             conv = {"kernel_size": 1, "out_channels": node["out_features"],
                     "weight": [[[w] for w in row] for row in node["weight"]],
                     "bias": node.get("bias")}
             x, shape = _conv(conv, x, shape)
-            x = [clamp(v) for v in x]
+            x = x if folded else [fit(v, fmt, e) for v in x]
         elif t == "batchnorm1d":
             c = shape[1]
             eps = node.get("eps", 1e-5)
-            x = [sat((v - node["running_mean"][i % c]) /
+            x = [fit((v - node["running_mean"][i % c]) /
                      math.sqrt(node["running_var"][i % c] + eps) *
-                     node["weight"][i % c] + node["bias"][i % c])
+                     node["weight"][i % c] + node["bias"][i % c], fmt, e)
                  for i, v in enumerate(x)]
         elif t == "relu":
-            x = [max(v, 0.0) for v in x]
+            x = requant([max(v, 0.0) for v in x], own, fmt, e - fmt.drop(own))
         elif t == "hardtanh":
-            x = [min(max(v, node.get("min", -1.0)), node.get("max", 1.0)) for v in x]
-        elif t == "hardsigmoid":
-            x = [sat(min(max(v / 6 + 0.5, 0.0), 1.0)) for v in x]
+            x = requant([min(max(v, node.get("min", -1.0)), node.get("max", 1.0)) for v in x],
+                        own, fmt, e - fmt.drop(own))
+        elif t == "hardsigmoid":  # always saturates
+            lo, hi = fmt.range()
+            x = [min(max(min(max(v / 6 + 0.5, 0.0), 1.0), lo), hi) for v in x]
         elif t == "flatten":
             shape = [1, shape[0] * shape[1]]
+            x = requant(x, own, fmt, e - fmt.drop(own))
         elif t in ("maxpool1d", "avgpool1d"):
             x, shape = _pool(node, x, shape)
+            x = requant(x, own, fmt, e - fmt.drop(own))
         elif t == "add":
-            x = [sat(a + b) for a, b in zip(values[ins[0]], values[ins[1]])]
+            a, b = [requant(values[i], op, fmt, bound.get(i, 0.0))
+                    for i, op in zip(ins, fmt.ins)]
+            x = [fit(u + v, fmt, e) for u, v in zip(a, b)]
         elif t == "concat":
-            x, shape = _concat(node, [values[i] for i in ins], [shapes[i] for i in ins])
+            x, shape = _concat(node, [requant(values[i], op, fmt, bound.get(i, 0.0))
+                                      for i, op in zip(ins, fmt.ins)],
+                               [shapes[i] for i in ins])
         elif t == "output":
             result = x
         values[node["name"]], shapes[node["name"]] = x, shape
-    return result
+    return result if plain else (result, wraps[0])
 
 
 def _pool(node, x, shape):
@@ -476,48 +587,60 @@ def _folded(model):
     return result
 
 
-def error_bound(model, n, f, rounding):
-    """Largest |hardware - float| any output can show (real units)."""
-    lsb = 2.0 ** -f
-    r = lsb / 2 if rounding == "nearest" else lsb
-    xmax = 2.0 ** (n - 1 - f)
+def error_bound(model, n=None, f=None, rounding="nearest", formats=None,
+                per_layer=False):
+    """Largest |hardware - float| any output can show (real units), layer
+    by layer (docs/NNQuantization.md, "Error against float"), for a model
+    in one format !nn.fixed<n, f> or with per-layer `formats`
+    (read_formats). per_layer=True returns the bound of every layer's
+    result instead (for float_reference's wrap check). Holds where no
+    value wraps: saturation is 1-Lipschitz, a wrap is not."""
+    if formats is None:
+        formats = uniform_formats(model, n, f, rounding)
     folded = _folded(model)
     order, producers = _graph(model)
     bound = {}
     for node in order:
         t = node["type"]
         ins = producers[node["name"]]
+        fmt = _layer_format(model, formats, node)
         e = bound[ins[0]] if ins else 0.0
+        own = fmt.ins[0] if fmt.ins else None
         if t in ("conv1d", "linear"):
+            ni, fi = own
+            nw, fw = fmt.weight
+            xmax = 2.0 ** (ni - 1 - fi)  # the largest |input|
             w, bias, has_bias = folded[node["name"]]
             e_in = e
             if t == "conv1d":
                 pv = node.get("padding_value", 0.0)
-                e_in = max(e, abs(pv - quantize_const(pv, f, n) * lsb))
+                e_in = max(e, abs(pv - quantize_const(pv, fi, ni) * 2.0 ** -fi))
             worst = 0.0
             for o, row in enumerate(w):
-                werr = sum(abs(v - quantize_const(v, f, n) * lsb) for v in row)
-                berr = abs(bias[o] - quantize_const(bias[o], 2 * f, n + f) * lsb * lsb) \
-                    if has_bias else 0.0
+                werr = sum(abs(v - quantize_const(v, fw, nw) * 2.0 ** -fw) for v in row)
+                berr = abs(bias[o] - quantize_const(bias[o], fi + fw, min(16, ni + nw - 1))
+                           * 2.0 ** -(fi + fw)) if has_bias else 0.0
                 worst = max(worst, sum(abs(v) for v in row) * e_in + werr * xmax + berr)
-            e = worst + r + 1e-9
+            e = worst + (fmt.half() if fmt.frac < fi + fw else 0.0) + 1e-9
         elif t == "hardtanh":
             for key, default in (("min", -1.0), ("max", 1.0)):
                 v = node.get(key, default)
-                e = max(e, abs(v - quantize_const(v, f, n) * lsb))
-        elif t == "hardsigmoid":
-            slope = round(2.0 ** f / 6) * lsb
-            e = e / 6 + xmax * abs(1 / 6 - slope) + r
-        elif t == "avgpool1d":
-            e = e + r  # an average of errors, then one rounding
+                e = max(e, abs(v - quantize_const(v, own[1], own[0]) * 2.0 ** -own[1]))
+            e += fmt.drop(own)
+        elif t == "hardsigmoid":  # the exact rounding of x / 6 + 1/2
+            e = e / 6 + fmt.half()
+        elif t in ("relu", "flatten", "maxpool1d"):  # 1-Lipschitz, exact
+            e += fmt.drop(own)
+        elif t == "avgpool1d":  # an average of errors, one rounding in the
+            e += fmt.half(own[1]) + fmt.drop(own)  # input's format, requant
         elif t == "add":
-            e = bound[ins[0]] + bound[ins[1]]  # saturation is 1-Lipschitz
+            e = sum(bound[i] + fmt.drop(op) for i, op in zip(ins, fmt.ins))
         elif t == "concat":
-            e = max(bound[i] for i in ins)
+            e = max(bound[i] + fmt.drop(op) for i, op in zip(ins, fmt.ins))
         bound[node["name"]] = e
         if t == "output":
-            return e
-    return 0.0
+            return bound if per_layer else e
+    return bound if per_layer else 0.0
 
 
 # ------------------------------------------------------------ the flow

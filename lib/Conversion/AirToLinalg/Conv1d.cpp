@@ -26,6 +26,9 @@
 // (l, o) and a multiply-accumulate body, whose filter and output are
 // contiguous along their last dimension (the input is read element by
 // element, any layout). Anything else is left to convert-linalg-to-loops.
+// The linalg.fill of the output right before it (the lowering's zero) is
+// dropped: the accumulators start as that value in registers instead, so
+// the output is written once, not zeroed first and read back.
 //
 //===----------------------------------------------------------------------===//
 #include "Parallel.h"
@@ -164,6 +167,10 @@ public:
     isFloat = isa<FloatType>(t);
   }
 
+  /// Start the accumulators at `value` (a scalar of the element type)
+  /// instead of loading them from y.
+  void startFrom(Value value) { init = value; }
+
   void emit() {
     auto wType = cast<MemRefType>(w.getType());
     auto yType = cast<MemRefType>(y.getType());
@@ -289,7 +296,10 @@ private:
     for (int64_t r = 0; r < rows; ++r) {
       Value row = add(l0, r);
       for (int64_t j = 0; j < n; ++j)
-        acc.push_back(load(y, ValueRange{row, cols[j]}, mask, j));
+        acc.push_back(
+            init
+                ? vector::BroadcastOp::create(b, loc, vecType, init).getResult()
+                : load(y, ValueRange{row, cols[j]}, mask, j));
     }
     Value base = s == 1 ? l0 : arith::MulIOp::create(b, loc, l0, index(s));
     auto kLoop = scf::ForOp::create(
@@ -339,7 +349,7 @@ private:
   RewriterBase &b;
   Location loc;
   int64_t s, registers, threads, lanes = 1, staticRows = -1;
-  Value x, w, y, taps, channels, rowsOut;
+  Value x, w, y, taps, channels, rowsOut, init;
   /// The call has enough multiply-adds for the threads (i1).
   Value useThreads;
   Type t;
@@ -365,8 +375,18 @@ struct AirVectorizeConv1dPass
     IRRewriter rewriter(&getContext());
     for (auto [op, s] : convs) {
       rewriter.setInsertionPoint(op);
-      Conv1dEmitter(rewriter, op, s, vectorBits, registers, threads).emit();
+      Conv1dEmitter emitter(rewriter, op, s, vectorBits, registers, threads);
+      // The output's initial value, filled right before: in registers.
+      auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+      bool fills = fill && fill.getDpsInits()[0] == op.getDpsInits()[0] &&
+                   fill.getInputs()[0].getType() ==
+                       getElementTypeOrSelf(op.getDpsInits()[0].getType());
+      if (fills)
+        emitter.startFrom(fill.getInputs()[0]);
+      emitter.emit();
       rewriter.eraseOp(op);
+      if (fills)
+        rewriter.eraseOp(fill);
     }
   }
 };

@@ -96,6 +96,10 @@ struct AirFuseRowsPass : public unum::impl::AirFuseRowsBase<AirFuseRowsPass> {
       IRRewriter rewriter(&getContext());
       DominanceInfo dom(func);
       eliminateCommonSubExpressions(rewriter, dom, func);
+      // But CSE also merges equal fills (layernorm's two f64 sums start
+      // from one zero fill): one tensor as the destination of two
+      // reductions, which bufferization copies per block. Each gets its own.
+      unshareFills(rewriter, func);
       // The loop's sizes read the fused producers; then these are dead. A
       // block temporary's destination, a slice of a full-size tensor.empty,
       // becomes a block-sized tensor.empty (else bufferization would
@@ -103,6 +107,27 @@ struct AirFuseRowsPass : public unum::impl::AirFuseRowsBase<AirFuseRowsPass> {
       // place).
       if (failed(resolveDims(func, /*foldEmpty=*/true)))
         return signalPassFailure();
+    }
+  }
+
+  /// A tensor linalg.fill with several users is cloned for all but the
+  /// first, right before each, so that every destination is its own.
+  static void unshareFills(IRRewriter &rewriter, func::FuncOp func) {
+    SmallVector<linalg::FillOp> shared;
+    func.walk([&](linalg::FillOp fill) {
+      if (fill.hasPureTensorSemantics() && !fill->hasOneUse() &&
+          !fill->use_empty())
+        shared.push_back(fill);
+    });
+    for (linalg::FillOp fill : shared) {
+      SmallVector<OpOperand *> uses = llvm::map_to_vector(
+          fill->getResult(0).getUses(), [](OpOperand &use) { return &use; });
+      for (OpOperand *use : llvm::drop_begin(uses)) {
+        rewriter.setInsertionPoint(use->getOwner());
+        Operation *copy = rewriter.clone(*fill);
+        rewriter.modifyOpInPlace(use->getOwner(),
+                                 [&] { use->set(copy->getResult(0)); });
+      }
     }
   }
 
@@ -154,8 +179,7 @@ struct AirFuseRowsPass : public unum::impl::AirFuseRowsBase<AirFuseRowsPass> {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
     Value rowBytes = arith::MaxUIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, dynamic, index(bytes)),
-        index(1));
+        b, loc, arith::MulIOp::create(b, loc, dynamic, index(bytes)), index(1));
     Value count = arith::DivUIOp::create(b, loc, index(kBlockBytes), rowBytes);
     return arith::MaxUIOp::create(b, loc, count, index(1)).getResult();
   }

@@ -117,3 +117,47 @@ func.func @not_conv(%x: memref<16x8xf32>, %w: memref<3x8x32xf32>,
   }
   return
 }
+
+// The lowering's zero fill of the output right before the conv: dropped,
+// the accumulators start as that value in registers (a broadcast, no load
+// of y), so y is written once. A fill of another buffer stays.
+// AVX2-LABEL: func.func @conv_filled(
+// AVX2-NOT: linalg.fill
+// AVX2-NOT: vector.load %{{.*}} : memref<4094x32xf32>
+// AVX2: vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// AVX2-NOT: vector.load %{{.*}} : memref<4094x32xf32>
+// AVX2: vector.store
+// AVX2: return
+// AVX2-LABEL: func.func @conv_other_fill(
+// AVX2: linalg.fill {{.*}} outs(%{{.*}} : memref<4xf32>)
+// AVX2: vector.load %{{.*}} : memref<4094x32xf32>
+func.func @conv_filled(%x: memref<4096x32xf32>, %w: memref<3x32x32xf32>,
+                       %y: memref<4094x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<4094x32xf32>)
+  linalg.generic {indexing_maps = [#x, #w, #y],
+                  iterator_types = ["parallel", "reduction", "reduction", "parallel"]}
+      ins(%x, %w : memref<4096x32xf32>, memref<3x32x32xf32>)
+      outs(%y : memref<4094x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @conv_other_fill(%x: memref<4096x32xf32>, %w: memref<3x32x32xf32>,
+                           %y: memref<4094x32xf32>, %z: memref<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%z : memref<4xf32>)
+  linalg.generic {indexing_maps = [#x, #w, #y],
+                  iterator_types = ["parallel", "reduction", "reduction", "parallel"]}
+      ins(%x, %w : memref<4096x32xf32>, memref<3x32x32xf32>)
+      outs(%y : memref<4094x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -43,3 +43,26 @@
 // BUF: memref.alloc(%[[ROWS]]) {{.*}} : memref<?xf64>
 // BUF-NOT: copy
 // BUF: return
+
+// layernorm: no full-size temporary (every allocation is inside the loop,
+// block-sized), four nests per block -- the mean of x, d = x - mean into
+// the block temporary, the mean of d * d, the normalising write -- and the
+// two f64 sums each start from their own zero fill (CSE merges the fills;
+// a shared one was copied per block).
+// BUF-LABEL: func.func private @__unum_air_layernorm
+// BUF-NOT: memref.alloc
+// BUF: scf.for
+// BUF-NOT: copy
+// BUF: memref.alloc(%[[LROWS:.*]]) {{.*}} : memref<?xf64>
+// BUF: memref.alloc(%[[LROWS]]) {{.*}} : memref<?xf64>
+// BUF-COUNT-2: linalg.fill
+// BUF: linalg.generic {{.*}}["parallel", "reduction"]{{.*}} ins(%subview
+// BUF: memref.alloc(%[[LROWS]]) {{.*}} : memref<?xf32>
+// BUF: memref.alloc(%[[LROWS]], %{{.*}}) {{.*}} : memref<?x?xf32>
+// BUF: linalg.generic {{.*}}["parallel", "parallel"]{{.*}} ins(%subview
+// BUF: linalg.generic {{.*}}["parallel", "reduction"]{{.*}} ins(%alloc
+// BUF-NOT: memref.alloc
+// BUF: linalg.generic {{.*}}["parallel", "parallel"]{{.*}} outs(%subview
+// BUF-NOT: memref.alloc
+// BUF-NOT: copy
+// BUF: return

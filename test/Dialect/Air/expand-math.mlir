@@ -5,8 +5,15 @@
 // CHECK-LABEL: func.func @exp_vec(
 // CHECK-NOT: math.exp
 // CHECK: arith.select {{.*}} : vector<8xi1>, vector<8xf32>
-// CHECK: arith.fptosi {{.*}} : vector<8xf32> to vector<8xi32>
-// CHECK: arith.shrsi {{.*}} : vector<8xi32>
+// k ln 2 taken off by FMAs, 2^k from the bits of x / ln 2 + magic: two
+// powers of two (a shift, a subtraction, two shifts), no conversion.
+// CHECK-NOT: arith.fptosi
+// CHECK: math.fma
+// CHECK: arith.bitcast {{.*}} : vector<8xf32> to vector<8xi32>
+// CHECK: arith.shrui {{.*}} : vector<8xi32>
+// CHECK: arith.subi {{.*}} : vector<8xi32>
+// CHECK-COUNT-2: arith.shli {{.*}} : vector<8xi32>
+// CHECK-NOT: arith.fptosi
 // CHECK-NOT: math.exp
 // CHECK: return
 func.func @exp_vec(%x: vector<8xf32>) -> vector<8xf32> {

@@ -2,6 +2,10 @@
 // RUN: unum-opt %s --nn-quantize="total-bits=8 frac-bits=4 rounding=truncate" | FileCheck %s --check-prefix=TRUNC
 // RUN: unum-opt %s --nn-quantize="total-bits=8 frac-bits=4" 2>&1 >/dev/null | FileCheck %s --check-prefix=WARN
 // RUN: unum-opt %s --nn-quantize="total-bits=8 frac-bits=4 rounding=AP_RND_CONV overflow=AP_WRAP policy=weights" | FileCheck %s --check-prefix=POLICY
+// A model-wide wrap does not apply to hardsigmoid (it saturates): a warning
+// located at each hardsigmoid says so.
+// RUN: unum-opt %s --nn-quantize="total-bits=8 frac-bits=4 overflow=wrap" 2>&1 >/dev/null | FileCheck %s --check-prefix=WRAPWARN
+// WRAPWARN: quantize.mlir:[[# @LINE + 34]]:8: warning: hardsigmoid 's' saturates its result (clamped to [0, 1]): the model-wide overflow=wrap does not apply to it
 
 // Constants round to nearest with ties away from zero (0.03125 = half an
 // LSB -> 1, -0.03125 -> -1) and saturate (100 -> 127, -100 -> -128); biases

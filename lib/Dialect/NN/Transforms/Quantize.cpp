@@ -225,8 +225,15 @@ struct Quantize : unum::nn::impl::NNQuantizeBase<Quantize> {
       if (isa<HardsigmoidOp>(op) && explicitWrap)
         return op.emitOpError("saturates its result (clamped to [0, 1]): "
                               "overflow must be saturate, not wrap");
-      if (isa<HardsigmoidOp>(op)) // whatever the model-wide default says
+      if (isa<HardsigmoidOp>(op)) {
+        // A wrapping model-wide default does not apply: say so, located.
+        if (overflow == fixed::Overflow::Wrap)
+          op.emitWarning() << "hardsigmoid '"
+                           << op.getAttrOfType<StringAttr>("name").getValue()
+                           << "' saturates its result (clamped to [0, 1]): the "
+                              "model-wide overflow=wrap does not apply to it";
         overflow = fixed::Overflow::Saturate;
+      }
     }
     if (rounds || drops)
       op.setAttr("rounding", b.getStringAttr(fixed::roundingName(rounding)));

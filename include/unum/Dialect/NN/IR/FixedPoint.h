@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace unum::nn::fixed {
 
@@ -25,27 +27,35 @@ enum class Rounding { Truncate, Nearest, HalfEven };
 /// AP_WRAP).
 enum class Overflow { Saturate, Wrap };
 
+/// The value `name` stands for in `table` (pairs of a name and a value),
+/// if any.
+template <typename T, size_t N>
+inline bool lookupName(const std::string &name,
+                       const std::pair<const char *, T> (&table)[N], T &out) {
+  for (const auto &[key, value] : table)
+    if (name == key) {
+      out = value;
+      return true;
+    }
+  return false;
+}
 /// The rounding named `name` (the IR's names or hls4ml's), if any.
 inline bool parseRounding(const std::string &name, Rounding &out) {
-  if (name == "truncate" || name == "AP_TRN")
-    out = Rounding::Truncate;
-  else if (name == "nearest" || name == "half_up" || name == "AP_RND")
-    out = Rounding::Nearest;
-  else if (name == "half_even" || name == "AP_RND_CONV")
-    out = Rounding::HalfEven;
-  else
-    return false;
-  return true;
+  static const std::pair<const char *, Rounding> names[] = {
+      {"truncate", Rounding::Truncate},   {"AP_TRN", Rounding::Truncate},
+      {"nearest", Rounding::Nearest},     {"half_up", Rounding::Nearest},
+      {"AP_RND", Rounding::Nearest},      {"half_even", Rounding::HalfEven},
+      {"AP_RND_CONV", Rounding::HalfEven}};
+  return lookupName(name, names, out);
 }
 /// The overflow mode named `name` (the IR's names or hls4ml's), if any.
 inline bool parseOverflow(const std::string &name, Overflow &out) {
-  if (name == "saturate" || name == "AP_SAT")
-    out = Overflow::Saturate;
-  else if (name == "wrap" || name == "AP_WRAP")
-    out = Overflow::Wrap;
-  else
-    return false;
-  return true;
+  static const std::pair<const char *, Overflow> names[] = {
+      {"saturate", Overflow::Saturate},
+      {"AP_SAT", Overflow::Saturate},
+      {"wrap", Overflow::Wrap},
+      {"AP_WRAP", Overflow::Wrap}};
+  return lookupName(name, names, out);
 }
 /// The IR's name of a rounding / overflow mode.
 inline const char *roundingName(Rounding r) {
