@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 #include "MatmulNest.h"
 #include "Parallel.h"
+#include "VectorBody.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -467,9 +468,7 @@ Value NestBuilder::applyEpilogue(Value acc, Value row, Value j0, Value mask,
   Block *body = epilogue.getBody();
   IRMapping map;
   auto vectorOf = [&](Type s) { return VectorType::get({nr}, s); };
-  auto splat = [&](Value s) -> Value {
-    return vector::BroadcastOp::create(b, loc, vectorOf(s.getType()), s);
-  };
+  auto splat = [&](Value s) { return unum::air::splatLanes(b, loc, s, nr); };
   for (OpOperand *in : epilogue.getDpsInputOperands()) {
     Value v = in->get();
     Value arg = body->getArgument(in->getOperandNumber());
@@ -505,24 +504,8 @@ Value NestBuilder::applyEpilogue(Value acc, Value row, Value j0, Value mask,
     }
     map.map(arg, mapped);
   }
-  auto operandOf = [&](Value v) -> Value {
-    if (Value mapped = map.lookupOrNull(v))
-      return mapped;
-    return splat(v); // a scalar from above
-  };
-  for (Operation &inner : body->without_terminator()) {
-    if (inner.getNumOperands() == 0) { // a constant
-      map.map(inner.getResult(0), splat(b.clone(inner)->getResult(0)));
-      continue;
-    }
-    OperationState state(loc, inner.getName());
-    for (Value operand : inner.getOperands())
-      state.addOperands(operandOf(operand));
-    state.addAttributes(inner.getAttrs());
-    state.addTypes(vectorOf(inner.getResult(0).getType()));
-    map.map(inner.getResult(0), b.create(state)->getResult(0));
-  }
-  return operandOf(body->getTerminator()->getOperand(0));
+  return unum::air::cloneBodyOnVectors(b, loc, body, map, nr,
+                                       /*keepFastMath=*/true);
 }
 
 void NestBuilder::storeTile(ArrayRef<Value> acc, Value i0, Value j0, Value rows,

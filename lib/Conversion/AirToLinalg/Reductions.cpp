@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "Reductions.h"
 #include "Parallel.h"
+#include "VectorBody.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -181,9 +182,7 @@ Value OuterReduction::step(ArrayRef<Value> ivs, Value acc, int64_t width) {
   Block *body = op.getBody();
   IRMapping map;
   auto vectorOf = [&](Type s) { return VectorType::get({width}, s); };
-  auto splat = [&](Value s) -> Value {
-    return vector::BroadcastOp::create(b, loc, vectorOf(s.getType()), s);
-  };
+  auto splat = [&](Value s) { return unum::air::splatLanes(b, loc, s, width); };
   for (OpOperand *in : op.getDpsInputOperands()) {
     Value v = in->get();
     Value arg = body->getArgument(in->getOperandNumber());
@@ -202,28 +201,10 @@ Value OuterReduction::step(ArrayRef<Value> ivs, Value acc, int64_t width) {
       map.map(arg, splat(memref::LoadOp::create(b, loc, v, indices)));
   }
   map.map(body->getArguments().back(), acc);
-  auto operandOf = [&](Value v) -> Value {
-    if (Value mapped = map.lookupOrNull(v))
-      return mapped;
-    return splat(v); // a scalar from above
-  };
-  for (Operation &inner : body->without_terminator()) {
-    if (inner.getNumOperands() == 0) { // a constant
-      map.map(inner.getResult(0), splat(b.clone(inner)->getResult(0)));
-      continue;
-    }
-    OperationState state(loc, inner.getName());
-    for (Value operand : inner.getOperands())
-      state.addOperands(operandOf(operand));
-    // Without fast-math flags: each element is combined in row order, so
-    // nothing (LLVM included) may reassociate it.
-    for (NamedAttribute attr : inner.getAttrs())
-      if (attr.getName() != "fastmath")
-        state.addAttribute(attr.getName(), attr.getValue());
-    state.addTypes(vectorOf(inner.getResult(0).getType()));
-    map.map(inner.getResult(0), b.create(state)->getResult(0));
-  }
-  return operandOf(body->getTerminator()->getOperand(0));
+  // Without fast-math flags: each element is combined in row order, so
+  // nothing (LLVM included) may reassociate it.
+  return unum::air::cloneBodyOnVectors(b, loc, body, map, width,
+                                       /*keepFastMath=*/false);
 }
 
 void OuterReduction::strip(SmallVector<Value> ivs, Value j0, int64_t count,
