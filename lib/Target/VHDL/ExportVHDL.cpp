@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "LegalizeNames.h"
 #include "Template.h"
+#include "Timing.h"
 #include "unum/Dialect/NN/IR/FixedPoint.h"
 #include "unum/Dialect/NN/IR/NNDialect.h"
 #include "unum/Dialect/RTL/IR/RTLDialect.h"
@@ -364,13 +365,13 @@ end architecture;
 /// One mac unit's schedule, computed before anything is printed: the
 /// constants of its entity, its control tables and ROM rows, and its report
 /// figures.
-struct MacSchedule {
-  int64_t inWidth, outWidth, inBeats, inLen, inChannels, elements, outLen;
-  int64_t outLanes, reduceLanes, blocks, steps, stride, padLo, padValue;
-  int64_t kernel, accBits, shift, outBits, treeLevels;
+/// (The counters the cycle model needs, capacity included: window buffer
+/// slots per bank, come from vhdl::MacCounters.)
+struct MacSchedule : vhdl::MacCounters {
+  int64_t outWidth, outLanes, reduceLanes, padValue;
+  int64_t accBits, shift, outBits, treeLevels;
   int rounding;
   bool wrap;
-  int64_t capacity; // window buffer slots
   bool lineBuffer;  // capacity < elements: slots reused modulo capacity
   std::vector<std::vector<int64_t>> romRows; // address blk * STEPS + step
   std::vector<int64_t> laneBase, bias;       // per block and output lane
@@ -388,6 +389,7 @@ struct Emitter {
   Files files;
   std::string error; // set when a stage cannot be emitted
   std::vector<std::optional<MacSchedule>> schedules; // per stage
+  vhdl::Timing timing; // one inference alone, as the testbench feeds it
 
   explicit Emitter(DesignOp design) : design(design) {
     top = namer.get(design.getSymName());
@@ -1191,12 +1193,16 @@ end architecture;
 -- inference), feeds one inference at a time as fast as the design accepts
 -- (back_to_back: the next inference's first beat follows the last beat of
 -- the previous one, without waiting for its outputs), takes outputs every
--- cycle (or as stall_every says), writes every output value to output_file
--- (one per line), per inference the cycles from its first input beat to its
--- last output beat (both included) to cycles_file and, from the second
--- inference on, the cycles between its last output beat and the previous
--- inference's (the initiation interval) to ii_file. When expect_ii is not 0,
--- the last of those must equal it.
+-- cycle (or as stall_every and stall_seed say), writes every output value
+-- to output_file (one per line), per inference the cycles from its first
+-- input beat to its last output beat (both included) to cycles_file and,
+-- from the second inference on, the cycles between its last output beat and
+-- the previous inference's (the initiation interval) to ii_file. When
+-- expect_ii is not 0, the last of those must equal it; when expect_latency
+-- is not 0, every inference's cycles must equal it (back_to_back: the
+-- first's). After the last inference it waits 64 cycles more: the design
+-- must have sent exactly OUT_BEATS beats per inference (none lost, none
+-- duplicated).
 entity {2} is
   generic (
     input_file  : string  := "input.txt";
@@ -1206,8 +1212,13 @@ entity {2} is
     max_cycles  : natural := 100000000;
     back_to_back : boolean := false;
     expect_ii   : natural := 0;
+    expect_latency : natural := 0;
     -- when not 0, out_ready is low every stall_every-th cycle (backpressure)
-    stall_every : natural := 0);
+    stall_every : natural := 0;
+    -- when not 0 (< 2**16), out_ready is low on a pseudo-random quarter of
+    -- the cycles: a 16-bit LFSR (x^16 + x^14 + x^13 + x^11 + 1) seeded with
+    -- it steps every cycle; low when its two low bits are 0
+    stall_seed  : natural := 0);
 end entity;
 
 architecture sim of {2} is
@@ -1225,13 +1236,16 @@ architecture sim of {2} is
   signal starts    : cycle_vector := (others => 0);
   signal finished  : natural := 0; -- inferences whose outputs are all out
   signal last_ii   : natural := 0; -- between the last two inferences' ends
+  signal beats_out : natural := 0; -- output beats so far
+  signal lfsr      : unsigned(15 downto 0) := to_unsigned(stall_seed mod 2 ** 16, 16);
   signal in_valid, in_ready, out_valid : std_logic := '0';
   signal out_ready : std_logic;
   signal in_data   : std_logic_vector(IN_W * N - 1 downto 0) := (others => '0');
   signal out_data  : std_logic_vector(OUT_W * N - 1 downto 0);
 begin
   clk <= not clk after 5 ns when not done;
-  out_ready <= '0' when stall_every /= 0 and cycle mod stall_every = stall_every - 1
+  out_ready <= '0' when (stall_every /= 0 and cycle mod stall_every = stall_every - 1)
+                       or (stall_seed /= 0 and lfsr(1 downto 0) = "00")
                else '1';
 
   dut : entity work.{8}
@@ -1244,6 +1258,11 @@ begin
   begin
     if rising_edge(clk) then
       cycle <= cycle + 1;
+      if lfsr(0) = '1' then
+        lfsr <= shift_right(lfsr, 1) xor x"B400";
+      else
+        lfsr <= shift_right(lfsr, 1);
+      end if;
       assert cycle < max_cycles report "testbench: timeout" severity failure;
     end if;
   end process;
@@ -1258,6 +1277,8 @@ begin
     variable sent  : natural := 0; -- beats of the current inference
     variable started : natural := 0; -- inferences started
   begin
+    assert stall_seed < 2 ** 16 report "testbench: stall_seed >= 2**16"
+      severity failure;
     file_open(f, input_file, read_mode);
     wait until rising_edge(clk);
     wait until rising_edge(clk);
@@ -1306,6 +1327,13 @@ begin
     assert expect_ii = 0 or started < 2 or last_ii = expect_ii
       report "testbench: initiation interval " & integer'image(last_ii) &
              ", expected " & integer'image(expect_ii) severity failure;
+    for i in 1 to 64 loop
+      wait until rising_edge(clk);
+    end loop;
+    assert beats_out = started * OUT_BEATS
+      report "testbench: " & integer'image(beats_out) & " output beats, " &
+             "expected " & integer'image(started * OUT_BEATS) &
+             ": lost or duplicated beats" severity failure;
     done <= true;
     wait;
   end process;
@@ -1324,10 +1352,17 @@ begin
         writeline(f, l);
       end loop;
       outs := outs + 1;
+      beats_out <= beats_out + 1;
       if outs = OUT_BEATS then
         outs := 0;
         write(l, cycle - starts(finished mod 64) + 1);
         writeline(c, l);
+        assert expect_latency = 0 or (back_to_back and finished > 0) or
+               cycle - starts(finished mod 64) + 1 = expect_latency
+          report "testbench: latency " &
+                 integer'image(cycle - starts(finished mod 64) + 1) &
+                 ", expected " & integer'image(expect_latency)
+          severity failure;
         if last >= 0 then
           write(l, cycle - last);
           writeline(g, l);
@@ -1361,7 +1396,8 @@ end architecture;
     return json.empty() ? "null" : json + "}";
   }
 
-  /// Static figures; the cycles are measured by the testbench.
+  /// Static figures and the cycles of one inference (the cycle model,
+  /// Timing.cpp), which the testbench checks (expect_latency).
   void emitReport() {
     int64_t multipliers = 0, constantMultipliers = 0, adders = 0, romBits = 0,
             bufferBits = 0, macs = 0, scheduled = 0, ideal = 0, depth = 0,
@@ -1419,11 +1455,13 @@ end architecture;
           R"("multipliers": {4}, "tree_adders": {9}, "rom_bits": {5}, )"
           R"("buffer_bits": {10}, "constant_multipliers": {11}, "macs": {6}, )"
           R"("mac_cycles": {7}, "pipeline_depth": {8}, "table_bits": {12}, )"
-          R"("initiation_interval": {13}, "format": {14}})",
+          R"("initiation_interval": {13}, "start": {15}, "latency": {16}, )"
+          R"("format": {14}})",
           i ? ",\n" : "",
           stage.getAttrOfType<StringAttr>("sym_name").getValue(), entities[i],
           stage.getName().stripDialect(), lanes, bits, unitMacs, cycles, d, add,
-          buffer, constant, tables, ii, formatJson(stage));
+          buffer, constant, tables, ii, formatJson(stage), timing.stageStart[i],
+          timing.stageLatency[i]);
       ++i;
     }
     std::string fileList;
@@ -1456,6 +1494,7 @@ end architecture;
   "mac_cycles": {14},
   "cycle_bound": {15},
   "scheduled_bound": {16},
+  "latency": {24},
   "initiation_interval": {23},
   "stages": [
 {17}
@@ -1467,7 +1506,8 @@ end architecture;
              design.getOutWidth(), design.getOutBeats(), multipliers, romBits,
              macs, depth, scheduled, ideal + depth + length + serial,
              scheduled + depth + length + serial, stages, adders, bufferBits,
-             constantMultipliers, forks, tableBits, interval)
+             constantMultipliers, forks, tableBits, interval,
+             timing.cycles.front())
              .str()});
   }
 
@@ -1477,6 +1517,14 @@ end architecture;
       schedules.emplace_back();
       if (auto unit = dyn_cast<MacUnitOp>(stage))
         schedules.back() = prepareMac(unit);
+    }
+    std::vector<const vhdl::MacCounters *> macs;
+    for (const std::optional<MacSchedule> &s : schedules)
+      macs.push_back(s ? &*s : nullptr);
+    timing = vhdl::simulateTiming(design, macs, vhdl::Drive());
+    if (!timing.deadlock.empty()) {
+      error = "the design's schedule deadlocks (" + timing.deadlock + ")";
+      return files;
     }
     emitPackage();
     size_t i = 0;
