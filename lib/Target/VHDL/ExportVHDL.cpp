@@ -390,6 +390,9 @@ struct Emitter {
   std::string error; // set when a stage cannot be emitted
   std::vector<std::optional<MacSchedule>> schedules; // per stage
   vhdl::Timing timing; // one inference alone, as the testbench feeds it
+  /// Per stage, a join's FIFO depths: the most beats of each input its
+  /// branch runs ahead of the others (sizeFifos).
+  std::vector<std::vector<int64_t>> fifoDepths;
 
   explicit Emitter(DesignOp design) : design(design) {
     top = namer.get(design.getSymName());
@@ -955,22 +958,21 @@ end architecture;
   }
 
   /// An add or concat: one FIFO per input, one output register.
-  void emitJoin(JoinOp op, StringRef entity) {
-    ArrayRef<int64_t> widths = op.getInWidths(), depths = op.getFifoDepths(),
-                      beats = op.getInBeats();
+  void emitJoin(JoinOp op, StringRef entity, ArrayRef<int64_t> depths) {
+    ArrayRef<int64_t> widths = op.getInWidths(), beats = op.getInBeats();
     size_t n = widths.size();
     std::string ports, decls, ready, resets, pushes, available, data;
     StringRef f = op.getFunction();
     int64_t offset = 0;
     for (size_t i = 0; i < n; ++i) {
-      // GHDL 2.0's --synth fails on a one-entry memory
-      int64_t d = std::max<int64_t>(depths[i], 2);
+      int64_t d = depths[i];
       ports += llvm::formatv("    in{0}_valid : in  std_logic;\n"
                              "    in{0}_ready : out std_logic;\n"
                              "    in{0}_data  : in  sample_vector(0 to {1});\n",
                              i, widths[i] - 1);
       decls += llvm::formatv(
-          "  -- FIFO {0}: two inferences of input {0} ({1} beats each)\n"
+          "  -- FIFO {0}: as many beats of input {0} as its branch runs "
+          "ahead\n  -- ({1} beats per inference)\n"
           "  constant D{0} : natural := {2};\n"
           "  constant B{0} : natural := {1};\n"
           "  type mem{0}_t is array (0 to D{0} - 1) of "
@@ -1409,6 +1411,7 @@ end architecture;
     for (Operation &stage : design.getBody().front()) {
       int64_t m = 0, add = 0, bits = 0, buffer = 0, unitMacs = 0, lanes = 0,
               cycles = 0, tables = 0;
+      std::string fifoJson; // a join's FIFO depths
       if (const std::optional<MacSchedule> &s = schedules[i]) {
         lanes = m = s->multipliers;
         bits = s->romBits;
@@ -1422,8 +1425,14 @@ end architecture;
       if (auto pool = dyn_cast<PoolOp>(stage))
         buffer = 2 * pool.getInBeats() * pool.getWidth() * design.getDataBits();
       if (auto join = dyn_cast<JoinOp>(stage)) {
-        for (auto [w, d] : llvm::zip(join.getInWidths(), join.getFifoDepths()))
-          buffer += w * std::max<int64_t>(d, 2) * design.getDataBits();
+        for (auto [w, d] : llvm::zip(join.getInWidths(), fifoDepths[i]))
+          buffer += w * d * design.getDataBits();
+        fifoJson = ", \"fifo_depths\": [" +
+                   llvm::join(llvm::map_range(
+                                  fifoDepths[i],
+                                  [](int64_t d) { return std::to_string(d); }),
+                              ", ") +
+                   "]";
         // concat_length sends its inputs one after the other
         if (join.getFunction() == "concat_length")
           serial += join.getOutBeats();
@@ -1455,13 +1464,13 @@ end architecture;
           R"("multipliers": {4}, "tree_adders": {9}, "rom_bits": {5}, )"
           R"("buffer_bits": {10}, "constant_multipliers": {11}, "macs": {6}, )"
           R"("mac_cycles": {7}, "pipeline_depth": {8}, "table_bits": {12}, )"
-          R"("initiation_interval": {13}, "start": {15}, "latency": {16}, )"
+          R"("initiation_interval": {13}, "start": {15}, "latency": {16}{17}, )"
           R"("format": {14}})",
           i ? ",\n" : "",
           stage.getAttrOfType<StringAttr>("sym_name").getValue(), entities[i],
           stage.getName().stripDialect(), lanes, bits, unitMacs, cycles, d, add,
           buffer, constant, tables, ii, formatJson(stage), timing.stageStart[i],
-          timing.stageLatency[i]);
+          timing.stageLatency[i], fifoJson);
       ++i;
     }
     std::string fileList;
@@ -1511,6 +1520,54 @@ end architecture;
              .str()});
   }
 
+  /// Sizes every join FIFO by the lag between its branches: the cycle model
+  /// runs the design with FIFOs of the rtl.join's depth (at least an
+  /// inference), inferences one at a time and back to back; a FIFO then
+  /// gets the most beats it held when it took one, plus one, plus the
+  /// design's pipeline depth (registers that may hold beats of the branch
+  /// under backpressure), within that depth. The model then runs again
+  /// with the new depths and must give the same cycles. Sets `timing` to
+  /// one inference alone; false (and `error`) when the schedule deadlocks.
+  bool sizeFifos(ArrayRef<const vhdl::MacCounters *> macs) {
+    int64_t margin = 1;
+    for (Operation &stage : design.getBody().front()) {
+      margin += getPipelineDepth(&stage);
+      fifoDepths.emplace_back();
+      if (auto join = dyn_cast<JoinOp>(stage))
+        for (int64_t d : join.getFifoDepths())
+          // GHDL 2.0's --synth fails on a one-entry memory
+          fifoDepths.back().push_back(std::max<int64_t>(d, 2));
+    }
+    vhdl::Drive alone, backToBack;
+    alone.inferences = 2;
+    backToBack.inferences = 4;
+    backToBack.backToBack = true;
+    auto simulate = [&](const vhdl::Drive &drive) {
+      vhdl::Timing t = vhdl::simulateTiming(design, macs, fifoDepths, drive);
+      if (!t.deadlock.empty())
+        error = "the design's schedule deadlocks (" + t.deadlock + ")";
+      return t;
+    };
+    vhdl::Timing wide = simulate(alone), wideB2B = simulate(backToBack);
+    if (!error.empty())
+      return false;
+    for (size_t s = 0; s < fifoDepths.size(); ++s)
+      for (size_t i = 0; i < fifoDepths[s].size(); ++i)
+        fifoDepths[s][i] = std::clamp<int64_t>(
+            std::max(wide.fifoPeak[s][i], wideB2B.fifoPeak[s][i]) + margin, 2,
+            fifoDepths[s][i]);
+    timing = simulate(alone);
+    vhdl::Timing sizedB2B = simulate(backToBack);
+    if (!error.empty())
+      return false;
+    if (timing.cycles != wide.cycles || sizedB2B.cycles != wideB2B.cycles ||
+        sizedB2B.intervals != wideB2B.intervals) {
+      error = "sizing the join FIFOs changed the schedule (an emitter bug)";
+      return false;
+    }
+    return true;
+  }
+
   Files run() {
     // Prepare every stage's schedule, then print.
     for (Operation &stage : design.getBody().front()) {
@@ -1521,11 +1578,8 @@ end architecture;
     std::vector<const vhdl::MacCounters *> macs;
     for (const std::optional<MacSchedule> &s : schedules)
       macs.push_back(s ? &*s : nullptr);
-    timing = vhdl::simulateTiming(design, macs, vhdl::Drive());
-    if (!timing.deadlock.empty()) {
-      error = "the design's schedule deadlocks (" + timing.deadlock + ")";
+    if (!sizeFifos(macs))
       return files;
-    }
     emitPackage();
     size_t i = 0;
     for (Operation &stage : design.getBody().front()) {
@@ -1534,7 +1588,7 @@ end architecture;
             {entities[i] + ".vhd",
              printMac(*schedules[i], unit.getSymName(), entities[i])});
       else if (auto join = dyn_cast<JoinOp>(stage))
-        emitJoin(join, entities[i]);
+        emitJoin(join, entities[i], fifoDepths[i]);
       else if (auto pool = dyn_cast<PoolOp>(stage))
         emitPool(pool, entities[i]);
       else

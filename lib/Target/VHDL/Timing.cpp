@@ -40,7 +40,7 @@ struct StageModel {
   int64_t rows = 0;
   // join
   bool concatLength = false;
-  std::vector<int64_t> depth, beats, count;
+  std::vector<int64_t> depth, beats, count, peak;
   int64_t part = 0, sent = 0;
   // all
   bool oValid = false;
@@ -177,6 +177,8 @@ struct StageModel {
       for (size_t i = 0; i < count.size(); ++i) {
         bool push = inValid[i] && count[i] < depth[i];
         bool pop = fire && (!concatLength || part == int64_t(i));
+        if (push)
+          next.peak[i] = std::max(peak[i], count[i]);
         next.count[i] += int64_t(push) - int64_t(pop);
       }
       if (fire) {
@@ -209,7 +211,8 @@ struct StageModel {
   }
 };
 
-StageModel modelOf(Operation &stage, const MacCounters *mac) {
+StageModel modelOf(Operation &stage, const MacCounters *mac,
+                   ArrayRef<int64_t> fifoDepths) {
   StageModel m;
   m.outBeats = getStageStreams(&stage).out.beats;
   if (mac) {
@@ -226,10 +229,10 @@ StageModel modelOf(Operation &stage, const MacCounters *mac) {
   } else if (auto join = dyn_cast<JoinOp>(stage)) {
     m.kind = StageModel::Join;
     m.concatLength = join.getFunction() == "concat_length";
-    for (int64_t d : join.getFifoDepths())
-      m.depth.push_back(std::max<int64_t>(d, 2)); // as the emitter
+    m.depth.assign(fifoDepths.begin(), fifoDepths.end());
     m.beats.assign(join.getInBeats().begin(), join.getInBeats().end());
     m.count.assign(m.depth.size(), 0);
+    m.peak.assign(m.depth.size(), 0);
   } else {
     m.kind = StageModel::Elementwise;
   }
@@ -239,6 +242,7 @@ StageModel modelOf(Operation &stage, const MacCounters *mac) {
 
 Timing unum::vhdl::simulateTiming(DesignOp design,
                                   ArrayRef<const MacCounters *> macs,
+                                  ArrayRef<std::vector<int64_t>> fifoDepths,
                                   const Drive &drive) {
   // The stream graph: producer 0 is the design input, producer i + 1 stage
   // i; a reader is (stage, port), stage -1 being the testbench.
@@ -248,7 +252,7 @@ Timing unum::vhdl::simulateTiming(DesignOp design,
   producer[design.getInputName()] = 0;
   for (Operation &stage : design.getBody().front()) {
     size_t s = stages.size();
-    stages.push_back(modelOf(stage, macs[s]));
+    stages.push_back(modelOf(stage, macs[s], fifoDepths[s]));
     StageStreams io = getStageStreams(&stage);
     for (size_t port = 0; port < io.inputs.size(); ++port)
       readers[producer.lookup(cast<StringAttr>(io.inputs[port]).getValue())]
@@ -398,6 +402,7 @@ Timing unum::vhdl::simulateTiming(DesignOp design,
   for (size_t s = 0; s < n; ++s) {
     t.stageLatency[s] -= t.stageStart[s] - 1;
     t.stageStart[s] -= starts.front();
+    t.fifoPeak.push_back(stages[s].peak);
   }
   return t;
 }

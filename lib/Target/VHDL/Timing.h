@@ -47,14 +47,18 @@ struct Timing {
   /// the design's first input beat, and the cycles from that beat to its
   /// last output beat (both included).
   std::vector<int64_t> stageStart, stageLatency;
+  /// Per stage, per join FIFO: the most beats it held when it took one.
+  std::vector<std::vector<int64_t>> fifoPeak;
   /// Set when the design stops making progress: which stages hold work.
   std::string deadlock;
 };
 
 /// Simulates `design` as the testbench drives it; `macs` has a mac unit's
-/// counters per stage (null for other stages).
+/// counters per stage (null for other stages), `fifoDepths` a join's FIFO
+/// depths per stage as emitted.
 Timing simulateTiming(rtl::DesignOp design,
                       llvm::ArrayRef<const MacCounters *> macs,
+                      llvm::ArrayRef<std::vector<int64_t>> fifoDepths,
                       const Drive &drive);
 
 /// The testbench's seeded out_ready pattern: one step of its 16-bit LFSR
