@@ -304,7 +304,7 @@ UNUM_HOT void ThreadPoolInvoker::Impl::work() {
 
 Status HttpInvoker::invoke(const std::string &function, Payload &&payload) {
   std::string url = urlFor(function);
-  auto r = httpPost(url, toJson(encodePayload(payload)), "application/json",
+  auto r = httpPost(url, detail::payloadJson(payload), "application/json",
                     timeoutMs, secret);
   if (!r)
     return Status::crash(r.getStatus().message());

@@ -260,7 +260,7 @@ void LocalRunner::Impl::journalIssued(const std::string &function, Payload &p) {
   if (opts.trackInFlight)
     setInFlight(detail::hints(p).outboxId, true);
   store.stageIssued(p.session, detail::hints(p).outboxId, function,
-                    toJson(encodePayload(p)));
+                    detail::payloadJson(p));
 }
 
 Status LocalRunner::Impl::accept(const std::string &function, Payload &&p) {
