@@ -123,7 +123,13 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
   constant ROUNDING  : natural := {rounding}; -- 0 truncate, 1 nearest, 2 half_even
   constant DEPTH     : natural := BLOCKS * STEPS;
   constant TREE_LEVELS : natural := {tree_levels}; -- ceil(log2(PR))
-  constant CAP       : natural := {cap}; -- window buffer slots
+  constant ROWS      : natural := {rows}; -- window buffer rows (beats) per bank
+  constant ROWS2     : natural := {rows2}; -- a power of two >= ROWS
+  constant CAP       : natural := ROWS * IN_W; -- elements per bank
+  -- IN_W = IN_CH: a row is an input position, so every output lane reads
+  -- the same row for a term: one read port per reduction lane
+  constant ROW_LANES : boolean := {shared};
+  constant PORTS     : natural := {ports};
 
   -- weight ROM: address blk * STEPS + step, column o * PR + r
   type rom_t is array (0 to DEPTH - 1) of sample_vector(0 to PO * PR - 1);
@@ -142,10 +148,23 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
   type acc_vector is array (natural range <>) of signed(ACC_BITS - 1 downto 0);
   type prod_vector is array (natural range <>) of
     signed(2 * DATA_BITS - 1 downto 0);
+  subtype row_t is sample_vector(0 to IN_W - 1);
+  type row_vector is array (natural range <>) of row_t;
+  -- (at least one bit: GHDL 2.0's --synth fails on a zero-bit index)
+  subtype col_t is natural range 0 to maximum(IN_W - 1, 1);
+  type col_vector is array (natural range <>) of col_t;
+  -- what a multiplier lane multiplies: 0 zero (idle lane or term), 1 the
+  -- padding value, 2 the buffer
+  type kind_vector is array (natural range <>) of natural range 0 to 2;
+  -- first input position of window l (negative inside the padding)
+  subtype lo_t is integer range -PAD_LO to OUT_LEN * STRIDE;
 
-  -- two banks of CAP slots: while the MACs read one inference's bank, the
-  -- next inference streams into the other
-  signal buf       : sample_vector(0 to 2 * CAP - 1);
+  -- Window buffer: two banks of ROWS rows of one input beat each (one
+  -- write port, PORTS registered read ports: block RAM where the tools
+  -- have it); while the MACs read one inference's bank, the next inference
+  -- streams into the other.
+  type mem_t is array (0 to 2 * ROWS2 - 1) of row_t;
+  signal mem       : mem_t;
   signal wbank     : natural range 0 to 1; -- the bank being loaded
   signal rbank     : natural range 0 to 1; -- the bank being read
   signal ahead     : std_logic; -- loading the inference after the read one
@@ -154,13 +173,28 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
   signal avail     : natural range 0 to ELEMS; -- of the inference read
   signal issued    : std_logic; -- every MAC of the read inference issued
   signal pos       : natural range 0 to OUT_LEN - 1;
+  signal lo        : lo_t; -- pos * STRIDE - PAD_LO
+  signal need_r    : natural range 0 to ELEMS; -- need(pos)
+  signal first_r   : natural range 0 to ELEMS; -- first(pos)
   signal blk       : natural range 0 to BLOCKS - 1;
   signal step      : natural range 0 to STEPS - 1;
   signal addr      : natural range 0 to DEPTH - 1;
+  -- stage 1: buffer rows and ROM row read
+  signal m_valid, m_first, m_last, m_row_end : std_logic;
+  signal m_blk     : natural range 0 to BLOCKS - 1;
+  signal rdat      : row_vector(0 to PORTS - 1);
+  signal wrow      : sample_vector(0 to PO * PR - 1);
+  signal kind      : kind_vector(0 to PO * PR - 1);
+  signal col       : col_vector(0 to PO * PR - 1);
+  -- stage 2: products
   signal p_valid, p_first, p_last, p_row_end : std_logic;
   signal p_blk     : natural range 0 to BLOCKS - 1;
   signal prod      : prod_vector(0 to PO * PR - 1);
+  -- stage 3: adder trees and accumulators (started from the bias)
   signal acc       : acc_vector(0 to PO - 1);
+  signal q_valid, q_row_end : std_logic; -- a block's sums are in acc
+  signal q_blk     : natural range 0 to BLOCKS - 1;
+  -- stage 4: requantizer, output row
   signal row       : sample_vector(0 to BLOCKS * PO - 1);
   signal o_valid   : std_logic;
   signal o_data    : sample_vector(0 to OUT_CH - 1);
@@ -168,35 +202,45 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
   signal issue     : std_logic;
   signal accept    : std_logic;
 
-  -- input elements needed before output position l can start: the rows up
-  -- to the last one its window reads inside the input (computed from the
-  -- position counter: no table that grows with the length)
-  function need(l : natural) return natural is
-    variable last : integer;
+  -- input elements needed before the window at lo can start: the rows up
+  -- to the last one it reads inside the input (kept in a register that
+  -- follows the position counter: no table that grows with the length)
+  function need(l : lo_t) return natural is
+    variable last : integer range -PAD_LO - 1 to OUT_LEN * STRIDE + KERNEL;
   begin
-    last := l * STRIDE + KERNEL - 1 - PAD_LO;
+    last := l + KERNEL - 1;
     if last > IN_LEN - 1 then
-      last := IN_LEN - 1;
-    end if;
-    if last < 0 then
+      return ELEMS;
+    elsif last < 0 then
       return 1; -- only padding: once the inference has begun
     end if;
     return (last + 1) * IN_CH;
   end function;
 
-  -- first input element output position l reads (older ones may go)
-  function first(l : natural) return natural is
+  -- first input element the window at lo reads (older ones may go)
+  function first(l : lo_t) return natural is
   begin
-    if l * STRIDE < PAD_LO then
+    if l < 0 then
       return 0;
+    elsif l >= IN_LEN then
+      return ELEMS; -- only padding
     end if;
-    return (l * STRIDE - PAD_LO) * IN_CH;
+    return l * IN_CH;
   end function;
 
-  -- the buffer slot of input element e in bank b
-  function slot(e : natural; b : natural) return natural is
+  -- the bank row of input beat b
+  function row_of(b : natural) return natural is
   begin
-    return b * CAP + {slot};
+    return {row_slot};
+  end function;
+
+  -- read port of output lane o, reduction lane r
+  function port_of(o : natural; r : natural) return natural is
+  begin
+    if ROW_LANES then
+      return r;
+    end if;
+    return o * PR + r;
   end function;
 
   -- balanced adder tree over the PR products of output lane o
@@ -223,22 +267,65 @@ begin
   accept <= '1' when beats_in < IN_BEATS and
                      ((ahead = '1' and loaded + IN_W <= CAP) or
                       (ahead = '0' and
-                       (issued = '1' or loaded + IN_W <= first(pos) + CAP)))
+                       (issued = '1' or loaded + IN_W <= first_r + CAP)))
             else '0';
   in_ready  <= accept;
   out_valid <= o_valid;
   out_data  <= o_data;
   -- a finished row waits while the output register is still full
-  stall <= '1' when p_valid = '1' and p_row_end = '1' and o_valid = '1'
+  stall <= '1' when q_valid = '1' and q_row_end = '1' and o_valid = '1'
                     and out_ready = '0' else '0';
-  issue <= '1' when issued = '0' and stall = '0' and avail >= need(pos)
+  issue <= '1' when issued = '0' and stall = '0' and avail >= need_r
            else '0';
+
+  -- the window buffer's write port: one beat per handshake
+  wr_port : process (clk)
+  begin
+    if rising_edge(clk) then
+      if in_valid = '1' and accept = '1' then
+        mem(wbank * ROWS2 + row_of(beats_in)) <= in_data;
+      end if;
+    end if;
+  end process;
+
+  -- its read ports and the ROM's: the rows of the terms issued
+  rd_ports : process (clk)
+    variable src : integer range -PAD_LO - KERNEL to OUT_LEN * STRIDE + KERNEL;
+    variable e   : natural range 0 to ELEMS;
+    variable b   : natural range 0 to IN_BEATS;
+  begin
+    if rising_edge(clk) then
+      if stall = '0' then
+        for r in 0 to PR - 1 loop
+          src := lo + TERM_TAP(step * PR + r);
+          for o in 0 to PO - 1 loop
+            if not ROW_LANES or o = 0 then
+              b := 0;
+              if src >= 0 and src < IN_LEN and LANE_BASE(blk * PO + o) >= 0
+                 and TERM_TAP(step * PR + r) >= 0 then
+                if ROW_LANES then
+                  b := src;
+                else
+                  e := src * IN_CH + LANE_BASE(blk * PO + o)
+                       + TERM_CH(step * PR + r);
+                  b := e / IN_W;
+                end if;
+              end if;
+              rdat(port_of(o, r)) <= mem(rbank * ROWS2 + row_of(b));
+            end if;
+          end loop;
+        end loop;
+        wrow <= ROM(addr);
+      end if;
+    end if;
+  end process;
 
   process (clk)
     variable row_v : sample_vector(0 to BLOCKS * PO - 1);
     variable a     : signed(ACC_BITS - 1 downto 0);
     variable x     : sample_t;
-    variable src   : integer;
+    variable src   : integer range -PAD_LO - KERNEL to OUT_LEN * STRIDE + KERNEL;
+    variable lo_v  : lo_t;
   begin
     if rising_edge(clk) then
       if rst = '1' then
@@ -248,19 +335,21 @@ begin
         rbank    <= 0;
         issued   <= '0';
         pos      <= 0;
+        lo       <= -PAD_LO;
+        need_r   <= need(-PAD_LO);
+        first_r  <= first(-PAD_LO);
         blk      <= 0;
         step     <= 0;
         addr     <= 0;
+        m_valid  <= '0';
         p_valid  <= '0';
+        q_valid  <= '0';
         o_valid  <= '0';
       else
-        -- window buffer: one beat per handshake; after an inference's last
-        -- beat the next one goes to the other bank unless that bank is
-        -- still read (then it waits for the read to move on)
+        -- window buffer counters; after an inference's last beat the next
+        -- one goes to the other bank unless that bank is still read (then
+        -- it waits for the read to move on)
         if in_valid = '1' and accept = '1' then
-          for i in 0 to IN_W - 1 loop
-            buf(slot(loaded + i, wbank)) <= in_data(i);
-          end loop;
           if beats_in = IN_BEATS - 1 and ahead = '0' then
             beats_in <= 0;
             loaded   <= 0;
@@ -284,52 +373,83 @@ begin
           o_valid <= '0';
         end if;
         if stall = '0' then
-          -- stage 2: adder trees, accumulators and requantizer
-          if p_valid = '1' then
+          -- stage 4: requantizer
+          if q_valid = '1' then
             row_v := row;
             for o in 0 to PO - 1 loop
-              if p_first = '1' then
-                a := tree_sum(prod, o);
-              else
-                a := acc(o) + tree_sum(prod, o);
-              end if;
-              acc(o) <= a;
-              if p_last = '1' then
-                row_v(p_blk * PO + o) := requantize(
-                  a + to_signed(BIAS(p_blk * PO + o), ACC_BITS), SHIFT,
-                  ROUNDING, WRAP, OUT_BITS);
-              end if;
+              row_v(q_blk * PO + o) := requantize(acc(o), SHIFT, ROUNDING,
+                                                  WRAP, OUT_BITS);
             end loop;
             row <= row_v;
-            if p_row_end = '1' then
+            if q_row_end = '1' then
               o_data  <= row_v(0 to OUT_CH - 1);
               o_valid <= '1';
             end if;
           end if;
-          -- stage 1: window and ROM read, PO * PR multipliers
-          p_valid <= issue;
+          -- stage 3: adder trees and accumulators, the first step of a
+          -- block starting from its bias (the same sum modulo 2^ACC_BITS)
+          q_valid <= p_valid and p_last;
+          q_blk <= p_blk;
+          q_row_end <= p_row_end;
+          if p_valid = '1' then
+            for o in 0 to PO - 1 loop
+              if p_first = '1' then
+                a := to_signed(BIAS(p_blk * PO + o), ACC_BITS);
+              else
+                a := acc(o);
+              end if;
+              acc(o) <= a + tree_sum(prod, o);
+            end loop;
+          end if;
+          -- stage 2: PO * PR multipliers
+          p_valid <= m_valid;
+          p_blk <= m_blk;
+          p_first <= m_first;
+          p_last <= m_last;
+          p_row_end <= m_row_end;
+          if m_valid = '1' then
+            for i in 0 to PO * PR - 1 loop
+              if kind(i) = 0 then
+                x := (others => '0');
+              elsif kind(i) = 1 then
+                x := to_signed(PAD_VALUE, DATA_BITS);
+              else
+                x := rdat(port_of(i / PR, i mod PR))(col(i));
+              end if;
+              prod(i) <= x * wrow(i);
+            end loop;
+          end if;
+          -- stage 1: the buffer rows and the ROM row (process read), what
+          -- each lane multiplies
+          m_valid <= issue;
           if issue = '1' then
             for o in 0 to PO - 1 loop
               for r in 0 to PR - 1 loop
-                src := pos * STRIDE + TERM_TAP(step * PR + r) - PAD_LO;
+                src := lo + TERM_TAP(step * PR + r);
+                col(o * PR + r) <= 0;
                 if LANE_BASE(blk * PO + o) < 0 or TERM_TAP(step * PR + r) < 0 then
-                  x := (others => '0');
+                  kind(o * PR + r) <= 0;
                 elsif src < 0 or src >= IN_LEN then
-                  x := to_signed(PAD_VALUE, DATA_BITS);
+                  kind(o * PR + r) <= 1;
                 else
-                  x := buf(slot(src * IN_CH + LANE_BASE(blk * PO + o)
-                                + TERM_CH(step * PR + r), rbank));
+                  kind(o * PR + r) <= 2;
+                  if ROW_LANES then
+                    col(o * PR + r) <= LANE_BASE(blk * PO + o)
+                                       + TERM_CH(step * PR + r);
+                  else
+                    col(o * PR + r) <= (src * IN_CH + LANE_BASE(blk * PO + o)
+                                        + TERM_CH(step * PR + r)) mod IN_W;
+                  end if;
                 end if;
-                prod(o * PR + r) <= x * ROM(addr)(o * PR + r);
               end loop;
             end loop;
-            p_blk <= blk;
-            if step = 0 then p_first <= '1'; else p_first <= '0'; end if;
-            if step = STEPS - 1 then p_last <= '1'; else p_last <= '0'; end if;
+            m_blk <= blk;
+            if step = 0 then m_first <= '1'; else m_first <= '0'; end if;
+            if step = STEPS - 1 then m_last <= '1'; else m_last <= '0'; end if;
             if step = STEPS - 1 and blk = BLOCKS - 1 then
-              p_row_end <= '1';
+              m_row_end <= '1';
             else
-              p_row_end <= '0';
+              m_row_end <= '0';
             end if;
             -- counters: step, then blk, then pos
             if step < STEPS - 1 then
@@ -344,14 +464,20 @@ begin
               blk  <= 0;
               addr <= 0;
               if pos < OUT_LEN - 1 then
-                pos <= pos + 1;
-              elsif ahead = '1' then
-                pos   <= 0; -- the next inference, without a gap
-                rbank <= 1 - rbank;
+                pos  <= pos + 1;
+                lo_v := lo + STRIDE;
               else
-                pos    <= 0;
-                issued <= '1';
+                pos  <= 0; -- the next inference, without a gap if loading
+                lo_v := -PAD_LO;
+                if ahead = '1' then
+                  rbank <= 1 - rbank;
+                else
+                  issued <= '1';
+                end if;
               end if;
+              lo      <= lo_v;
+              need_r  <= need(lo_v);
+              first_r <= first(lo_v);
             end if;
           end if;
         end if;
@@ -370,8 +496,12 @@ struct MacSchedule {
   int64_t kernel, accBits, shift, outBits, treeLevels;
   int rounding;
   bool wrap;
-  int64_t capacity; // window buffer slots
-  bool lineBuffer;  // capacity < elements: slots reused modulo capacity
+  int64_t capacity; // window buffer elements the rtl op asks for
+  int64_t rows;     // rows of one input beat per bank (>= capacity / inWidth)
+  int64_t rows2;    // a power of two >= rows: the bank's address stride
+  bool lineBuffer;  // rows < inBeats: rows reused modulo rows (a power of 2)
+  bool shared;      // inWidth == inChannels: one read port per reduction lane
+  int64_t ports;    // read ports of the window buffer
   std::vector<std::vector<int64_t>> romRows; // address blk * STEPS + step
   std::vector<int64_t> laneBase, bias;       // per block and output lane
   std::vector<int64_t> termTap, termChannel; // per step and reduction lane
@@ -532,7 +662,15 @@ end package body;
     s.outBits = p.requantizer.getBits();
     s.treeLevels = fixed::ceilLog2(s.reduceLanes);
     s.capacity = p.buffer.getElements();
-    s.lineBuffer = s.capacity < s.elements;
+    // Rows of whole beats: a line buffer of a power of two rows that holds
+    // at least the capacity asked for, or every beat of the input.
+    s.rows = int64_t(llvm::PowerOf2Ceil((s.capacity + s.inWidth - 1) /
+                                        s.inWidth));
+    s.lineBuffer = s.rows < s.inBeats;
+    if (!s.lineBuffer)
+      s.rows = s.inBeats;
+    s.rows2 = int64_t(llvm::PowerOf2Ceil(s.rows));
+    s.shared = s.inWidth == s.inChannels;
     int64_t cpg = c.getChannelsPerGroup(), terms = s.kernel * cpg;
     // Tap and channel of term step * PR + r (-1 past the last term).
     for (int64_t t = 0; t < s.steps * s.reduceLanes; ++t) {
@@ -553,7 +691,9 @@ end package body;
     s.macCycles = s.outLen * s.blocks * s.steps;
     s.idealCycles = (s.macs + s.multipliers - 1) / s.multipliers;
     s.treeAdders = p.tree.getCount() * (p.tree.getInputs() - 1);
-    s.bufferBits = 2 * s.capacity * p.buffer.getBits(); // two banks
+    s.ports = s.shared ? s.reduceLanes : s.outLanes * s.reduceLanes;
+    // two banks of rows2 rows (the memory as declared)
+    s.bufferBits = 2 * s.rows2 * s.inWidth * p.buffer.getBits();
     // the constant tables besides the weights: LANE_BASE and BIAS per lane,
     // TERM_TAP and TERM_CH per term (signed, -1 marks idle)
     auto signedBits = [](int64_t max) {
@@ -600,14 +740,17 @@ end package body;
                          {"wrap", s.wrap},
                          {"out_bits", s.outBits},
                          {"tree_levels", s.treeLevels},
-                         {"cap", s.capacity},
+                         {"rows", s.rows},
+                         {"rows2", s.rows2},
+                         {"shared", s.shared},
+                         {"ports", s.ports},
                          {"rom_rows", romRows},
                          {"lane_base", aggregate(s.laneBase)},
                          {"bias", aggregate(s.bias)},
                          {"term_tap", aggregate(s.termTap)},
                          {"term_ch", aggregate(s.termChannel)},
                          {"kernel", s.kernel},
-                         {"slot", s.lineBuffer ? "e mod CAP" : "e"}});
+                         {"row_slot", s.lineBuffer ? "b mod ROWS" : "b"}});
   }
 
   /// The function of an elementwise stage on one value.
