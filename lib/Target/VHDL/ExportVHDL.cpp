@@ -664,8 +664,8 @@ end package body;
     s.capacity = p.buffer.getElements();
     // Rows of whole beats: a line buffer of a power of two rows that holds
     // at least the capacity asked for, or every beat of the input.
-    s.rows = int64_t(llvm::PowerOf2Ceil((s.capacity + s.inWidth - 1) /
-                                        s.inWidth));
+    s.rows =
+        int64_t(llvm::PowerOf2Ceil((s.capacity + s.inWidth - 1) / s.inWidth));
     s.lineBuffer = s.rows < s.inBeats;
     if (!s.lineBuffer)
       s.rows = s.inBeats;
