@@ -174,8 +174,22 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
   signal issued    : std_logic; -- every MAC of the read inference issued
   signal pos       : natural range 0 to OUT_LEN - 1;
   signal lo        : lo_t; -- pos * STRIDE - PAD_LO
-  signal need_r    : natural range 0 to ELEMS; -- need(pos)
-  signal first_r   : natural range 0 to ELEMS; -- first(pos)
+  -- lo + OFF >= 0 (OFF a multiple of ROWS2) and the kernel tap of each
+  -- reduction lane's term (0 for none), kept with the counters: the read
+  -- address is one add
+  constant OFF     : natural := ROWS2 * (PAD_LO / ROWS2 + 1);
+  signal lo_off    : natural range 0 to OFF + OUT_LEN * STRIDE;
+  type tap_vector is array (natural range <>) of natural range 0 to KERNEL;
+  signal tap       : tap_vector(0 to PR - 1);
+  -- need(pos) and first(pos) + CAP - IN_W (the last element a beat may end
+  -- before), updated with the position from the unclamped (lo + KERNEL) *
+  -- IN_CH and lo * IN_CH: an add and compares with constants per position
+  signal need_r    : natural range 0 to ELEMS;
+  signal limit_r   : natural range 0 to ELEMS + CAP;
+  signal need_u    : integer range -(PAD_LO + 1) * IN_CH to
+                                   (OUT_LEN * STRIDE + KERNEL) * IN_CH;
+  signal first_u   : integer range -(PAD_LO + 1) * IN_CH to
+                                   (OUT_LEN * STRIDE + KERNEL) * IN_CH;
   signal blk       : natural range 0 to BLOCKS - 1;
   signal step      : natural range 0 to STEPS - 1;
   signal addr      : natural range 0 to DEPTH - 1;
@@ -234,6 +248,12 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
     return {row_slot};
   end function;
 
+  -- the kernel tap of term t, 0 for none
+  function tap_of(t : natural) return natural is
+  begin
+    return maximum(TERM_TAP(t), 0);
+  end function;
+
   -- read port of output lane o, reduction lane r
   function port_of(o : natural; r : natural) return natural is
   begin
@@ -267,7 +287,7 @@ begin
   accept <= '1' when beats_in < IN_BEATS and
                      ((ahead = '1' and loaded + IN_W <= CAP) or
                       (ahead = '0' and
-                       (issued = '1' or loaded + IN_W <= first_r + CAP)))
+                       (issued = '1' or loaded <= limit_r)))
             else '0';
   in_ready  <= accept;
   out_valid <= o_valid;
@@ -289,43 +309,62 @@ begin
   end process;
 
   -- its read ports and the ROM's: the rows of the terms issued
-  rd_ports : process (clk)
-    variable src : integer range -PAD_LO - KERNEL to OUT_LEN * STRIDE + KERNEL;
-    variable e   : natural range 0 to ELEMS;
-    variable b   : natural range 0 to IN_BEATS;
+  rom_port : process (clk)
   begin
     if rising_edge(clk) then
       if stall = '0' then
-        for r in 0 to PR - 1 loop
-          src := lo + TERM_TAP(step * PR + r);
-          for o in 0 to PO - 1 loop
-            if not ROW_LANES or o = 0 then
-              b := 0;
-              if src >= 0 and src < IN_LEN and LANE_BASE(blk * PO + o) >= 0
-                 and TERM_TAP(step * PR + r) >= 0 then
-                if ROW_LANES then
-                  b := src;
-                else
-                  e := src * IN_CH + LANE_BASE(blk * PO + o)
-                       + TERM_CH(step * PR + r);
-                  b := e / IN_W;
-                end if;
-              end if;
-              rdat(port_of(o, r)) <= mem(rbank * ROWS2 + row_of(b));
-            end if;
-          end loop;
-        end loop;
         wrow <= ROM(addr);
       end if;
     end if;
   end process;
+
+  -- a beat is an input position: row lo + tap per reduction lane (any row
+  -- when it is padding: the lanes ignore it)
+  lane_rows : if ROW_LANES generate
+    rd_ports : process (clk)
+    begin
+      if rising_edge(clk) then
+        if stall = '0' then
+          for r in 0 to PR - 1 loop
+            rdat(r) <= mem(rbank * ROWS2 + (lo_off + tap(r)) mod ROWS2);
+          end loop;
+        end if;
+      end if;
+    end process;
+  end generate;
+
+  -- otherwise the row of each multiplier's element
+  element_rows : if not ROW_LANES generate
+    rd_ports : process (clk)
+      variable src : integer range -PAD_LO - KERNEL to OUT_LEN * STRIDE + KERNEL;
+      variable e   : natural range 0 to ELEMS;
+      variable b   : natural range 0 to IN_BEATS;
+    begin
+      if rising_edge(clk) then
+        if stall = '0' then
+          for r in 0 to PR - 1 loop
+            src := lo + TERM_TAP(step * PR + r);
+            for o in 0 to PO - 1 loop
+              b := 0;
+              if src >= 0 and src < IN_LEN and LANE_BASE(blk * PO + o) >= 0
+                 and TERM_TAP(step * PR + r) >= 0 then
+                e := src * IN_CH + LANE_BASE(blk * PO + o)
+                     + TERM_CH(step * PR + r);
+                b := e / IN_W;
+              end if;
+              rdat(port_of(o, r)) <= mem(rbank * ROWS2 + row_of(b));
+            end loop;
+          end loop;
+        end if;
+      end if;
+    end process;
+  end generate;
 
   process (clk)
     variable row_v : sample_vector(0 to BLOCKS * PO - 1);
     variable a     : signed(ACC_BITS - 1 downto 0);
     variable x     : sample_t;
     variable src   : integer range -PAD_LO - KERNEL to OUT_LEN * STRIDE + KERNEL;
-    variable lo_v  : lo_t;
   begin
     if rising_edge(clk) then
       if rst = '1' then
@@ -336,8 +375,14 @@ begin
         issued   <= '0';
         pos      <= 0;
         lo       <= -PAD_LO;
+        lo_off   <= OFF - PAD_LO;
+        for r in 0 to PR - 1 loop
+          tap(r) <= tap_of(r);
+        end loop;
+        need_u   <= (KERNEL - PAD_LO) * IN_CH;
+        first_u  <= -PAD_LO * IN_CH;
         need_r   <= need(-PAD_LO);
-        first_r  <= first(-PAD_LO);
+        limit_r  <= first(-PAD_LO) + CAP - IN_W;
         blk      <= 0;
         step     <= 0;
         addr     <= 0;
@@ -452,6 +497,13 @@ begin
               m_row_end <= '0';
             end if;
             -- counters: step, then blk, then pos
+            for r in 0 to PR - 1 loop
+              if step < STEPS - 1 then
+                tap(r) <= tap_of((step + 1) * PR + r);
+              else
+                tap(r) <= tap_of(r);
+              end if;
+            end loop;
             if step < STEPS - 1 then
               step <= step + 1;
               addr <= addr + 1;
@@ -464,20 +516,40 @@ begin
               blk  <= 0;
               addr <= 0;
               if pos < OUT_LEN - 1 then
-                pos  <= pos + 1;
-                lo_v := lo + STRIDE;
+                -- the next window: lo + STRIDE
+                pos     <= pos + 1;
+                lo      <= lo + STRIDE;
+                lo_off  <= lo_off + STRIDE;
+                need_u  <= need_u + STRIDE * IN_CH;
+                first_u <= first_u + STRIDE * IN_CH;
+                if lo > IN_LEN - KERNEL - STRIDE then
+                  need_r <= ELEMS;
+                elsif lo < 1 - KERNEL - STRIDE then
+                  need_r <= 1;
+                else
+                  need_r <= need_u + STRIDE * IN_CH;
+                end if;
+                if lo < -STRIDE then
+                  limit_r <= CAP - IN_W;
+                elsif lo >= IN_LEN - STRIDE then
+                  limit_r <= ELEMS + CAP - IN_W;
+                else
+                  limit_r <= first_u + (STRIDE * IN_CH + CAP - IN_W);
+                end if;
               else
-                pos  <= 0; -- the next inference, without a gap if loading
-                lo_v := -PAD_LO;
+                pos     <= 0; -- the next inference, without a gap if loading
+                lo      <= -PAD_LO;
+                lo_off  <= OFF - PAD_LO;
+                need_u  <= (KERNEL - PAD_LO) * IN_CH;
+                first_u <= -PAD_LO * IN_CH;
+                need_r  <= need(-PAD_LO);
+                limit_r <= first(-PAD_LO) + CAP - IN_W;
                 if ahead = '1' then
                   rbank <= 1 - rbank;
                 else
                   issued <= '1';
                 end if;
               end if;
-              lo      <= lo_v;
-              need_r  <= need(lo_v);
-              first_r <= first(lo_v);
             end if;
           end if;
         end if;
@@ -957,19 +1029,30 @@ end architecture;
   constant IS_MAX      : boolean := {6};
   constant INCLUDE_PAD : boolean := {7}; -- avg: divide by KSIZE
   constant ROUNDING    : natural := {8}; -- avg: 0 truncate, 1 nearest, 2 half_even
-  -- two banks of a whole input: while the windows read one inference,
-  -- the next streams into the other bank
-  signal buf     : sample_vector(0 to 2 * IN_LEN * CH - 1);
+  constant ROWS2       : natural := {9}; -- a power of two >= IN_LEN
+  subtype row_t is sample_vector(0 to CH - 1);
+  type row_vector is array (natural range <>) of row_t;
+  -- two banks of a whole input, one row per input position (one write
+  -- port, KSIZE registered read ports: block RAM where the tools have it):
+  -- while the windows read one inference, the next streams into the other
+  -- bank
+  type mem_t is array (0 to 2 * ROWS2 - 1) of row_t;
+  signal mem     : mem_t;
   signal wbank   : natural range 0 to 1; -- the bank being loaded
   signal rbank   : natural range 0 to 1; -- the bank being read
   signal ahead   : std_logic; -- loading the inference after the read one
   signal rows    : natural range 0 to IN_LEN; -- input positions received
   signal avail   : natural range 0 to IN_LEN; -- of the inference read
   signal pos     : natural range 0 to OUT_LEN; -- next output position
+  -- stage 1: the window's rows and which of them are inside the input
+  signal w_valid : std_logic;
+  signal wrows   : row_vector(0 to KSIZE - 1);
+  signal inside  : std_logic_vector(0 to KSIZE - 1);
   signal o_valid : std_logic;
   signal o_data  : sample_vector(0 to CH - 1);
   signal accept  : std_logic;
-  signal fire    : std_logic;
+  signal fire    : std_logic; -- read the window of pos
+  signal move    : std_logic; -- the output register takes stage 1
 
   -- input positions window l needs: up to its last one inside the input
   function need(l : natural) return natural is
@@ -988,21 +1071,19 @@ end architecture;
     return (a - (a mod b)) / b;
   end function;
 
-  -- window l of every channel in bank b: padded positions never win and
-  -- add 0
-  function pool(l : natural; b : natural; v : sample_vector)
-    return sample_vector is
+  -- the window of every channel from its rows: padded positions never win
+  -- and add 0
+  function pool(v : row_vector; ins : std_logic_vector) return sample_vector is
     variable y : sample_vector(0 to CH - 1);
-    variable best, sum, count, p, x, q, r : integer;
+    variable best, sum, count, x, q, r : integer;
   begin
     for c in 0 to CH - 1 loop
       best  := -(2 ** (DATA_BITS - 1));
       sum   := 0;
       count := 0;
       for t in 0 to KSIZE - 1 loop
-        p := l * STRIDE + t - PAD;
-        if p >= 0 and p < IN_LEN then
-          x := to_integer(v((b * IN_LEN + p) * CH + c));
+        if ins(t) = '1' then
+          x := to_integer(v(t)(c));
           if x > best then
             best := x;
           end if;
@@ -1035,10 +1116,35 @@ begin
   in_ready  <= accept;
   out_valid <= o_valid;
   out_data  <= o_data;
+  move <= '1' when o_valid = '0' or out_ready = '1' else '0';
   fire <= '1' when pos < OUT_LEN and avail >= need(pos) and
-                   (o_valid = '0' or out_ready = '1') else '0';
+                   (w_valid = '0' or move = '1') else '0';
+
+  wr_port : process (clk)
+  begin
+    if rising_edge(clk) then
+      if in_valid = '1' and accept = '1' then
+        mem(wbank * ROWS2 + rows) <= in_data;
+      end if;
+    end if;
+  end process;
+
+  -- the window's rows (any row for a padded position: it is ignored)
+  rd_ports : process (clk)
+    variable p : integer range -PAD to OUT_LEN * STRIDE + KSIZE;
+  begin
+    if rising_edge(clk) then
+      if fire = '1' then
+        for t in 0 to KSIZE - 1 loop
+          p := pos * STRIDE + t - PAD;
+          wrows(t) <= mem(rbank * ROWS2 + p mod ROWS2);
+        end loop;
+      end if;
+    end if;
+  end process;
 
   process (clk)
+    variable p : integer range -PAD to OUT_LEN * STRIDE + KSIZE;
   begin
     if rising_edge(clk) then
       if rst = '1' then
@@ -1046,14 +1152,12 @@ begin
         pos     <= 0;
         wbank   <= 0;
         rbank   <= 0;
+        w_valid <= '0';
         o_valid <= '0';
       else
         -- after an inference's last position the next one goes to the other
         -- bank unless that bank is still read (then it waits)
         if in_valid = '1' and accept = '1' then
-          for i in 0 to CH - 1 loop
-            buf((wbank * IN_LEN + rows) * CH + i) <= in_data(i);
-          end loop;
           if rows = IN_LEN - 1 and ahead = '0' then
             rows  <= 0;
             wbank <= 1 - wbank;
@@ -1064,22 +1168,39 @@ begin
           rows  <= 0;
           wbank <= 1 - wbank;
         end if;
-        if o_valid = '1' and out_ready = '1' then
-          o_valid <= '0';
+        -- stage 2: the output register
+        if move = '1' then
+          o_valid <= w_valid;
+          if w_valid = '1' then
+            o_data <= pool(wrows, inside);
+          end if;
         end if;
+        -- stage 1: which of the window's positions are inside the input;
         -- after the last window the next inference, once it is loading
         if fire = '1' then
-          o_data  <= pool(pos, rbank, buf);
-          o_valid <= '1';
+          w_valid <= '1';
+          for t in 0 to KSIZE - 1 loop
+            p := pos * STRIDE + t - PAD;
+            if p >= 0 and p < IN_LEN then
+              inside(t) <= '1';
+            else
+              inside(t) <= '0';
+            end if;
+          end loop;
           if pos = OUT_LEN - 1 and ahead = '1' then
             pos   <= 0;
             rbank <= 1 - rbank;
           else
             pos <= pos + 1;
           end if;
-        elsif pos = OUT_LEN and ahead = '1' then
-          pos   <= 0;
-          rbank <= 1 - rbank;
+        else
+          if move = '1' then
+            w_valid <= '0';
+          end if;
+          if pos = OUT_LEN and ahead = '1' then
+            pos   <= 0;
+            rbank <= 1 - rbank;
+          end if;
         end if;
       end if;
     end if;
@@ -1090,7 +1211,8 @@ end architecture;
                       op.getKernel(), op.getStride(), op.getPadding(),
                       op.getFunction() == "max" ? "true" : "false",
                       op.getCountIncludePad() ? "true" : "false",
-                      roundingCode(op.getRounding()))
+                      roundingCode(op.getRounding()),
+                      llvm::PowerOf2Ceil(op.getInBeats()))
             .str();
     files.push_back({entity.str() + ".vhd", text});
   }
@@ -1526,8 +1648,9 @@ end architecture;
         ideal += s->idealCycles;
         tables = s->tableBits;
       }
-      if (auto pool = dyn_cast<PoolOp>(stage))
-        buffer = 2 * pool.getInBeats() * pool.getWidth() * design.getDataBits();
+      if (auto pool = dyn_cast<PoolOp>(stage)) // two banks of rows2 rows
+        buffer = 2 * int64_t(llvm::PowerOf2Ceil(pool.getInBeats())) *
+                 pool.getWidth() * design.getDataBits();
       if (auto join = dyn_cast<JoinOp>(stage)) {
         for (auto [w, d] : llvm::zip(join.getInWidths(), join.getFifoDepths()))
           buffer += w * std::max<int64_t>(d, 2) * design.getDataBits();
