@@ -559,6 +559,11 @@ begin
 end architecture;
 )";
 
+/// The slots of a join FIFO of `depth` beats: one more, for the beat pushed
+/// in the cycle before (not yet visible to the registered read port), and at
+/// least 3 (GHDL 2.0's --synth fails on a one-entry memory).
+int64_t fifoSlots(int64_t depth) { return std::max<int64_t>(depth, 2) + 1; }
+
 /// One mac unit's schedule, computed before anything is printed: the
 /// constants of its entity, its control tables and ROM rows, and its report
 /// figures.
@@ -1226,26 +1231,33 @@ end architecture;
     StringRef f = op.getFunction();
     int64_t offset = 0;
     for (size_t i = 0; i < n; ++i) {
-      // GHDL 2.0's --synth fails on a one-entry memory
-      int64_t d = std::max<int64_t>(depths[i], 2);
+      int64_t d = fifoSlots(depths[i]);
       ports += llvm::formatv("    in{0}_valid : in  std_logic;\n"
                              "    in{0}_ready : out std_logic;\n"
                              "    in{0}_data  : in  sample_vector(0 to {1});\n",
                              i, widths[i] - 1);
       decls += llvm::formatv(
-          "  -- FIFO {0}: two inferences of input {0} ({1} beats each)\n"
+          "  -- FIFO {0}: two inferences of input {0} ({1} beats each) and "
+          "the beat\n  -- pushed in the cycle before\n"
           "  constant D{0} : natural := {2};\n"
           "  constant B{0} : natural := {1};\n"
           "  type mem{0}_t is array (0 to D{0} - 1) of "
           "sample_vector(0 to {3});\n"
           "  signal mem{0} : mem{0}_t;\n"
           "  signal wr{0}, rd{0} : natural range 0 to D{0} - 1;\n"
-          "  signal cnt{0} : natural range 0 to D{0};\n",
+          "  signal cnt{0} : natural range 0 to D{0};\n"
+          "  -- the oldest entry, read at the last edge (a registered read "
+          "port:\n  -- block RAM where the tools have it); vis{0}: the "
+          "entries written\n  -- before that edge (q{0} shows the oldest "
+          "when vis{0} > 0)\n"
+          "  signal q{0} : sample_vector(0 to {3});\n"
+          "  signal vis{0} : natural range 0 to D{0};\n",
           i, beats[i], d, widths[i] - 1);
       ready += llvm::formatv(
           "  in{0}_ready <= '1' when cnt{0} < D{0} else '0';\n", i);
       resets += llvm::formatv(
-          "        wr{0} <= 0;\n        rd{0} <= 0;\n        cnt{0} <= 0;\n",
+          "        wr{0} <= 0;\n        rd{0} <= 0;\n        cnt{0} <= 0;\n"
+          "        vis{0} <= 0;\n",
           i);
       std::string pop =
           f == "concat_length"
@@ -1259,9 +1271,15 @@ end architecture;
           mem{0}(wr{0}) <= in{0}_data;
           wr{0} <= (wr{0} + 1) mod D{0};
         end if;
+        rdn := rd{0};
         if pop then
-          rd{0} <= (rd{0} + 1) mod D{0};
+          rdn := (rd{0} + 1) mod D{0};
+          vis{0} <= cnt{0} - 1;
+        else
+          vis{0} <= cnt{0};
         end if;
+        rd{0} <= rdn;
+        q{0} <= mem{0}(rdn);
         if push and not pop then
           cnt{0} <= cnt{0} + 1;
         elsif pop and not push then
@@ -1271,9 +1289,9 @@ end architecture;
           i, pop);
       if (f == "concat_length") {
         available +=
-            llvm::formatv("{0}(part = {1} and cnt{1} > 0)", i ? " or " : "", i);
+            llvm::formatv("{0}(part = {1} and vis{1} > 0)", i ? " or " : "", i);
         data += llvm::formatv(R"(          if part = {0} then
-            o_data <= mem{0}(rd{0});
+            o_data <= q{0};
             if sent = B{0} - 1 then
               sent <= 0;
               part <= {1};
@@ -1284,19 +1302,19 @@ end architecture;
 )",
                               i, (i + 1) % n);
       } else {
-        available += llvm::formatv("{0}cnt{1} > 0", i ? " and " : "", i);
+        available += llvm::formatv("{0}vis{1} > 0", i ? " and " : "", i);
         if (f == "concat_channels")
           data +=
-              llvm::formatv("          o_data({0} to {1}) <= mem{2}(rd{2});\n",
+              llvm::formatv("          o_data({0} to {1}) <= q{2};\n",
                             offset, offset + widths[i] - 1, i);
       }
       offset += widths[i];
     }
     if (f == "add")
       data = "          for i in 0 to OUT_W - 1 loop\n"
-             "            o_data(i) <= requantize(resize(mem0(rd0)(i), "
+             "            o_data(i) <= requantize(resize(q0(i), "
              "DATA_BITS + 1) +\n"
-             "              resize(mem1(rd1)(i), DATA_BITS + 1), 0, 0, " +
+             "              resize(q1(i), DATA_BITS + 1), 0, 0, " +
              std::string(op.getOverflow() == "wrap" ? "true" : "false") + ", " +
              std::to_string(op.getBits().value_or(design.getDataBits())) +
              ");\n"
@@ -1329,6 +1347,7 @@ begin
 
   process (clk)
     variable push, pop : boolean;
+    variable rdn : natural; -- the read address after this edge
   begin
     if rising_edge(clk) then
       if rst = '1' then
@@ -1653,7 +1672,7 @@ end architecture;
                  pool.getWidth() * design.getDataBits();
       if (auto join = dyn_cast<JoinOp>(stage)) {
         for (auto [w, d] : llvm::zip(join.getInWidths(), join.getFifoDepths()))
-          buffer += w * std::max<int64_t>(d, 2) * design.getDataBits();
+          buffer += w * fifoSlots(d) * design.getDataBits();
         // concat_length sends its inputs one after the other
         if (join.getFunction() == "concat_length")
           serial += join.getOutBeats();

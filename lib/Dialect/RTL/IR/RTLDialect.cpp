@@ -45,13 +45,11 @@ int64_t unum::rtl::getMinLineBuffer(MacUnitOp unit) {
 int64_t unum::rtl::getPipelineDepth(Operation *stage) {
   // a mac unit: the buffer and ROM read, the products, the accumulators,
   // the requantizer (the output register); a pool: the buffer write, the
-  // window read, the output register; a join: the FIFO write, the output
-  // register
+  // window read, the output register; a join: the FIFO write, the FIFO
+  // read, the output register
   if (isa<MacUnitOp>(stage))
     return 4;
-  if (isa<PoolOp>(stage))
-    return 3;
-  return isa<JoinOp>(stage) ? 2 : 1;
+  return isa<PoolOp, JoinOp>(stage) ? 3 : 1;
 }
 
 static bool fits(int64_t v, int64_t bits) {
