@@ -38,9 +38,12 @@ struct StageModel {
   // pool: beats in and out, window
   int64_t inLen = 0, outLen = 0, kernel = 0, stride = 0, padLo = 0;
   int64_t rows = 0;
+  bool wValid = false; // a window read, for the output register
   // join
   bool concatLength = false;
   std::vector<int64_t> depth, beats, count, peak;
+  /// entries written before the last edge (the registered read port's)
+  std::vector<int64_t> visible;
   int64_t part = 0, sent = 0;
   // all
   bool oValid = false;
@@ -67,9 +70,9 @@ struct StageModel {
     switch (kind) {
     case Mac:
       return beatsIn < mac.inBeats &&
-             ((ahead() && loaded + mac.inWidth <= mac.capacity) ||
+             ((ahead() && loaded + mac.inWidth <= mac.bankElements) ||
               (!ahead() && (issued || loaded + mac.inWidth <=
-                                          macFirst(pos) + mac.capacity)));
+                                          macFirst(pos) + mac.bankElements)));
     case Pool:
       return rows < inLen;
     case Join:
@@ -139,8 +142,8 @@ struct StageModel {
     }
     case Pool: {
       int64_t avail = ahead() ? inLen : rows;
-      bool fire =
-          pos < outLen && avail >= poolNeed(pos) && (!oValid || outReady);
+      bool move = !oValid || outReady;
+      bool fire = pos < outLen && avail >= poolNeed(pos) && (!wValid || move);
       if (inValid[0] && rows < inLen) {
         if (rows == inLen - 1 && !ahead()) {
           next.rows = 0;
@@ -152,33 +155,40 @@ struct StageModel {
         next.rows = 0;
         next.wbank = 1 - wbank;
       }
+      if (move)
+        next.oValid = wValid;
       if (fire) {
-        work = next.oValid = true;
+        work = next.wValid = true;
         if (pos == outLen - 1 && ahead()) {
           next.pos = 0;
           next.rbank = 1 - rbank;
         } else {
           ++next.pos;
         }
-      } else if (pos == outLen && ahead()) {
-        next.pos = 0;
-        next.rbank = 1 - rbank;
+      } else {
+        if (move)
+          next.wValid = false;
+        if (pos == outLen && ahead()) {
+          next.pos = 0;
+          next.rbank = 1 - rbank;
+        }
       }
       break;
     }
     case Join: {
       bool available = true;
       if (concatLength)
-        available = count[part] > 0;
+        available = visible[part] > 0;
       else
-        for (int64_t c : count)
-          available = available && c > 0;
+        for (int64_t v : visible)
+          available = available && v > 0;
       bool fire = (!oValid || outReady) && available;
       for (size_t i = 0; i < count.size(); ++i) {
         bool push = inValid[i] && count[i] < depth[i];
         bool pop = fire && (!concatLength || part == int64_t(i));
         if (push)
           next.peak[i] = std::max(peak[i], count[i]);
+        next.visible[i] = count[i] - int64_t(pop);
         next.count[i] += int64_t(push) - int64_t(pop);
       }
       if (fire) {
@@ -205,8 +215,8 @@ struct StageModel {
 
   /// Whether the stage holds beats or work of an inference.
   bool busy() const {
-    bool any = oValid || beatsIn || rows || issued || pos || step || blk ||
-               llvm::is_contained(pipe, true);
+    bool any = oValid || wValid || beatsIn || rows || issued || pos || step ||
+               blk || llvm::is_contained(pipe, true);
     return any || llvm::any_of(count, [](int64_t c) { return c > 0; });
   }
 };
@@ -233,6 +243,7 @@ StageModel modelOf(Operation &stage, const MacCounters *mac,
     m.beats.assign(join.getInBeats().begin(), join.getInBeats().end());
     m.count.assign(m.depth.size(), 0);
     m.peak.assign(m.depth.size(), 0);
+    m.visible.assign(m.depth.size(), 0);
   } else {
     m.kind = StageModel::Elementwise;
   }

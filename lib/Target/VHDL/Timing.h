@@ -26,7 +26,7 @@ namespace unum::vhdl {
 struct MacCounters {
   int64_t inWidth, inBeats, inLen, inChannels, elements, outLen;
   int64_t blocks, steps, stride, padLo, kernel;
-  int64_t capacity; // window buffer elements per bank
+  int64_t bankElements; // window buffer elements per bank (CAP)
 };
 
 /// How the testbench drives the design (its generics).
@@ -55,7 +55,7 @@ struct Timing {
 
 /// Simulates `design` as the testbench drives it; `macs` has a mac unit's
 /// counters per stage (null for other stages), `fifoDepths` a join's FIFO
-/// depths per stage as emitted.
+/// slots per stage as emitted.
 Timing simulateTiming(rtl::DesignOp design,
                       llvm::ArrayRef<const MacCounters *> macs,
                       llvm::ArrayRef<std::vector<int64_t>> fifoDepths,

@@ -9,18 +9,18 @@
 // CHECK-LABEL: rtl.mac_unit @short
 // CHECK-NEXT: rtl.input_buffer {bits = 8 : i64, elements = 62 : i64}
 
-// The line buffer is used circularly and takes a beat only when it
-// overwrites nothing the current position (first element first(l), computed
-// from the position counter: no table that grows with the length) reads.
+// The line buffer is used circularly (rows of one beat: 16 values are 8
+// rows of 2) and takes a beat only when it overwrites nothing the current
+// position reads (limit_r, kept with the position counter: no table that
+// grows with the length).
 // VHDL-LABEL: entity lines_long is
-// VHDL: constant CAP       : natural := 16; -- window buffer slots
+// VHDL: constant ROWS      : natural := 8; -- window buffer rows (beats) per bank
 // VHDL-NOT: int_vector(0 to OUT_LEN
-// VHDL: return (l * STRIDE - PAD_LO) * IN_CH;
-// VHDL: return b * CAP + e mod CAP;
-// VHDL: (issued = '1' or loaded + IN_W <= first(pos) + CAP)
+// VHDL: return b mod ROWS;
+// VHDL: (issued = '1' or loaded <= limit_r)
 // VHDL-LABEL: entity lines_short is
-// VHDL: constant CAP       : natural := 62; -- window buffer slots
-// VHDL: return b * CAP + e;
+// VHDL: constant ROWS      : natural := 31; -- window buffer rows (beats) per bank
+// VHDL: return b;
 !q = !nn.fixed<8, 4>
 nn.model @lines {
   %0 = nn.input "x" : tensor<64x2x!q>
