@@ -565,6 +565,196 @@ end architecture;
 /// least 3 (GHDL 2.0's --synth fails on a one-entry memory).
 int64_t fifoSlots(int64_t depth) { return std::max<int64_t>(depth, 2) + 1; }
 
+/// The testbench (docs/VHDLInterface.md); the fields come from
+/// Emitter::emitTestbench.
+const char *testbenchTemplate = R"(
+-- Testbench of {design}: reads input_file (one raw integer per line, {values} per
+-- inference), feeds one inference at a time as fast as the design accepts
+-- (back_to_back: the next inference's first beat follows the last beat of
+-- the previous one, without waiting for its outputs), takes outputs every
+-- cycle (or as stall_every and stall_seed say), writes every output value
+-- to output_file (one per line), per inference the cycles from its first
+-- input beat to its last output beat (both included) to cycles_file and,
+-- from the second inference on, the cycles between its last output beat and
+-- the previous inference's (the initiation interval) to ii_file. When
+-- expect_ii is not 0, the last of those must equal it; when expect_latency
+-- is not 0, every inference's cycles must equal it (back_to_back: the
+-- first's). After the last inference it waits 64 cycles more: the design
+-- must have sent exactly OUT_BEATS beats per inference (none lost, none
+-- duplicated).
+entity {tb} is
+  generic (
+    input_file  : string  := "input.txt";
+    output_file : string  := "output.txt";
+    cycles_file : string  := "cycles.txt";
+    ii_file     : string  := "ii.txt";
+    max_cycles  : natural := 100000000;
+    back_to_back : boolean := false;
+    expect_ii   : natural := 0;
+    expect_latency : natural := 0;
+    -- when not 0, out_ready is low every stall_every-th cycle (backpressure)
+    stall_every : natural := 0;
+    -- when not 0 (< 2**16), out_ready is low on a pseudo-random quarter of
+    -- the cycles: a 16-bit LFSR (x^16 + x^14 + x^13 + x^11 + 1) seeded with
+    -- it steps every cycle; low when its two low bits are 0
+    stall_seed  : natural := 0);
+end entity;
+
+architecture sim of {tb} is
+  constant N         : natural := {n};
+  constant IN_W      : natural := {in_w};
+  constant IN_BEATS  : natural := {in_beats};
+  constant OUT_W     : natural := {out_w};
+  constant OUT_BEATS : natural := {out_beats};
+  signal clk       : std_logic := '0';
+  signal rst       : std_logic := '1';
+  signal done      : boolean := false;
+  signal cycle     : natural := 0;
+  -- first-beat cycle of the inferences in flight, by number mod 64
+  type cycle_vector is array (0 to 63) of natural;
+  signal starts    : cycle_vector := (others => 0);
+  signal finished  : natural := 0; -- inferences whose outputs are all out
+  signal last_ii   : natural := 0; -- between the last two inferences' ends
+  signal beats_out : natural := 0; -- output beats so far
+  signal lfsr      : unsigned(15 downto 0) := to_unsigned(stall_seed mod 2 ** 16, 16);
+  signal in_valid, in_ready, out_valid : std_logic := '0';
+  signal out_ready : std_logic;
+  signal in_data   : std_logic_vector(IN_W * N - 1 downto 0) := (others => '0');
+  signal out_data  : std_logic_vector(OUT_W * N - 1 downto 0);
+begin
+  clk <= not clk after 5 ns when not done;
+  out_ready <= '0' when (stall_every /= 0 and cycle mod stall_every = stall_every - 1)
+                       or (stall_seed /= 0 and lfsr(1 downto 0) = "00")
+               else '1';
+
+  dut : entity work.{top}
+    port map (clk => clk, rst => rst, in_valid => in_valid,
+              in_ready => in_ready, in_data => in_data,
+              out_valid => out_valid, out_ready => out_ready,
+              out_data => out_data);
+
+  count : process (clk)
+  begin
+    if rising_edge(clk) then
+      cycle <= cycle + 1;
+      if lfsr(0) = '1' then
+        lfsr <= shift_right(lfsr, 1) xor x"B400";
+      else
+        lfsr <= shift_right(lfsr, 1);
+      end if;
+      assert cycle < max_cycles report "testbench: timeout" severity failure;
+    end if;
+  end process;
+
+  source : process
+    file f         : text;
+    variable l     : line;
+    variable v     : integer;
+    variable good  : boolean;
+    variable beat  : std_logic_vector(IN_W * N - 1 downto 0);
+    variable k     : natural := 0; -- values in the beat being built
+    variable sent  : natural := 0; -- beats of the current inference
+    variable started : natural := 0; -- inferences started
+  begin
+    assert stall_seed < 2 ** 16 report "testbench: stall_seed >= 2**16"
+      severity failure;
+    file_open(f, input_file, read_mode);
+    wait until rising_edge(clk);
+    wait until rising_edge(clk);
+    rst <= '0';
+    while not endfile(f) loop
+      readline(f, l);
+      read(l, v, good);
+      next when not good; -- blank line or comment
+      assert v >= -(2 ** (N - 1)) and v < 2 ** (N - 1)
+        report "testbench: input value out of range" severity failure;
+      beat((k + 1) * N - 1 downto k * N) := std_logic_vector(to_signed(v, N));
+      k := k + 1;
+      if k = IN_W then
+        k := 0;
+        if sent = 0 then
+          while finished < started and not back_to_back loop
+            wait until rising_edge(clk);
+          end loop;
+          assert started - finished < 64
+            report "testbench: more than 64 inferences in flight" severity failure;
+        end if;
+        in_data  <= beat;
+        in_valid <= '1';
+        loop
+          wait until rising_edge(clk);
+          exit when in_ready = '1';
+        end loop;
+        if sent = 0 then
+          starts(started mod 64) <= cycle;
+        end if;
+        in_valid <= '0';
+        sent := sent + 1;
+        if sent = IN_BEATS then
+          sent  := 0;
+          started := started + 1;
+        end if;
+      end if;
+    end loop;
+    file_close(f);
+    assert k = 0 and sent = 0
+      report "testbench: input ends inside an inference" severity failure;
+    while finished < started loop
+      wait until rising_edge(clk);
+    end loop;
+    wait for 0 ns; -- last_ii of the last inference
+    assert expect_ii = 0 or started < 2 or last_ii = expect_ii
+      report "testbench: initiation interval " & integer'image(last_ii) &
+             ", expected " & integer'image(expect_ii) severity failure;
+    for i in 1 to 64 loop
+      wait until rising_edge(clk);
+    end loop;
+    assert beats_out = started * OUT_BEATS
+      report "testbench: " & integer'image(beats_out) & " output beats, " &
+             "expected " & integer'image(started * OUT_BEATS) &
+             ": lost or duplicated beats" severity failure;
+    done <= true;
+    wait;
+  end process;
+
+  sink : process (clk)
+    file f        : text open write_mode is output_file;
+    file c        : text open write_mode is cycles_file;
+    file g        : text open write_mode is ii_file;
+    variable l    : line;
+    variable outs : natural := 0;
+    variable last : integer := -1; -- the previous inference's last beat
+  begin
+    if rising_edge(clk) and rst = '0' and out_valid = '1' and out_ready = '1' then
+      for i in 0 to OUT_W - 1 loop
+        write(l, to_integer(signed(out_data((i + 1) * N - 1 downto i * N))));
+        writeline(f, l);
+      end loop;
+      outs := outs + 1;
+      beats_out <= beats_out + 1;
+      if outs = OUT_BEATS then
+        outs := 0;
+        write(l, cycle - starts(finished mod 64) + 1);
+        writeline(c, l);
+        assert expect_latency = 0 or (back_to_back and finished > 0) or
+               cycle - starts(finished mod 64) + 1 = expect_latency
+          report "testbench: latency " &
+                 integer'image(cycle - starts(finished mod 64) + 1) &
+                 ", expected " & integer'image(expect_latency)
+          severity failure;
+        if last >= 0 then
+          write(l, cycle - last);
+          writeline(g, l);
+          last_ii <= cycle - last;
+        end if;
+        last := cycle;
+        finished <= finished + 1;
+      end if;
+    end if;
+  end process;
+end architecture;
+)";
+
 /// One mac unit's schedule, computed before anything is printed: the
 /// constants of its entity, its control tables and ROM rows, and its report
 /// figures.
@@ -1473,200 +1663,19 @@ end architecture;
   }
 
   void emitTestbench() {
-    std::string text =
-        header + std::string("use std.textio.all;\n") +
-        llvm::formatv(
-            R"(
--- Testbench of {0}: reads input_file (one raw integer per line, {1} per
--- inference), feeds one inference at a time as fast as the design accepts
--- (back_to_back: the next inference's first beat follows the last beat of
--- the previous one, without waiting for its outputs), takes outputs every
--- cycle (or as stall_every and stall_seed say), writes every output value
--- to output_file (one per line), per inference the cycles from its first
--- input beat to its last output beat (both included) to cycles_file and,
--- from the second inference on, the cycles between its last output beat and
--- the previous inference's (the initiation interval) to ii_file. When
--- expect_ii is not 0, the last of those must equal it; when expect_latency
--- is not 0, every inference's cycles must equal it (back_to_back: the
--- first's). After the last inference it waits 64 cycles more: the design
--- must have sent exactly OUT_BEATS beats per inference (none lost, none
--- duplicated).
-entity {2} is
-  generic (
-    input_file  : string  := "input.txt";
-    output_file : string  := "output.txt";
-    cycles_file : string  := "cycles.txt";
-    ii_file     : string  := "ii.txt";
-    max_cycles  : natural := 100000000;
-    back_to_back : boolean := false;
-    expect_ii   : natural := 0;
-    expect_latency : natural := 0;
-    -- when not 0, out_ready is low every stall_every-th cycle (backpressure)
-    stall_every : natural := 0;
-    -- when not 0 (< 2**16), out_ready is low on a pseudo-random quarter of
-    -- the cycles: a 16-bit LFSR (x^16 + x^14 + x^13 + x^11 + 1) seeded with
-    -- it steps every cycle; low when its two low bits are 0
-    stall_seed  : natural := 0);
-end entity;
-
-architecture sim of {2} is
-  constant N         : natural := {3};
-  constant IN_W      : natural := {4};
-  constant IN_BEATS  : natural := {5};
-  constant OUT_W     : natural := {6};
-  constant OUT_BEATS : natural := {7};
-  signal clk       : std_logic := '0';
-  signal rst       : std_logic := '1';
-  signal done      : boolean := false;
-  signal cycle     : natural := 0;
-  -- first-beat cycle of the inferences in flight, by number mod 64
-  type cycle_vector is array (0 to 63) of natural;
-  signal starts    : cycle_vector := (others => 0);
-  signal finished  : natural := 0; -- inferences whose outputs are all out
-  signal last_ii   : natural := 0; -- between the last two inferences' ends
-  signal beats_out : natural := 0; -- output beats so far
-  signal lfsr      : unsigned(15 downto 0) := to_unsigned(stall_seed mod 2 ** 16, 16);
-  signal in_valid, in_ready, out_valid : std_logic := '0';
-  signal out_ready : std_logic;
-  signal in_data   : std_logic_vector(IN_W * N - 1 downto 0) := (others => '0');
-  signal out_data  : std_logic_vector(OUT_W * N - 1 downto 0);
-begin
-  clk <= not clk after 5 ns when not done;
-  out_ready <= '0' when (stall_every /= 0 and cycle mod stall_every = stall_every - 1)
-                       or (stall_seed /= 0 and lfsr(1 downto 0) = "00")
-               else '1';
-
-  dut : entity work.{8}
-    port map (clk => clk, rst => rst, in_valid => in_valid,
-              in_ready => in_ready, in_data => in_data,
-              out_valid => out_valid, out_ready => out_ready,
-              out_data => out_data);
-
-  count : process (clk)
-  begin
-    if rising_edge(clk) then
-      cycle <= cycle + 1;
-      if lfsr(0) = '1' then
-        lfsr <= shift_right(lfsr, 1) xor x"B400";
-      else
-        lfsr <= shift_right(lfsr, 1);
-      end if;
-      assert cycle < max_cycles report "testbench: timeout" severity failure;
-    end if;
-  end process;
-
-  source : process
-    file f         : text;
-    variable l     : line;
-    variable v     : integer;
-    variable good  : boolean;
-    variable beat  : std_logic_vector(IN_W * N - 1 downto 0);
-    variable k     : natural := 0; -- values in the beat being built
-    variable sent  : natural := 0; -- beats of the current inference
-    variable started : natural := 0; -- inferences started
-  begin
-    assert stall_seed < 2 ** 16 report "testbench: stall_seed >= 2**16"
-      severity failure;
-    file_open(f, input_file, read_mode);
-    wait until rising_edge(clk);
-    wait until rising_edge(clk);
-    rst <= '0';
-    while not endfile(f) loop
-      readline(f, l);
-      read(l, v, good);
-      next when not good; -- blank line or comment
-      assert v >= -(2 ** (N - 1)) and v < 2 ** (N - 1)
-        report "testbench: input value out of range" severity failure;
-      beat((k + 1) * N - 1 downto k * N) := std_logic_vector(to_signed(v, N));
-      k := k + 1;
-      if k = IN_W then
-        k := 0;
-        if sent = 0 then
-          while finished < started and not back_to_back loop
-            wait until rising_edge(clk);
-          end loop;
-          assert started - finished < 64
-            report "testbench: more than 64 inferences in flight" severity failure;
-        end if;
-        in_data  <= beat;
-        in_valid <= '1';
-        loop
-          wait until rising_edge(clk);
-          exit when in_ready = '1';
-        end loop;
-        if sent = 0 then
-          starts(started mod 64) <= cycle;
-        end if;
-        in_valid <= '0';
-        sent := sent + 1;
-        if sent = IN_BEATS then
-          sent  := 0;
-          started := started + 1;
-        end if;
-      end if;
-    end loop;
-    file_close(f);
-    assert k = 0 and sent = 0
-      report "testbench: input ends inside an inference" severity failure;
-    while finished < started loop
-      wait until rising_edge(clk);
-    end loop;
-    wait for 0 ns; -- last_ii of the last inference
-    assert expect_ii = 0 or started < 2 or last_ii = expect_ii
-      report "testbench: initiation interval " & integer'image(last_ii) &
-             ", expected " & integer'image(expect_ii) severity failure;
-    for i in 1 to 64 loop
-      wait until rising_edge(clk);
-    end loop;
-    assert beats_out = started * OUT_BEATS
-      report "testbench: " & integer'image(beats_out) & " output beats, " &
-             "expected " & integer'image(started * OUT_BEATS) &
-             ": lost or duplicated beats" severity failure;
-    done <= true;
-    wait;
-  end process;
-
-  sink : process (clk)
-    file f        : text open write_mode is output_file;
-    file c        : text open write_mode is cycles_file;
-    file g        : text open write_mode is ii_file;
-    variable l    : line;
-    variable outs : natural := 0;
-    variable last : integer := -1; -- the previous inference's last beat
-  begin
-    if rising_edge(clk) and rst = '0' and out_valid = '1' and out_ready = '1' then
-      for i in 0 to OUT_W - 1 loop
-        write(l, to_integer(signed(out_data((i + 1) * N - 1 downto i * N))));
-        writeline(f, l);
-      end loop;
-      outs := outs + 1;
-      beats_out <= beats_out + 1;
-      if outs = OUT_BEATS then
-        outs := 0;
-        write(l, cycle - starts(finished mod 64) + 1);
-        writeline(c, l);
-        assert expect_latency = 0 or (back_to_back and finished > 0) or
-               cycle - starts(finished mod 64) + 1 = expect_latency
-          report "testbench: latency " &
-                 integer'image(cycle - starts(finished mod 64) + 1) &
-                 ", expected " & integer'image(expect_latency)
-          severity failure;
-        if last >= 0 then
-          write(l, cycle - last);
-          writeline(g, l);
-          last_ii <= cycle - last;
-        end if;
-        last := cycle;
-        finished <= finished + 1;
-      end if;
-    end if;
-  end process;
-end architecture;
-)",
-            design.getSymName(), design.getInWidth() * design.getInBeats(), tb,
-            design.getDataBits(), design.getInWidth(), design.getInBeats(),
-            design.getOutWidth(), design.getOutBeats(), top)
-            .str();
+    // prepare: the design's stream shapes; then print
+    std::vector<vhdl::Field> fields = {
+        {"design", design.getSymName().str()},
+        {"values", design.getInWidth() * design.getInBeats()},
+        {"tb", tb},
+        {"n", design.getDataBits()},
+        {"in_w", design.getInWidth()},
+        {"in_beats", design.getInBeats()},
+        {"out_w", design.getOutWidth()},
+        {"out_beats", design.getOutBeats()},
+        {"top", top}};
+    std::string text = header + std::string("use std.textio.all;\n") +
+                       vhdl::expand(testbenchTemplate, fields);
     files.push_back({tb + ".vhd", text});
   }
 
