@@ -31,6 +31,7 @@
 #include <memory>
 #include <sched.h>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -67,6 +68,16 @@ public:
 private:
   cpu_set_t pinned;
 };
+
+/// Waits until the worker threads of the library timed last have stopped
+/// spinning: OpenBLAS's idle workers spin for 2^28 cycles (~0.1 s) before
+/// they sleep, libomp's (the JIT's kernels) for its KMP_BLOCKTIME (200 ms),
+/// libgomp's (oneDNN) for up to a few ms. The next kernel timed
+/// on two threads would share a CPU with them (it measured n = 256 matmul at
+/// 0.84x of one thread, right after OpenBLAS's rows).
+void letIdleWorkersSleep() {
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+}
 
 struct Desc2 {
   float *allocated, *aligned;
@@ -252,6 +263,7 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
       }
       if (blas.setThreads)
         blas.setThreads(1);
+      letIdleWorkersSleep();
     } else {
       for (int i = 0; i < n; ++i)
         for (int k = 0; k < n; ++k)
@@ -290,6 +302,7 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
                   k.threads, gf(t.first), gf(t.second), vsBlas, vsOne, e);
       std::fflush(stdout);
     }
+    letIdleWorkersSleep();
   }
   return ok;
 }
@@ -353,10 +366,9 @@ bool benchConvThreads(int reps, bool median) {
     auto gf = [&](double t) { return t > 0 ? flops / t * 1e-9 : 0.0; };
     double dnnlTime[3] = {0, 0, 0};
     if (haveDnnl()) {
-      DnnlConv *conv =
-          dnnlConvCreate(L, K, C, C, /*blocked=*/true, x.data(), w.data());
       for (int threads : {1, 2}) {
-        dnnlSetThreads(threads);
+        DnnlConv *conv = dnnlConvCreate(L, K, C, C, /*blocked=*/true, x.data(),
+                                        w.data(), threads);
         auto t = timeBatches(5 * reps, [&] { dnnlConvRun(conv); });
         dnnlTime[threads] = median ? t.second : t.first;
         std::vector<float> y(lout * C);
@@ -368,9 +380,9 @@ bool benchConvThreads(int reps, bool median) {
                         dnnlTime[1] / dnnlTime[threads]);
         std::printf("%3d %-9s %7d %9.1f %9.1f %8s %7s %9.1e\n", K, "onednn",
                     threads, gf(t.first), gf(t.second), "", vsOne, e);
+        dnnlConvDestroy(conv);
       }
-      dnnlSetThreads(1);
-      dnnlConvDestroy(conv);
+      letIdleWorkersSleep();
     }
     std::string air = "function conv(%x: f32[" + std::to_string(L) + ", " +
                       std::to_string(C) + "], %w: f32[" + std::to_string(K) +
@@ -408,6 +420,7 @@ bool benchConvThreads(int reps, bool median) {
                   threads, gf(t.first), gf(t.second), vsDnnl, vsOne, e);
       std::fflush(stdout);
     }
+    letIdleWorkersSleep();
   }
   std::printf("load average at the end of the threads tables: %s\n",
               AllCpus::loadAverage().c_str());
