@@ -10,8 +10,9 @@
 // against OpenBLAS's (or, without it, against a plain loop).
 //
 // conv1d (L = 4096, C = 32, K = 3..9) the same way: the AIR kernel with
-// static shapes JIT-compiled for 1 and 2 threads, against oneDNN's blocked
-// layout (`any`) on 1 and 2 OpenMP threads.
+// static shapes JIT-compiled for this host and --mcpu=haswell, 1 and 2
+// threads each, against oneDNN's blocked layout (`any`) on 1 and 2 OpenMP
+// threads.
 //
 // Both tables run on every CPU the process was allowed at start: the driver
 // pins itself to one CPU for the single-thread tables, and threads created
@@ -341,8 +342,8 @@ bool benchConvThreads(int reps, bool median) {
               "the %s; vs 1t = the same kernel's 1-thread time / its time "
               "(goal >= 1.7 at 2)\n",
               5 * reps, median ? "median" : "best");
-  std::printf("%3s %-9s %7s %9s %9s %8s %7s %9s\n", "K", "kernel", "threads",
-              "best", "median", "vs dnnl", "vs 1t", "max err");
+  std::printf("%3s %-9s %-8s %7s %9s %9s %8s %7s %9s\n", "K", "kernel", "mcpu",
+              "threads", "best", "median", "vs dnnl", "vs 1t", "max err");
   bool ok = true;
   std::vector<float> x(L * C);
   unsigned seed = 777;
@@ -378,8 +379,9 @@ bool benchConvThreads(int reps, bool median) {
         if (threads > 1)
           std::snprintf(vsOne, sizeof vsOne, "%.2fx",
                         dnnlTime[1] / dnnlTime[threads]);
-        std::printf("%3d %-9s %7d %9.1f %9.1f %8s %7s %9.1e\n", K, "onednn",
-                    threads, gf(t.first), gf(t.second), "", vsOne, e);
+        std::printf("%3d %-9s %-8s %7d %9.1f %9.1f %8s %7s %9.1e\n", K,
+                    "onednn", "", threads, gf(t.first), gf(t.second), "", vsOne,
+                    e);
         dnnlConvDestroy(conv);
       }
       letIdleWorkersSleep();
@@ -388,39 +390,46 @@ bool benchConvThreads(int reps, bool median) {
                       std::to_string(C) + "], %w: f32[" + std::to_string(K) +
                       ", " + std::to_string(C) + ", " + std::to_string(C) +
                       "]) {\n    %0 = kernel(conv1d, %x, %w)\n    ret %0\n}\n";
-    double oneThread = 0;
-    for (int threads : {1, 2}) {
-      Kernel k;
-      k.label = "unum";
-      k.threads = threads;
-      if (!build(k, air.c_str()))
-        return false;
-      std::vector<float> y(lout * C, NAN);
-      Desc2 dx = desc(x.data(), L, C), dy = desc(y.data(), lout, C);
-      Desc3 dw = {w.data(), w.data(), 0, {K, C, C}, {C * C, C, 1}};
-      int32_t status = 0;
-      auto t = timeBatches(
-          5 * reps, [&] { status = k.jit->call("conv", &dx, &dw, &dy); });
-      double time = median ? t.second : t.first;
-      if (threads == 1)
-        oneThread = time;
-      double e = maxRelError(y, want);
-      if (status != 0 || !(e < 1e-4)) {
-        std::printf("!!! MISMATCH: conv1d K=%d --threads=%d status %d max rel "
-                    "err %g\n",
-                    K, threads, status, e);
-        ok = false;
+    // This host's CPU, then --mcpu=haswell (the AVX2 figures every x86-64
+    // host with AVX2 should reach), each on 1 and 2 threads.
+    for (const char *cpu : {"", "haswell"}) {
+      double oneThread = 0;
+      for (int threads : {1, 2}) {
+        Kernel k;
+        k.label = "unum";
+        k.cpu = cpu;
+        k.threads = threads;
+        if (!build(k, air.c_str()))
+          return false;
+        std::vector<float> y(lout * C, NAN);
+        Desc2 dx = desc(x.data(), L, C), dy = desc(y.data(), lout, C);
+        Desc3 dw = {w.data(), w.data(), 0, {K, C, C}, {C * C, C, 1}};
+        int32_t status = 0;
+        auto t = timeBatches(
+            5 * reps, [&] { status = k.jit->call("conv", &dx, &dw, &dy); });
+        double time = median ? t.second : t.first;
+        if (threads == 1)
+          oneThread = time;
+        double e = maxRelError(y, want);
+        if (status != 0 || !(e < 1e-4)) {
+          std::printf("!!! MISMATCH: conv1d K=%d --mcpu=%s --threads=%d status "
+                      "%d max rel err %g\n",
+                      K, k.cpu.c_str(), threads, status, e);
+          ok = false;
+        }
+        char vsDnnl[32] = "n/a", vsOne[32] = "";
+        if (dnnlTime[threads] > 0)
+          std::snprintf(vsDnnl, sizeof vsDnnl, "%.2fx",
+                        dnnlTime[threads] / time);
+        if (threads > 1)
+          std::snprintf(vsOne, sizeof vsOne, "%.2fx", oneThread / time);
+        std::printf("%3d %-9s %-8s %7d %9.1f %9.1f %8s %7s %9.1e\n", K, "unum",
+                    k.cpu.empty() ? "host" : cpu, threads, gf(t.first),
+                    gf(t.second), vsDnnl, vsOne, e);
+        std::fflush(stdout);
       }
-      char vsDnnl[32] = "n/a", vsOne[32] = "";
-      if (dnnlTime[threads] > 0)
-        std::snprintf(vsDnnl, sizeof vsDnnl, "%.2fx", dnnlTime[threads] / time);
-      if (threads > 1)
-        std::snprintf(vsOne, sizeof vsOne, "%.2fx", oneThread / time);
-      std::printf("%3d %-9s %7d %9.1f %9.1f %8s %7s %9.1e\n", K, "unum",
-                  threads, gf(t.first), gf(t.second), vsDnnl, vsOne, e);
-      std::fflush(stdout);
+      letIdleWorkersSleep();
     }
-    letIdleWorkersSleep();
   }
   std::printf("load average at the end of the threads tables: %s\n",
               AllCpus::loadAverage().c_str());
