@@ -60,12 +60,12 @@ DnnlConv *dnnlConvCreate(int64_t L, int64_t K, int64_t cin, int64_t cout,
   using tag = memory::format_tag;
   using dt = memory::data_type;
 #if DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP
-  // OMP_NUM_THREADS set in main() comes too late: libgomp read the
-  // environment when it was loaded, and would run one thread per CPU of the
-  // original mask (for the single-core tables, two threads spinning against
-  // each other on the one pinned core). oneDNN's jit kernels take the thread
-  // count when the primitive is created (they partition the work then), so
-  // it is set here, not before each run.
+  // The thread count, explicitly (one OpenMP runtime in this process:
+  // libdnnl's libgomp.so.1 resolves, through the RUNPATH LLVM's libraries
+  // need, to /usr/lib/llvm-22/lib/libgomp.so.1 -> libomp.so.5, the runtime
+  // the JIT's kernels use too). oneDNN's jit kernels take the thread count
+  // when the primitive is created (they partition the work then), so it is
+  // set here, not before each run.
   omp_set_num_threads(threads);
 #else
   (void)threads;

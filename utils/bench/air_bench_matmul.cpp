@@ -72,8 +72,8 @@ private:
 
 /// Waits until the worker threads of the library timed last have stopped
 /// spinning: OpenBLAS's idle workers spin for 2^28 cycles (~0.1 s) before
-/// they sleep, libomp's (the JIT's kernels) for its KMP_BLOCKTIME (200 ms),
-/// libgomp's (oneDNN) for up to a few ms. The next kernel timed
+/// they sleep, libomp's (the JIT's kernels and oneDNN, see
+/// air_bench_conv.cpp) for its KMP_BLOCKTIME (200 ms). The next kernel timed
 /// on two threads would share a CPU with them (it measured n = 256 matmul at
 /// 0.84x of one thread, right after OpenBLAS's rows).
 void letIdleWorkersSleep() {
@@ -335,7 +335,7 @@ bool benchConvThreads(int reps, bool median) {
   std::printf("\n== conv1d x[%lld][%lld] * w[K][%lld][%lld], f32, 1 and 2 "
               "threads ==\n",
               (long long)L, (long long)C, (long long)C, (long long)C);
-  AllCpus all; // before OpenMP (oneDNN's libgomp, the JIT's libomp) forks
+  AllCpus all; // before OpenMP (libomp: oneDNN's and the JIT's) forks
   std::printf("GFLOP/s = 2 (L-K+1) C^2 K / time, best and median of %d "
               "samples of ~2 ms; vs dnnl = oneDNN `any` (blocked layouts, "
               "reorders untimed) time / Unum time with the same threads and "
