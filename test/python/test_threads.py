@@ -3,7 +3,8 @@
 iterations write disjoint elements, never a reduction), on random shapes
 below and above the work thresholds (tiny and odd sizes stay on one thread,
 large ones fork): matmul, conv1d (strides 1 and 2), elementwise, row-wise
-kernels and reductions over axis 0 (and axes 0 and 1 of a 3-D array).
+kernels (softmax, layernorm, logsumexp: air-fuse-rows' row blocks) and
+reductions over axis 0 (and axes 0 and 1 of a 3-D array).
 
 Both libraries are built by unum-airc (--num-threads=1 and 2) from the same
 AIR text with dynamic sizes; each kernel is called with the same inputs
@@ -20,6 +21,9 @@ from conftest import BINARY_DIR, SOURCE_DIR
 
 sys.path.insert(0, os.path.join(SOURCE_DIR, "test", "Dialect", "Air", "Inputs"))
 from air_ctypes import call_status  # noqa: E402
+
+sys.path.insert(0, os.path.join(SOURCE_DIR, "utils", "bench"))
+from air_rows_bench import AIR as ROWS_AIR  # noqa: E402
 
 AIRC = os.path.join(BINARY_DIR, "bin", "unum-airc")
 
@@ -53,16 +57,6 @@ function ew_i32(%a: i32[R, C], %b: i32[C]) {
     %1 = kernel(sub, %0, %a)
     ret %1
 }
-function softmax(%x: f32[R, C]) {
-    %0 = kernel(max, %x, axes=[1])
-    %1 = kernel(reshape, %0, shape=[-1, 1])
-    %2 = kernel(sub, %x, %1)
-    %3 = kernel(exp, %2)
-    %4 = kernel(sum, %3, axes=[1])
-    %5 = kernel(reshape, %4, shape=[-1, 1])
-    %6 = kernel(div, %3, %5)
-    ret %6
-}
 function colsum(%x: f32[R, C]) {
     %0 = kernel(sum, %x, axes=[0])
     ret %0
@@ -86,6 +80,21 @@ function sum01(%x: f32[A, B, C]) {
     ret %0
 }
 """
+
+
+
+
+def air_functions(text, names):
+    """The functions called `names` in the AIR `text`."""
+    blocks = ["function" + b for b in text.split("function")[1:]]
+    return "".join(b for b in blocks if b.split("(")[0].split()[1] in names)
+
+
+# The row kernels of the benchmark, and softmax with static sizes above the
+# threshold (its loop over row blocks is parallel without a run-time test).
+ROW_KERNELS = air_functions(ROWS_AIR, {"softmax", "layernorm", "logsumexp"})
+AIR += ROW_KERNELS + air_functions(ROW_KERNELS, {"softmax"}).replace(
+    "softmax(%x: f32[R, C])", "softmax_static(%x: f32[512, 300])")
 
 
 @pytest.fixture(scope="module")
@@ -190,6 +199,19 @@ def test_elementwise_and_rows(libs):
         x = a.astype(np.float64)
         e = np.exp(x - x.max(axis=1, keepdims=True))
         close(got, e / e.sum(axis=1, keepdims=True), 1e-5)
+        got = run_both(libs, "layernorm", [a], (r, c), np.float32)
+        d = x - x.mean(axis=1, keepdims=True)
+        want = d / np.sqrt((d * d).mean(axis=1, keepdims=True) + 1e-5)
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+        got = run_both(libs, "logsumexp", [a], (r,), np.float32)
+        m = x.max(axis=1)
+        close(got, np.log(np.exp(x - m[:, None]).sum(axis=1)) + m, 1e-5)
+    # Static sizes above the threshold: the row blocks' loop is parallel
+    # without a run-time test.
+    a = rand(rng, (512, 300), np.float32)
+    got = run_both(libs, "softmax_static", [a], (512, 300), np.float32)
+    e = np.exp(a - a.max(axis=1, keepdims=True).astype(np.float64))
+    close(got, e / e.sum(axis=1, keepdims=True), 1e-5)
 
 
 def test_axis0_reductions(libs):

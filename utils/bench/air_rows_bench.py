@@ -5,12 +5,16 @@ timed against PyTorch (one thread) and numpy, all ratios from one run.
 
   utils/bench/air_rows_bench.py [--airc build/bin/unum-airc] [--rows 4096]
                                 [--cols 1024] [--reps 5] [--clock wall|cpu]
-                                [--mcpu host,haswell] [--check-only]
+                                [--mcpu host,haswell] [--threads 2]
+                                [--check-only]
 
 It prints the CPU model and vector features, the load average, and per
 kernel the best and median time of Unum (one column per --mcpu build, host
 = this machine's CPU), PyTorch (one thread) and numpy, and the ratios of the
-best times (> 1: Unum is faster).
+best times (> 1: Unum is faster). With --threads N > 1 (the default, 2) the
+first --mcpu is also built with --num-threads=N (OpenMP, -lomp): its column
+and the ratio of its best time to the one-thread build's (Nt/1t > 1: the
+threads help); its results must equal the one-thread build's bit for bit.
 
 Every kernel's result is compared with a float64 numpy evaluation (relative
 error at most 1e-5; near zero, 1e-8 of the largest result) on the benchmark shape and on small odd shapes (rows
@@ -109,7 +113,9 @@ def call(fn, x, out):
     return fn(ctypes.byref(descriptor(x)), ctypes.byref(descriptor(out)))
 
 
-def check(so, rows, cols, rng):
+def check(so, rows, cols, rng, same_as=None):
+    """Compares every kernel of `so` with numpy; with `same_as` (the
+    one-thread build) also bit for bit with that."""
     ok = True
     x = rng.standard_normal((rows, cols)).astype(np.float32) * 4
     for name, (ref, shape) in KERNELS.items():
@@ -118,6 +124,13 @@ def check(so, rows, cols, rng):
             print("FAIL %s %dx%d: status != 0" % (name, rows, cols))
             ok = False
             continue
+        if same_as is not None:
+            one = np.full(shape(rows, cols), np.nan, np.float32)
+            call(getattr(same_as, name), x, one)
+            if one.tobytes() != out.tobytes():
+                print("FAIL %s %dx%d: threads change the result" %
+                      (name, rows, cols))
+                ok = False
         want = ref(x)
         # Relative, with a floor of 1e-3 of the largest result: values near
         # zero (x - mean) carry the absolute rounding error of their inputs.
@@ -140,6 +153,8 @@ def main():
     ap.add_argument("--check-only", action="store_true")
     ap.add_argument("--mcpu", default="host",
                     help="comma-separated CPUs to build for (host: this one)")
+    ap.add_argument("--threads", type=int, default=2,
+                    help="also build the first --mcpu for N threads (1: no)")
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                     help="cpu: this process's CPU time (on a busy machine)")
     args = ap.parse_args()
@@ -156,12 +171,27 @@ def main():
         subprocess.run([args.airc, air, "-o", obj] + flags, check=True)
         subprocess.run([args.cc, "-shared", obj, "-o", lib, "-lm"], check=True)
         builds[mcpu] = ctypes.CDLL(lib)
+    first = args.mcpu.split(",")[0]
+    threaded = None
+    if args.threads > 1:
+        obj, lib = (os.path.join(work, "k-%s-%dt.%s" % (first, args.threads, e))
+                    for e in ("o", "so"))
+        flags = [] if first == "host" else ["--mcpu=" + first]
+        subprocess.run([args.airc, air, "-o", obj,
+                        "--num-threads=%d" % args.threads] + flags, check=True)
+        subprocess.run([args.cc, "-shared", obj, "-o", lib, "-lm",
+                        "-L/usr/lib/llvm-22/lib", "-lomp"], check=True)
+        threaded = ctypes.CDLL(lib)
     rng = np.random.default_rng(7)
     ok = True
+    shapes = [(1, 1), (1, 7), (3, 1), (5, 33), (37, 300), (257, 2049),
+              (args.rows, args.cols)]
     for mcpu, so in builds.items():
-        for r, c in [(1, 1), (1, 7), (3, 1), (5, 33), (37, 300), (257, 2049),
-                     (args.rows, args.cols)]:
+        for r, c in shapes:
             ok &= check(so, r, c, rng)
+    if threaded is not None:
+        for r, c in shapes:
+            ok &= check(threaded, r, c, rng, same_as=builds[first])
     print("numerics: %s" % ("ok" if ok else "MISMATCH"))
     if args.check_only:
         return 0 if ok else 1
@@ -171,9 +201,10 @@ def main():
     x = rng.standard_normal((args.rows, args.cols)).astype(np.float32)
     tx = torch.from_numpy(x)
     print("CPU: %s" % cpu_description())
-    print("%dx%d f32, one thread, %d runs (best / median), %s clock; load "
-          "average %s" % (args.rows, args.cols, args.reps, args.clock,
-                          " ".join("%.2f" % a for a in os.getloadavg())))
+    print("%dx%d f32, one thread (but the %dt column), %d runs (best / "
+          "median), %s clock; load average %s" % (
+              args.rows, args.cols, args.threads, args.reps, args.clock,
+              " ".join("%.2f" % a for a in os.getloadavg())))
     print("times in ms; ratios of best times: torch/unum, numpy/unum > 1 "
           "when unum is faster")
     others = {
@@ -191,9 +222,14 @@ def main():
         "colsum": (lambda: tx.sum(dim=0), lambda: x.sum(axis=0)),
         "colmax": (lambda: tx.amax(dim=0), lambda: x.max(axis=0)),
     }
-    head = ["kernel"] + ["unum %s" % m for m in builds] + ["torch", "numpy"]
+    nt = [] if threaded is None else ["%s %dt" % (first, args.threads)]
+    head = ["kernel"] + ["unum %s" % m for m in builds]
+    head += ["unum " + n for n in nt]
+    head += ["torch", "numpy"]
     head += ["torch/%s" % m for m in builds] + ["numpy/%s" % m for m in builds]
-    width = [10] + [15] * (len(builds) + 2) + [12] * (2 * len(builds))
+    head += ["%dt/1t" % args.threads for n in nt]
+    width = [10] + [15] * (len(builds) + len(nt) + 2)
+    width += [12] * (2 * len(builds) + len(nt))
     print(" ".join("%-*s" % (w, h) if i == 0 else "%*s" % (w, h)
                    for i, (w, h) in enumerate(zip(width, head))))
     for name, (ref, shape) in KERNELS.items():
@@ -203,16 +239,24 @@ def main():
             fn = getattr(so, name)
             times[mcpu] = best_and_median(lambda: call(fn, x, out), args.reps,
                                           clock)
+        if threaded is not None:
+            fn = getattr(threaded, name)
+            times["threads"] = best_and_median(lambda: call(fn, x, out),
+                                               args.reps, clock)
         t_torch = best_and_median(others[name][0], args.reps, clock)
         t_np = best_and_median(others[name][1], args.reps, clock)
         row = ["%-10s" % name]
         row += ["%15s" % ("%.3f / %.3f" % (t[0] * 1e3, t[1] * 1e3))
                 for t in list(times.values()) + [t_torch, t_np]]
-        row += ["%11.2fx" % (t_torch[0] / t[0]) for t in times.values()]
-        row += ["%11.2fx" % (t_np[0] / t[0]) for t in times.values()]
+        one = [t for m, t in times.items() if m != "threads"]
+        row += ["%11.2fx" % (t_torch[0] / t[0]) for t in one]
+        row += ["%11.2fx" % (t_np[0] / t[0]) for t in one]
+        if threaded is not None:
+            row += ["%11.2fx" % (times[first][0] / times["threads"][0])]
         print(" ".join(row))
     print("goals: torch/unum >= 1.0 on softmax and layernorm, numpy/unum >= "
-          "1.0 on the axis-0 reductions")
+          "1.0 on the axis-0 reductions; %dt/1t > 1 with enough work" %
+          args.threads)
     return 0 if ok else 1
 
 

@@ -6,17 +6,23 @@
 //
 //   for panel in [0, P)                      (scf.parallel with threads)
 //     for (outer parallel and reduction loops)
-//       for r0 in rows step RB               chunk of rows (16 KB)
-//         for j0 in panel's strips step U*W  U accumulators of W lanes
-//           acc[u] = y[j0 + u W : +W]
-//           for r in [r0, r0 + RB): acc[u] = combine(acc[u], f(x[r, ...]))
-//           y[j0 + u W : +W] = acc[u]
-//         the columns left: single vectors, then one column at a time
+//       for c0 in panel's columns step CB      column block (512 f32)
+//         for r0 in rows step RB               chunk of rows (8 to 32)
+//           for j0 in block's strips step U*W  U accumulators of W lanes
+//             acc[u] = y[j0 + u W : +W]
+//             for r in [r0, r0 + RB): acc[u] = combine(acc[u], f(x[r, ...]))
+//             y[j0 + u W : +W] = acc[u]
+//           the columns left: single vectors, then one column at a time
 //
 // The accumulators live in registers over a chunk of rows and the loads of x
-// are contiguous along each row; the chunks keep the rows a strip walks
-// through in cache for the next strip. W is one register of the widest type
-// in the body (f32 sums accumulate in f64: 4 f64 lanes on AVX2).
+// are contiguous along each row; a chunk (RB x CB, 16 KB of x) keeps the
+// rows a strip walks through in L1 for the next strip. Narrow arrays take
+// whole rows and up to 32 of them; a wide one (a row over 2 KB) is cut into
+// column blocks of 8 rows at a time, so that its block of accumulators stays
+// in L1 too and is loaded and stored once per 8 rows (one chunk of 1-2
+// whole rows loaded and stored the accumulators of 4096 columns every row:
+// 0.5x numpy at 1024x4096). W is one register of the widest type in the
+// body (f32 sums accumulate in f64: 4 f64 lanes on AVX2).
 //
 //===----------------------------------------------------------------------===//
 #include "Reductions.h"
@@ -239,9 +245,14 @@ void OuterReduction::emit() {
     sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
   int64_t s = lanes * unroll;
   Value columns = sizes.back();
-  // Rows per chunk: the chunk's rows stay in L1 (16 KB of the inputs) while
-  // the strips walk across them, and the accumulators' loads and stores are
-  // 1/RB of the work: RB = 16 KB / (columns x input bytes), 1 to 32.
+  // A chunk of RB rows x CB columns: the strips keep their accumulators in
+  // registers over its RB rows (their loads and stores are 1/RB of the
+  // work), and its rows stay in L1 (16 KB of the inputs) while the strips
+  // walk across them. Narrow arrays take whole rows, RB = 16 KB / (columns x
+  // input bytes) up to 32; wide ones (RB would be < 8) take RB = 8 and
+  // column blocks of CB = 16 KB / (8 x input bytes), whole strips, so that
+  // the block's accumulators (loaded and stored once per chunk) stay in L1
+  // too instead of a whole row of them (a row of 4096 f64 sums is 32 KB).
   int64_t inBytes = 1;
   for (OpOperand *in : op.getDpsInputOperands())
     if (isa<MemRefType>(in->get().getType()) &&
@@ -250,11 +261,15 @@ void OuterReduction::emit() {
           inBytes,
           getElementTypeOrSelf(in->get().getType()).getIntOrFloatBitWidth() /
               8);
+  constexpr int64_t kChunkBytes = 16384, kMinRows = 8, kMaxRows = 32;
   Value rb = b.createOrFold<arith::MaxSIOp>(
-      loc, cst(1),
-      min(cst(32), b.createOrFold<arith::DivUIOp>(
-                       loc, cst(16384 / inBytes),
-                       b.createOrFold<arith::MaxSIOp>(loc, columns, cst(1)))));
+      loc, cst(kMinRows),
+      min(cst(kMaxRows),
+          b.createOrFold<arith::DivUIOp>(
+              loc, cst(kChunkBytes / inBytes),
+              b.createOrFold<arith::MaxSIOp>(loc, columns, cst(1)))));
+  Value cb =
+      cst(std::max<int64_t>(s, kChunkBytes / inBytes / kMinRows / s * s));
   int64_t panels = target.threads > 1 ? target.threads : 1;
   // Panels of whole strips, so that the columns are cut into strips,
   // vectors and single columns the same way for any number of threads.
@@ -272,18 +287,22 @@ void OuterReduction::emit() {
         nest(k, n - 1, ivs, [&] {
           nest(0, k - 1, ivs, [&] {
             Value rows = sizes[k - 1];
-            forLoop(cst(0), rows, rb, [&](Value r0) {
-              Value r1 = min(add(r0, rb), rows);
-              Value strips = add(lo, floorTo(sub(hi, lo), s));
-              forLoop(lo, strips, cst(s),
-                      [&](Value j0) { strip(ivs, j0, unroll, lanes, r0, r1); });
-              Value vectors = add(strips, floorTo(sub(hi, strips), lanes));
-              if (unroll > 1)
-                forLoop(strips, vectors, cst(lanes),
-                        [&](Value j0) { strip(ivs, j0, 1, lanes, r0, r1); });
-              if (lanes > 1)
-                forLoop(vectors, hi, cst(1),
-                        [&](Value j0) { strip(ivs, j0, 1, 1, r0, r1); });
+            forLoop(lo, hi, cb, [&](Value c0) {
+              Value c1 = min(add(c0, cb), hi);
+              forLoop(cst(0), rows, rb, [&](Value r0) {
+                Value r1 = min(add(r0, rb), rows);
+                Value strips = add(c0, floorTo(sub(c1, c0), s));
+                forLoop(c0, strips, cst(s), [&](Value j0) {
+                  strip(ivs, j0, unroll, lanes, r0, r1);
+                });
+                Value vectors = add(strips, floorTo(sub(c1, strips), lanes));
+                if (unroll > 1)
+                  forLoop(strips, vectors, cst(lanes),
+                          [&](Value j0) { strip(ivs, j0, 1, lanes, r0, r1); });
+                if (lanes > 1)
+                  forLoop(vectors, c1, cst(1),
+                          [&](Value j0) { strip(ivs, j0, 1, 1, r0, r1); });
+              });
             });
           });
         });

@@ -19,13 +19,13 @@ namespace unum::air {
 bool isOuterReduction(mlir::linalg::GenericOp op);
 
 /// Replaces such a generic by explicit vector code: rows are streamed in
-/// chunks, each strip of columns accumulates in vector registers over a
-/// chunk of rows (contiguous loads, no gathers), columns that do not fill a
-/// strip take single vectors and then one column at a time. Every output
-/// element is combined in the generic's row order (no reassociation), so the
-/// result does not depend on the vector width or the threads. With
-/// `target.threads` > 1 (and enough elements) the columns are split into
-/// one panel per thread.
+/// chunks (8-32 rows of a block of columns that fits L1), each strip of columns
+/// accumulates in vector registers over a chunk of rows (contiguous loads, no
+/// gathers), columns that do not fill a strip take single vectors and then one
+/// column at a time. Every output element is combined in the generic's row
+/// order (no reassociation), so the result does not depend on the vector width
+/// or the threads. With `target.threads` > 1 (and enough elements) the columns
+/// are split into one panel per thread.
 mlir::LogicalResult emitOuterReduction(mlir::RewriterBase &b,
                                        mlir::linalg::GenericOp op,
                                        const MatmulTarget &target);

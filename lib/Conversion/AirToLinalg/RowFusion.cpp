@@ -8,12 +8,19 @@
 // TilingInterface of linalg), so each block of rows is reduced and written
 // while it is in cache, and e exists only one block at a time.
 //
+// The loop over row blocks is marked (kRowBlocksAttr); after bufferization
+// air-vectorize calls shareRowBlocks, which shares it between threads when
+// the kernel is built for several and the call is large enough.
+//
 //===----------------------------------------------------------------------===//
+#include "RowFusion.h"
+#include "Parallel.h"
 #include "unum/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -21,6 +28,9 @@
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
@@ -216,6 +226,9 @@ struct AirFuseRowsPass : public unum::impl::AirFuseRowsBase<AirFuseRowsPass> {
             rewriter, cast<TilingInterface>(consumer.getOperation()), options);
     if (failed(result))
       return failure();
+    if (!result->loops.empty())
+      result->loops.front()->setAttr(unum::air::kRowBlocksAttr,
+                                     rewriter.getUnitAttr());
     for (OpResult r : consumer->getResults())
       rewriter.replaceAllUsesWith(r, result->replacements.lookup(r));
     rewriter.eraseOp(consumer);
@@ -223,3 +236,96 @@ struct AirFuseRowsPass : public unum::impl::AirFuseRowsBase<AirFuseRowsPass> {
   }
 };
 } // namespace
+
+namespace {
+/// The buffer `v` is a view of, and whether one of the views on the way
+/// takes an offset at `iv`.
+std::pair<Value, bool> viewRoot(Value v, Value iv) {
+  bool atIv = false;
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto sub = dyn_cast<memref::SubViewOp>(def)) {
+      atIv |= llvm::is_contained(sub.getOffsets(), iv);
+      v = sub.getSource();
+    } else if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      v = view.getViewSource();
+    } else {
+      break;
+    }
+  }
+  return {v, atIv};
+}
+
+/// Every write (or free) in `loop`'s body goes to a buffer allocated in the
+/// body or to a slice of an outside buffer at the loop's induction
+/// variable: iterations write disjoint memory.
+bool writesOwnMemory(scf::ForOp loop) {
+  Value iv = loop.getInductionVar();
+  WalkResult result = loop.getBody()->walk([&](Operation *op) {
+    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!iface)
+      return WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &e : effects) {
+      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect()))
+        continue;
+      Value written = e.getValue();
+      if (!written)
+        return WalkResult::interrupt();
+      auto [root, atIv] = viewRoot(written, iv);
+      if (!atIv && loop.isDefinedOutsideOfLoop(root))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
+/// Elements of the largest outside buffer the body slices at the
+/// induction variable (the rows of the input or of the output): the
+/// call's work.
+Value rowBlockWork(OpBuilder &b, scf::ForOp loop) {
+  Value iv = loop.getInductionVar(), largest;
+  loop.getBody()->walk([&](memref::SubViewOp sub) {
+    auto [root, atIv] = viewRoot(sub.getResult(), iv);
+    auto type = dyn_cast<MemRefType>(root.getType());
+    if (atIv && type && loop.isDefinedOutsideOfLoop(root) &&
+        (!largest ||
+         type.getRank() > cast<MemRefType>(largest.getType()).getRank()))
+      largest = root;
+  });
+  if (!largest)
+    return Value();
+  Location loc = loop.getLoc();
+  SmallVector<Value> sizes;
+  for (int64_t d = 0, e = cast<MemRefType>(largest.getType()).getRank(); d < e;
+       ++d)
+    sizes.push_back(b.createOrFold<memref::DimOp>(loc, largest, d));
+  return unum::air::product(b, loc, sizes);
+}
+} // namespace
+
+void unum::air::shareRowBlocks(RewriterBase &b, Operation *root,
+                               int64_t threads) {
+  SmallVector<scf::ForOp> loops;
+  root->walk([&](scf::ForOp loop) {
+    if (loop->removeAttr(kRowBlocksAttr))
+      loops.push_back(loop);
+  });
+  if (threads <= 1)
+    return;
+  for (scf::ForOp loop : loops) {
+    if (loop.getNumResults() != 0 ||
+        loop->getParentOfType<LoopLikeOpInterface>() || !writesOwnMemory(loop))
+      continue;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop);
+    Value work = rowBlockWork(b, loop);
+    if (!work)
+      continue;
+    Value enough = enoughWork(b, loop.getLoc(), work, kMinParallelElements);
+    parallelize(b, loop, threads, enough);
+  }
+}

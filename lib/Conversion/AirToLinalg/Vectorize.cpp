@@ -25,6 +25,7 @@
 #include "MatmulNest.h"
 #include "Parallel.h"
 #include "Reductions.h"
+#include "RowFusion.h"
 #include "unum/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -43,6 +44,7 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/ScopeExit.h"
 
 namespace unum {
 #define GEN_PASS_DEF_AIRVECTORIZE
@@ -147,9 +149,13 @@ struct AirVectorizePass
       else if (unum::air::isOuterReduction(op))
         reductions.push_back(op);
     });
+    IRRewriter rewriter(&getContext());
+    // air-fuse-rows' loops over row blocks (RowFusion.h), last: the serial
+    // copy a dynamic threshold keeps holds the vector code too.
+    auto shareRows = llvm::make_scope_exit(
+        [&] { unum::air::shareRowBlocks(rewriter, func, threads); });
     if (matmuls.empty() && elementwise.empty() && reductions.empty())
       return;
-    IRRewriter rewriter(&getContext());
     SmallVector<scf::ForOp> peel;
     unum::air::MatmulTarget target;
     target.vectorBits = vectorBits;

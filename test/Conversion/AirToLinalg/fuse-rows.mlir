@@ -23,6 +23,8 @@
 // CHECK: arith.divf
 // CHECK: tensor.insert_slice
 // CHECK: scf.yield
+// The loop is marked for air-vectorize's threads (RowFusion.h).
+// CHECK-NEXT: } {air.row_blocks}
 // CHECK-NOT: linalg.generic
 // CHECK: return
 
@@ -42,6 +44,7 @@
 // BUF: memref.alloc(%[[ROWS]], %{{.*}}) {{.*}} : memref<?x?xf32>
 // BUF: memref.alloc(%[[ROWS]]) {{.*}} : memref<?xf64>
 // BUF-NOT: copy
+// BUF: } {air.row_blocks}
 // BUF: return
 
 // layernorm: no full-size temporary (every allocation is inside the loop,

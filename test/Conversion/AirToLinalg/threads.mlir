@@ -186,3 +186,76 @@ func.func @colsum_dynamic(%a: memref<?x?xf32>, %out: memref<?xf64>) {
   }
   return
 }
+
+// air-fuse-rows' loop over row blocks (marked air.row_blocks, RowFusion.h):
+// each iteration writes its own rows of the output and block temporaries it
+// allocates, so it is shared by the threads above 2^17 elements of the
+// largest array it slices by rows; the mark goes in every case.
+// CHECK-LABEL: func.func @rows_dynamic(
+// CHECK: %[[RWORK:.*]] = arith.muli
+// CHECK: %[[RENOUGH:.*]] = arith.cmpi sge, %[[RWORK]], %c131072
+// CHECK: scf.if %[[RENOUGH]] {
+// CHECK-NEXT: scf.parallel
+// CHECK: memref.alloc
+// CHECK: {{^    \} else \{$}}
+// CHECK-NEXT: scf.for
+// CHECK-NOT: air.row_blocks
+// CHECK: return
+// ONE-LABEL: func.func @rows_dynamic(
+// ONE-NOT: air.row_blocks
+// ONE: return
+func.func @rows_dynamic(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  %cols = memref.dim %x, %c1 : memref<?x?xf32>
+  scf.for %r = %c0 to %rows step %c8 {
+    %n = affine.min affine_map<(d0)[s0] -> (8, s0 - d0)>(%r)[%rows]
+    %in = memref.subview %x[%r, 0] [%n, %cols] [1, 1] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+    %tmp = memref.alloc(%n, %cols) : memref<?x?xf32>
+    memref.copy %in, %tmp : memref<?x?xf32, strided<[?, 1], offset: ?>> to memref<?x?xf32>
+    %out = memref.subview %y[%r, 0] [%n, %cols] [1, 1] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+    memref.copy %tmp, %out : memref<?x?xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+    memref.dealloc %tmp : memref<?x?xf32>
+  } {air.row_blocks}
+  return
+}
+
+// Static and large: parallel, no run-time test.
+// CHECK-LABEL: func.func @rows_static(
+// CHECK-NOT: scf.if
+// CHECK: scf.parallel
+// CHECK: return
+func.func @rows_static(%x: memref<1024x256xf32>, %y: memref<1024x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c1024 = arith.constant 1024 : index
+  scf.for %r = %c0 to %c1024 step %c8 {
+    %in = memref.subview %x[%r, 0] [8, 256] [1, 1] : memref<1024x256xf32> to memref<8x256xf32, strided<[256, 1], offset: ?>>
+    %out = memref.subview %y[%r, 0] [8, 256] [1, 1] : memref<1024x256xf32> to memref<8x256xf32, strided<[256, 1], offset: ?>>
+    memref.copy %in, %out : memref<8x256xf32, strided<[256, 1], offset: ?>> to memref<8x256xf32, strided<[256, 1], offset: ?>>
+  } {air.row_blocks}
+  return
+}
+
+// Scratch shared by the iterations (allocated outside the loop): serial.
+// CHECK-LABEL: func.func @rows_shared_scratch(
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @rows_shared_scratch(%x: memref<1024x256xf32>, %y: memref<1024x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c1024 = arith.constant 1024 : index
+  %tmp = memref.alloc() : memref<8x256xf32>
+  scf.for %r = %c0 to %c1024 step %c8 {
+    %in = memref.subview %x[%r, 0] [8, 256] [1, 1] : memref<1024x256xf32> to memref<8x256xf32, strided<[256, 1], offset: ?>>
+    memref.copy %in, %tmp : memref<8x256xf32, strided<[256, 1], offset: ?>> to memref<8x256xf32>
+    %out = memref.subview %y[%r, 0] [8, 256] [1, 1] : memref<1024x256xf32> to memref<8x256xf32, strided<[256, 1], offset: ?>>
+    memref.copy %tmp, %out : memref<8x256xf32> to memref<8x256xf32, strided<[256, 1], offset: ?>>
+  } {air.row_blocks}
+  memref.dealloc %tmp : memref<8x256xf32>
+  return
+}
