@@ -181,6 +181,7 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
   signal lo_off    : natural range 0 to OFF + OUT_LEN * STRIDE;
   type tap_vector is array (natural range <>) of natural range 0 to KERNEL;
   signal tap       : tap_vector(0 to PR - 1);
+  signal tap_ok    : std_logic_vector(0 to PR - 1); -- a term, not padding
   -- need(pos) and first(pos) + CAP - IN_W (the last element a beat may end
   -- before), updated with the position from the unclamped (lo + KERNEL) *
   -- IN_CH and lo * IN_CH: an add and compares with constants per position
@@ -254,6 +255,15 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
     return maximum(TERM_TAP(t), 0);
   end function;
 
+  -- '1' when term t is a term (not past the last one)
+  function tap_is(t : natural) return std_logic is
+  begin
+    if TERM_TAP(t) < 0 then
+      return '0';
+    end if;
+    return '1';
+  end function;
+
   -- read port of output lane o, reduction lane r
   function port_of(o : natural; r : natural) return natural is
   begin
@@ -285,7 +295,7 @@ begin
   -- a beat may not overwrite what the current position still reads (the
   -- next inference's first position reads from element 0)
   accept <= '1' when beats_in < IN_BEATS and
-                     ((ahead = '1' and loaded + IN_W <= CAP) or
+                     ((ahead = '1' and loaded <= CAP - IN_W) or
                       (ahead = '0' and
                        (issued = '1' or loaded <= limit_r)))
             else '0';
@@ -378,6 +388,7 @@ begin
         lo_off   <= OFF - PAD_LO;
         for r in 0 to PR - 1 loop
           tap(r) <= tap_of(r);
+          tap_ok(r) <= tap_is(r);
         end loop;
         need_u   <= (KERNEL - PAD_LO) * IN_CH;
         first_u  <= -PAD_LO * IN_CH;
@@ -470,9 +481,9 @@ begin
           if issue = '1' then
             for o in 0 to PO - 1 loop
               for r in 0 to PR - 1 loop
-                src := lo + TERM_TAP(step * PR + r);
+                src := lo + tap(r);
                 col(o * PR + r) <= 0;
-                if LANE_BASE(blk * PO + o) < 0 or TERM_TAP(step * PR + r) < 0 then
+                if LANE_BASE(blk * PO + o) < 0 or tap_ok(r) = '0' then
                   kind(o * PR + r) <= 0;
                 elsif src < 0 or src >= IN_LEN then
                   kind(o * PR + r) <= 1;
@@ -500,8 +511,10 @@ begin
             for r in 0 to PR - 1 loop
               if step < STEPS - 1 then
                 tap(r) <= tap_of((step + 1) * PR + r);
+                tap_ok(r) <= tap_is((step + 1) * PR + r);
               else
                 tap(r) <= tap_of(r);
+                tap_ok(r) <= tap_is(r);
               end if;
             end loop;
             if step < STEPS - 1 then
