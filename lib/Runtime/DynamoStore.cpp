@@ -12,7 +12,17 @@
 //   s#SET       a completion set: m (string set of members), e (expected), c
 //               (the completer), done (consumed), ttl/xp on a consumed marker
 //   k#KEY       a plain write (put/scan)
-//   o#ID        an outbox entry: fn, p (the wire payload)
+//
+// The outbox lives apart from the sessions, in kOutboxShards partitions
+// "unum-outbox#K" (K: a hash of the session), an entry's sort key
+// SESSION#ID (ID: 20 digits), with fn and p (the wire payload): a
+// session's outbox is one Query of one partition, and unfinishedSessions()
+// one Query per shard, both strongly consistent, instead of a Scan of the
+// whole table (every host sweeps every second: scans of a large table are
+// what overloaded dynalite). The shards spread the outbox's writes over
+// several partitions. ("unum-outbox#..." is no session's name:
+// deleteSession refuses it. Entries a store before this layout left, o#ID
+// in the session's partition, are not read.)
 //
 // DynamoDB makes single items atomic, and that is all the protocol needs
 // (DataStore.h), with one twist: a checkpoint's effects are written inside
@@ -566,18 +576,28 @@ public:
   }
 
   Status deleteSession(const std::string &session) override {
+    if (session.rfind(kOutboxPartition, 0) == 0)
+      return Status::error(describe() + ": '" + session +
+                           "' is the outbox's partition, not a session");
     if (Status st = flushStaged(); !st)
       return st;
     auto items = query(session, "", /*keysOnly=*/true, /*withExpired=*/true);
     if (!items)
       return items.getStatus();
+    auto entries = outboxItems(session);
+    if (!entries)
+      return entries.getStatus();
     std::vector<Value> writes;
-    for (const Value &item : *items) {
+    auto remove = [&](const std::string &pk, const Value &item) {
       Value del = Value::object(), k = Value::object();
-      k.set("Key", key(session, strAttr(item, "sk").value_or("")));
+      k.set("Key", key(pk, strAttr(item, "sk").value_or("")));
       del.set("DeleteRequest", std::move(k));
       writes.push_back(std::move(del));
-    }
+    };
+    for (const Value &item : *items)
+      remove(session, item);
+    for (const auto &[id, item] : *entries)
+      remove(outboxPk(session), item);
     return batchWrite(std::move(writes));
   }
 
@@ -586,15 +606,13 @@ public:
   Result<std::vector<Pending>> outbox(const std::string &session) override {
     if (Status s = flushStaged(); !s)
       return s;
-    auto items = query(session, "o#");
-    if (!items)
-      return items.getStatus();
+    auto entries = outboxItems(session);
+    if (!entries)
+      return entries.getStatus();
     std::vector<Pending> out;
-    for (const Value &item : *items)
-      out.push_back(
-          {std::strtoull(strAttr(item, "sk").value_or("o#0").c_str() + 2,
-                         nullptr, 10),
-           strAttr(item, "fn").value_or(""), strAttr(item, "p").value_or("")});
+    for (const auto &[id, item] : *entries)
+      out.push_back({id, strAttr(item, "fn").value_or(""),
+                     strAttr(item, "p").value_or("")});
     return out;
   }
 
@@ -602,28 +620,17 @@ public:
     if (Status s = flushStaged(); !s)
       return s;
     std::set<std::string> sessions;
-    Value start;
-    do {
-      Value req = request();
-      req.set("FilterExpression", "begins_with(#sk, :o)");
-      req.set("ProjectionExpression", "#pk");
-      req.set("ExpressionAttributeNames", names({"pk", "sk"}));
-      Value vals = Value::object();
-      vals.set(":o", S("o#"));
-      req.set("ExpressionAttributeValues", std::move(vals));
-      req.set("ConsistentRead", true);
-      if (!start.isNull())
-        req.set("ExclusiveStartKey", start);
-      auto r = call("Scan", req);
-      if (!r)
-        return r.getStatus();
-      if (const Value *items = r->find("Items"); items && items->isArray())
-        for (const Value &item : items->getArray())
-          if (auto pk = strAttr(item, "pk"))
-            sessions.insert(*pk);
-      const Value *next = r->find("LastEvaluatedKey");
-      start = next ? *next : Value();
-    } while (!start.isNull());
+    for (unsigned shard = 0; shard < kOutboxShards; ++shard) {
+      auto items = query(kOutboxPartition + std::to_string(shard), "",
+                         /*keysOnly=*/true);
+      if (!items)
+        return items.getStatus();
+      for (const Value &item : *items) {
+        std::string sk = strAttr(item, "sk").value_or("");
+        if (sk.size() > kIdDigits + 1 && sk[sk.size() - kIdDigits - 1] == '#')
+          sessions.insert(sk.substr(0, sk.size() - kIdDigits - 1));
+      }
+    }
     return std::vector<std::string>(sessions.begin(), sessions.end());
   }
 
@@ -648,6 +655,42 @@ private:
     Value req = Value::object();
     req.set("TableName", table);
     return req;
+  }
+
+  /// The outbox's partitions (see the file comment).
+  static constexpr const char kOutboxPartition[] = "unum-outbox#";
+  static constexpr unsigned kOutboxShards = 8;
+  static constexpr size_t kIdDigits = 20;
+
+  /// The session's outbox partition (FNV-1a of its name).
+  static std::string outboxPk(const std::string &session) {
+    uint32_t h = 2166136261u;
+    for (unsigned char c : session)
+      h = (h ^ c) * 16777619u;
+    return kOutboxPartition + std::to_string(h % kOutboxShards);
+  }
+  static std::string outboxSk(const std::string &session, uint64_t id) {
+    char digits[32];
+    std::snprintf(digits, sizeof digits, "%020llu", (unsigned long long)id);
+    return session + "#" + digits;
+  }
+
+  /// The session's outbox entries: id -> item (an entry of another session
+  /// whose name starts with this one's and '#' is left out).
+  Result<std::vector<std::pair<uint64_t, Value>>>
+  outboxItems(const std::string &session) {
+    auto items = query(outboxPk(session), session + "#");
+    if (!items)
+      return items.getStatus();
+    std::vector<std::pair<uint64_t, Value>> out;
+    for (Value &item : *items) {
+      std::string sk = strAttr(item, "sk").value_or("");
+      if (sk.size() != session.size() + 1 + kIdDigits)
+        continue;
+      uint64_t id = std::strtoull(sk.c_str() + session.size() + 1, nullptr, 10);
+      out.emplace_back(id, std::move(item));
+    }
+    return out;
   }
 
   static Value key(const std::string &session, const std::string &sk) {
@@ -860,18 +903,18 @@ private:
     std::vector<Value> puts, deletes;
     for (auto it = last.rbegin(); it != last.rend(); ++it) {
       const OutboxChange &c = **it;
-      char id[32];
-      std::snprintf(id, sizeof id, "o#%020llu", (unsigned long long)c.id);
+      const std::string pk = outboxPk(c.session),
+                        sk = outboxSk(c.session, c.id);
       Value w = Value::object(), body = Value::object();
       if (c.issued) {
-        Value item = key(c.session, id);
+        Value item = key(pk, sk);
         item.set("fn", S(c.function));
         item.set("p", S(c.payload));
         body.set("Item", std::move(item));
         w.set("PutRequest", std::move(body));
         puts.push_back(std::move(w));
       } else {
-        body.set("Key", key(c.session, id));
+        body.set("Key", key(pk, sk));
         w.set("DeleteRequest", std::move(body));
         deletes.push_back(std::move(w));
       }

@@ -24,6 +24,7 @@
 #include <atomic>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <random>
 #include <set>
@@ -42,6 +43,10 @@ constexpr const char kErrorKey[] = "err:";
 /// session whose work is done but whose result a killed process never
 /// reported is still unfinished, and resuming it reports it.
 constexpr uint64_t kReportId = 0;
+/// An entry that is no invocation: the report entry, or the start marker of
+/// a session that a host named itself (acceptNewSession; its id is unique,
+/// as SQLite keys the outbox by id alone). No function has an empty name.
+bool isMarker(const DataStore::Pending &e) { return e.function.empty(); }
 
 /// The runner's observer: terminal outputs and failures, kept for
 /// result() and journaled in the store.
@@ -149,7 +154,10 @@ struct LocalRunner::Impl {
   Impl(const App &app, DataStore &store, Options options);
   ~Impl();
 
-  Status accept(const std::string &function, Payload &&payload);
+  Status accept(const std::string &function, Payload &&payload,
+                bool newSession = false);
+  Result<size_t> collectSessions(const std::vector<std::string> &sessions,
+                                 std::chrono::milliseconds retain);
   Result<size_t>
   redeliver(const std::string &session,
             const std::function<bool(const std::string &function)> &take);
@@ -175,6 +183,9 @@ struct LocalRunner::Impl {
   std::atomic<uint64_t> nextOutboxId{0};
   std::mutex inFlightMu;
   std::set<uint64_t> inFlight; // Options::trackInFlight
+  /// collectSessions: when each session was first seen with its work done.
+  std::mutex idleMu;
+  std::map<std::string, std::chrono::steady_clock::time_point> idleSince;
   std::unique_ptr<Collector> collector;
   std::unique_ptr<ThreadPoolInvoker> pool;
   std::unique_ptr<Runtime> rt;
@@ -263,11 +274,19 @@ void LocalRunner::Impl::journalIssued(const std::string &function, Payload &p) {
                     detail::payloadJson(p));
 }
 
-Status LocalRunner::Impl::accept(const std::string &function, Payload &&p) {
+Status LocalRunner::Impl::accept(const std::string &function, Payload &&p,
+                                 bool newSession) {
   if (!journaling || p.session.empty() || detail::hints(p).outboxId)
     return pool->invoke(function, std::move(p));
   journalIssued(function, p);
   const uint64_t id = detail::hints(p).outboxId;
+  // After the invocation: a batch that another thread takes in between
+  // holds the invocation without the marker (not yet collectable), never
+  // the marker alone (a finished session).
+  if (newSession)
+    store.stageIssued(p.session,
+                      nextOutboxId.fetch_add(1, std::memory_order_relaxed), "",
+                      "");
   // The checkpoint a delivery of this instance left, looked for in the
   // round trip that journals it (Redis pipelines the two). Only where the
   // instance's name is the function's at the payload's fan-out indices (a
@@ -291,6 +310,47 @@ Status LocalRunner::Impl::accept(const std::string &function, Payload &&p) {
   return pool->invoke(function, std::move(p));
 }
 
+Result<size_t>
+LocalRunner::Impl::collectSessions(const std::vector<std::string> &sessions,
+                                   std::chrono::milliseconds retain) {
+  if (!journaling || !opts.runtime.gc)
+    return size_t(0);
+  const auto now = std::chrono::steady_clock::now();
+  size_t deleted = 0;
+  std::set<std::string> listed(sessions.begin(), sessions.end());
+  for (const std::string &session : sessions) {
+    auto pending = store.outbox(session);
+    if (!pending)
+      return pending.getStatus();
+    // Done: markers only, one of them a host's start marker (a session
+    // that a client such as unum-run started holds only its report entry
+    // while the client reports it, and the client deletes it).
+    bool done = !pending->empty() &&
+                std::all_of(pending->begin(), pending->end(), isMarker) &&
+                std::any_of(pending->begin(), pending->end(),
+                            [](const DataStore::Pending &e) {
+                              return e.id != kReportId;
+                            });
+    std::lock_guard<std::mutex> lock(idleMu);
+    if (!done) {
+      idleSince.erase(session);
+      continue;
+    }
+    auto since = idleSince.try_emplace(session, now).first->second;
+    if (now - since < retain)
+      continue;
+    if (Status s = store.deleteSession(session); !s)
+      return s;
+    idleSince.erase(session);
+    ++deleted;
+  }
+  // Sessions no longer listed were deleted or resumed elsewhere.
+  std::lock_guard<std::mutex> lock(idleMu);
+  for (auto it = idleSince.begin(); it != idleSince.end();)
+    it = listed.count(it->first) ? std::next(it) : idleSince.erase(it);
+  return deleted;
+}
+
 void LocalRunner::Impl::setInFlight(uint64_t id, bool running) {
   std::lock_guard<std::mutex> lock(inFlightMu);
   if (running)
@@ -309,8 +369,8 @@ Result<size_t> LocalRunner::Impl::deliverPending(
     const std::function<bool(const std::string &)> &take) {
   size_t n = 0;
   for (DataStore::Pending &e : entries) {
-    if (e.id == kReportId && e.function.empty())
-      continue; // what finish() does
+    if (isMarker(e))
+      continue; // what finish() or collectSessions() does
     if (!take(e.function) || (opts.trackInFlight && isInFlight(e.id)))
       continue;
     auto v = parseJsonValue(e.payload, "outbox entry " + std::to_string(e.id));
@@ -386,10 +446,9 @@ RunResult LocalRunner::Impl::awaitSession(const std::string &session,
       r.errors.push_back(pending.getStatus().message());
       return r;
     }
-    bool left = std::any_of(pending->begin(), pending->end(),
-                            [](const DataStore::Pending &p) {
-                              return !(p.id == kReportId && p.function.empty());
-                            });
+    bool left =
+        std::any_of(pending->begin(), pending->end(),
+                    [](const DataStore::Pending &p) { return !isMarker(p); });
     if (!left)
       return finish(session, keepSession);
     if (std::chrono::steady_clock::now() >= deadline) {
@@ -538,9 +597,8 @@ RunResult LocalRunner::Impl::finish(const std::string &session,
       addError(r, pending.getStatus().message());
     } else {
       size_t left = std::count_if(
-          pending->begin(), pending->end(), [](const DataStore::Pending &p) {
-            return !(p.id == kReportId && p.function.empty());
-          });
+          pending->begin(), pending->end(),
+          [](const DataStore::Pending &p) { return !isMarker(p); });
       if (left && r.ok())
         addError(r, "session " + session + " did not finish: " +
                         std::to_string(left) + " invocation(s) still pending");
@@ -587,6 +645,17 @@ bool LocalRunner::durable() const { return impl->journaling; }
 
 Status LocalRunner::accept(const std::string &function, Payload &&payload) {
   return impl->accept(function, std::move(payload));
+}
+
+Status LocalRunner::acceptNewSession(const std::string &function,
+                                     Payload &&payload) {
+  return impl->accept(function, std::move(payload), /*newSession=*/true);
+}
+
+Result<size_t>
+LocalRunner::collectSessions(const std::vector<std::string> &sessions,
+                             std::chrono::milliseconds retain) {
+  return impl->collectSessions(sessions, retain);
 }
 
 Result<size_t> LocalRunner::redeliver(

@@ -4,6 +4,7 @@
 //              [--store URI] [--peer NAME=URL]... [--url-map FILE]
 //              [--concurrency N] [--max-body BYTES] [--secret-file FILE]
 //              [--drain-timeout S] [--sweep-interval S] [--time-scale X]
+//              [--retain-sessions S]
 //   unum-serve APPDIR --submit FILE|- --store URI --peer ...|--url-map FILE
 //              [--effects FILE] [--timeout S]
 //
@@ -64,6 +65,7 @@ static const char *const kUsage =
     "FILE]\n"
     "                  [--drain-timeout S] [--sweep-interval S] [--time-scale "
     "X]\n"
+    "                  [--retain-sessions S]\n"
     "       unum-serve APPDIR --submit FILE|- --store URI (--peer "
     "NAME=URL... |\n"
     "                  --url-map FILE) [--effects FILE] [--timeout S]\n"
@@ -100,6 +102,9 @@ static const char *const kUsage =
     "                    invocations (default 20)\n"
     "  --sweep-interval S  how often to look for work a killed host left\n"
     "                    in the store (default 1)\n"
+    "  --retain-sessions S  delete a session started here S seconds after\n"
+    "                    all its work is done (default 60; its outputs\n"
+    "                    can be read from the store until then)\n"
     "  --time-scale X    multiply real waits (Wait, Retry) by X\n"
     "  --trace           print each step to stderr\n"
     "  --submit FILE     client: start the workflow with this input on the\n"
@@ -167,10 +172,11 @@ private:
 };
 
 /// Parses a number of seconds in (0, max].
-static bool parseSeconds(const char *v, double max, double &out) {
+static bool parseSeconds(const char *v, double max, double &out,
+                         bool zero = false) {
   char *end = nullptr;
   double d = std::strtod(v, &end);
-  if (*end || !*v || !(d > 0) || d > max)
+  if (*end || !*v || !(d > 0 || (zero && d == 0)) || d > max)
     return false;
   out = d;
   return true;
@@ -189,7 +195,7 @@ struct Config {
   unsigned concurrency = 4;
   size_t maxBody = HttpServerOptions().maxBody;
   double drainSeconds = 20, sweepSeconds = 1, timeScale = 1,
-         timeoutSeconds = 300;
+         timeoutSeconds = 300, retainSeconds = 60;
   bool trace = false;
 };
 } // namespace
@@ -298,6 +304,13 @@ static int serve(const Config &cfg, const App &app, DataStore &store,
     auto p = spec->config.start ? startPayload(*v) : decodePayload(*v);
     if (!p)
       return {400, p.getStatus().message() + "\n"};
+    // A workflow's start (not a continuation into a start function that
+    // a loop targets): its session gets a start marker, so that the sweep
+    // deletes it --retain-sessions after its work is done, whoever started
+    // it (a direct POST, or unum-serve --submit, which deletes it itself).
+    const bool starts = spec->config.start && p->retire.empty() &&
+                        p->fanInSet.empty() && p->fanout.empty() &&
+                        p->visit == 0 && p->source == Payload::Source::Http;
     if (p->session.empty()) {
       if (!spec->config.start)
         return {400, "a payload for '" + fn + "' needs a Session\n"};
@@ -305,7 +318,9 @@ static int serve(const Config &cfg, const App &app, DataStore &store,
     }
     std::string session = p->session;
     // Durable before the 202: a host killed now leaves it in the outbox.
-    if (Status s = runner.accept(fn, p.take()); !s)
+    if (Status s = starts ? runner.acceptNewSession(fn, p.take())
+                          : runner.accept(fn, p.take());
+        !s)
       return {503, s.message() + "\n"};
     Value ack = Value::object();
     ack.set("Session", session);
@@ -365,6 +380,13 @@ static int serve(const Config &cfg, const App &app, DataStore &store,
       else
         n += *k;
     }
+    auto gone = runner.collectSessions(
+        *sessions,
+        std::chrono::milliseconds(int64_t(cfg.retainSeconds * 1000)));
+    if (!gone)
+      log("sweep: " + gone.getStatus().message());
+    else if (*gone && cfg.trace)
+      log("deleted " + std::to_string(*gone) + " finished session(s)");
     if (n && cfg.trace)
       log("delivered " + std::to_string(n) +
           " pending invocation(s) again from " + store.describe());
@@ -465,11 +487,13 @@ int main(int argc, char **argv) {
       }
       return argv[++i];
     };
-    auto seconds = [&](const char *name, double max, double &out) {
+    auto seconds = [&](const char *name, double max, double &out,
+                       bool zero = false) {
       const char *v = value(name);
-      if (!parseSeconds(v, max, out)) {
+      if (!parseSeconds(v, max, out, zero)) {
         std::cerr << "unum-serve: error: " << name
-                  << ": expected a number of seconds > 0, got '" << v << "'\n";
+                  << ": expected a number of seconds "
+                  << (zero ? ">= 0" : "> 0") << ", got '" << v << "'\n";
         std::exit(1);
       }
     };
@@ -506,6 +530,9 @@ int main(int argc, char **argv) {
       seconds("--drain-timeout", 3600, cfg.drainSeconds);
     } else if (arg == "--sweep-interval") {
       seconds("--sweep-interval", 3600, cfg.sweepSeconds);
+    } else if (arg == "--retain-sessions") {
+      seconds("--retain-sessions", 30 * 86400, cfg.retainSeconds,
+              /*zero=*/true);
     } else if (arg == "--time-scale") {
       seconds("--time-scale", 1e6, cfg.timeScale);
     } else if (arg == "--timeout") {

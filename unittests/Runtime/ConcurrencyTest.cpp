@@ -209,3 +209,45 @@ TEST(SweepTest, AnInvocationFinishedDuringTheReadIsNotDeliveredAgain) {
   EXPECT_TRUE(store->deleteSession(other).isOk());
   EXPECT_TRUE(store->deleteSession(*session).isOk());
 }
+
+// A host's sweep deletes a session once it holds nothing but markers, one
+// of them a host's start marker (LocalRunner::acceptNewSession), and only
+// after `retain`; a session with pending work, or with only a client's
+// report entry (the client reports and deletes it), is left alone.
+TEST(SweepTest, FinishedSessionsAreCollectedAfterTheirRetention) {
+  TempDir tmp;
+  std::string why;
+  std::unique_ptr<DataStore> store = makeStore("sqlite", tmp, &why);
+  ASSERT_TRUE(store) << why;
+  App app = appFromJson({R"({"Name": "F", "Start": true})"});
+  (void)app.setHandler("F", makeFunctionHandler([](const Value &in, Context &) {
+                         return HandlerResult::success(in);
+                       }));
+  LocalRunner runner(app, *store, {});
+  ASSERT_TRUE(runner.durable());
+  Payload start;
+  start.session = "direct";
+  start.value = Value(int64_t(1));
+  ASSERT_TRUE(runner.acceptNewSession("F", std::move(start)).isOk());
+  runner.wait();
+  store->stageIssued("client", 0, "", "");   // a client's report entry
+  store->stageIssued("busy", 41, "", "");    // a start marker ...
+  store->stageIssued("busy", 42, "F", "{}"); // ... and work pending
+  ASSERT_TRUE(store->putIfAbsent("busy", "X", "c", {}, {}).isOk());
+  std::vector<std::string> sessions = *store->unfinishedSessions();
+  EXPECT_EQ(sessions, (std::vector<std::string>{"busy", "client", "direct"}));
+  // Done, but not yet retained for an hour.
+  auto n = runner.collectSessions(sessions, std::chrono::hours(1));
+  ASSERT_TRUE(n.isOk()) << n.getStatus().message();
+  EXPECT_EQ(*n, 0u);
+  EXPECT_FALSE(store->scan("direct", "out:")->empty()); // readable still
+  n = runner.collectSessions(sessions, std::chrono::milliseconds(0));
+  ASSERT_TRUE(n.isOk()) << n.getStatus().message();
+  EXPECT_EQ(*n, 1u);
+  EXPECT_TRUE(store->outbox("direct")->empty());
+  EXPECT_TRUE(store->scan("direct", "")->empty());
+  EXPECT_EQ(store->stats("direct")->records, 0u);
+  EXPECT_EQ(*store->unfinishedSessions(),
+            (std::vector<std::string>{"busy", "client"}));
+  EXPECT_EQ(store->stats("busy")->records, 1u);
+}

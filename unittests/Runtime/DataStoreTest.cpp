@@ -15,6 +15,7 @@
 #include <set>
 #include <sys/wait.h>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 
 using namespace unum::runtime;
@@ -319,6 +320,42 @@ TEST_P(DataStoreTest, OutboxChangesLandWithTheNextWrite) {
   ASSERT_EQ(outs->size(), 2u);
   EXPECT_EQ((*outs)[0].first, "out:A");
   EXPECT_EQ((*outs)[1].second, "2");
+}
+
+// Sessions whose names extend one another's with '#' and digits (the shape
+// of DynamoDB's outbox sort keys, SESSION#ID) keep their outboxes apart;
+// deleting a session takes its outbox entries with it, and only its own.
+TEST_P(DataStoreTest, OutboxesOfSessionsWithSharedPrefixes) {
+  const std::string longer = session + "#00000000000000000012";
+  const std::string other = session + "#x";
+  store->stageIssued(session, 12, "F", "{\"Data\": 1}");
+  store->stageIssued(longer, 5, "G", "{\"Data\": 2}");
+  store->stageIssued(other, 6, "H", "{\"Data\": 3}");
+  ASSERT_TRUE(store->flushOutbox().isOk());
+  for (auto &[s, id, fn] :
+       {std::tuple<std::string, uint64_t, std::string>{session, 12, "F"},
+        {longer, 5, "G"},
+        {other, 6, "H"}}) {
+    auto pending = store->outbox(s);
+    ASSERT_TRUE(pending.isOk()) << pending.getStatus().message();
+    ASSERT_EQ(pending->size(), 1u) << s;
+    EXPECT_EQ((*pending)[0].id, id);
+    EXPECT_EQ((*pending)[0].function, fn);
+  }
+  auto unfinished = store->unfinishedSessions();
+  ASSERT_TRUE(unfinished.isOk()) << unfinished.getStatus().message();
+  for (const std::string &s : {session, longer, other})
+    EXPECT_EQ(std::count(unfinished->begin(), unfinished->end(), s), 1) << s;
+  ASSERT_TRUE(store->deleteSession(session).isOk());
+  EXPECT_TRUE(store->outbox(session)->empty());
+  EXPECT_EQ(store->outbox(longer)->size(), 1u);
+  EXPECT_EQ(store->outbox(other)->size(), 1u);
+  unfinished = store->unfinishedSessions();
+  ASSERT_TRUE(unfinished.isOk());
+  EXPECT_EQ(std::count(unfinished->begin(), unfinished->end(), session), 0);
+  ASSERT_TRUE(store->deleteSession(longer).isOk());
+  ASSERT_TRUE(store->deleteSession(other).isOk());
+  EXPECT_TRUE(store->outbox(other)->empty());
 }
 
 // An entry staged more than once in one batch (finished twice: a

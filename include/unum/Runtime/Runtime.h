@@ -282,6 +282,20 @@ public:
   /// anyway is delivered again by redeliver()).
   Status accept(const std::string &function, Payload &&payload);
 
+  /// accept() for a workflow's start that reaches a function host (a
+  /// direct POST, which no client may wait for to report and delete it):
+  /// also journals a start marker, so that collectSessions() deletes the
+  /// session once all its work is done.
+  Status acceptNewSession(const std::string &function, Payload &&payload);
+  /// Deletes, among `sessions` (DataStore::unfinishedSessions()), those
+  /// started by acceptNewSession() (on any host sharing the store) whose
+  /// work is all done (their outbox holds no invocation), once this runner
+  /// has seen them done for `retain` (0: at once). Their outputs (kept in
+  /// the session) can be read until then. Nothing with gc off or without a
+  /// journal. Returns how many it deleted. A host's sweep calls it.
+  Result<size_t> collectSessions(const std::vector<std::string> &sessions,
+                                 std::chrono::milliseconds retain);
+
   /// Starts without waiting; wait() then collects. `session` names a new
   /// session (empty: a fresh id; a payload's own Session otherwise).
   Result<std::string> start(const Value &input,

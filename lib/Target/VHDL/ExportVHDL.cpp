@@ -1478,11 +1478,19 @@ end architecture;
         pop := {1};
         if push then
           mem{0}(wr{0}) <= in{0}_data;
-          wr{0} <= (wr{0} + 1) mod D{0};
+          if wr{0} = D{0} - 1 then -- (no mod: D{0} is rarely a power of 2)
+            wr{0} <= 0;
+          else
+            wr{0} <= wr{0} + 1;
+          end if;
         end if;
         rdn := rd{0};
         if pop then
-          rdn := (rd{0} + 1) mod D{0};
+          if rd{0} = D{0} - 1 then
+            rdn := 0;
+          else
+            rdn := rd{0} + 1;
+          end if;
           vis{0} <= cnt{0} - 1;
         else
           vis{0} <= cnt{0};
