@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Aws.h"
+#include "PayloadInternal.h"
 #include "unum/Runtime/Invoker.h"
 
 #include <cstdlib>
@@ -61,7 +62,7 @@ public:
     req.headers = {{"Host", endpoint->hostHeader},
                    {"Content-Type", "application/json"},
                    {"X-Amz-Invocation-Type", "Event"}};
-    req.body = toJson(encodePayload(payload));
+    req.body = detail::payloadJson(payload);
     aws::sign(req, creds, *region, "lambda", std::time(nullptr));
     auto r = http.post(*endpoint, req);
     std::string what = "invoking " + function + " (" + arn + ")";

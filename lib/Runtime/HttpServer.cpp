@@ -10,18 +10,79 @@
 #include <cctype>
 #include <cerrno>
 #include <climits>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <queue>
+#include <set>
 #include <strings.h>
 #include <sys/socket.h>
 #include <system_error>
+#include <thread>
 #include <unistd.h>
+#include <unordered_set>
+#include <vector>
 
 using namespace unum::runtime;
+
+/// Everything the server's threads share. It lives as long as the HttpServer
+/// that owns it; its destructor is the server's (stop, then join).
+struct HttpServer::Impl {
+  ~Impl();
+  void acceptLoop();
+  void serve(int fd);
+  /// One request of the connection; `carried`: bytes of it already read
+  /// (in), of the next one (out); `keepAlive`: the connection stays open.
+  void serveOne(int fd, std::string &carried, bool &keepAlive);
+  /// 0 when the request may proceed, else the status to refuse it with.
+  int authenticate(const std::string &method, const std::string &path,
+                   const std::string &timestamp, const std::string &nonce,
+                   const std::string &signature, const std::string &body,
+                   std::string &why);
+  /// Reads a body of `length` bytes (`start`: those read with the head),
+  /// or a chunked one (`pending`: what was read after the head), claiming
+  /// its bytes of the budget in `reserved`. 0, -1 when the client went away,
+  /// or the status to refuse the request with (and `why`).
+  int readLength(int fd, std::string start, size_t length, std::string &body,
+                 size_t &reserved, std::string &why);
+  int readChunked(int fd, std::string pending, std::string &body,
+                  size_t &reserved, std::string &why);
+  /// Appends at most `max` more bytes of a body to `into`: 0, -1, or 408.
+  int readBodyPart(int fd, std::string &into, size_t max,
+                   std::chrono::steady_clock::time_point deadline,
+                   std::string &why);
+  /// Claims `bytes` of the body budget; false if it has not that much.
+  bool reserve(size_t bytes);
+  void release(size_t bytes);
+
+  Handler handler;
+  HttpServerOptions options;
+  std::string host;
+  int listenFd = -1;
+  int portNumber = 0;
+  std::thread acceptor;
+
+  mutable std::mutex mu;
+  std::condition_variable changed; // a connection ended, a handler finished
+  bool stopping = false;
+  std::set<int> connections; // being served
+  std::set<int> idle;        // kept alive, waiting for their next request
+  unsigned handlersRunning = 0;
+  size_t buffered = 0;
+  Counters stats;
+  /// Nonces seen within the window, and when each may be forgotten (its
+  /// timestamp plus the window: a replay after that is stale anyway).
+  std::unordered_set<std::string> nonces;
+  std::priority_queue<std::pair<int64_t, std::string>,
+                      std::vector<std::pair<int64_t, std::string>>,
+                      std::greater<>>
+      nonceExpiry;
+};
 
 namespace {
 using sockets::Clock;
@@ -239,7 +300,7 @@ HttpServer::listen(const std::string &host, int port, Handler handler,
           "anyone who can reach it could invoke the functions and read "
           "their sessions' data");
     }
-  std::unique_ptr<HttpServer> server(new HttpServer());
+  auto server = std::make_unique<Impl>();
   std::string lastError = "no address";
   for (addrinfo *a = addrs; a && server->listenFd < 0; a = a->ai_next) {
     int fd =
@@ -273,12 +334,18 @@ HttpServer::listen(const std::string &host, int port, Handler handler,
   server->host = host;
   server->handler = std::move(handler);
   server->options = std::move(options);
-  HttpServer *s = server.get();
+  Impl *s = server.get();
   server->acceptor = std::thread([s] { s->acceptLoop(); });
-  return server;
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(server)));
 }
 
-HttpServer::~HttpServer() {
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+
+HttpServer::~HttpServer() = default; // Impl's destructor stops and joins
+
+int HttpServer::port() const { return impl->portNumber; }
+
+HttpServer::Impl::~Impl() {
   {
     std::lock_guard<std::mutex> lock(mu);
     stopping = true;
@@ -299,17 +366,18 @@ HttpServer::~HttpServer() {
 }
 
 std::string HttpServer::url() const {
+  const std::string &host = impl->host;
   bool v6 = host.find(':') != std::string::npos;
   return "http://" + (v6 ? "[" + host + "]" : host) + ":" +
-         std::to_string(portNumber);
+         std::to_string(impl->portNumber);
 }
 
 HttpServer::Counters HttpServer::counters() const {
-  std::lock_guard<std::mutex> lock(mu);
-  return stats;
+  std::lock_guard<std::mutex> lock(impl->mu);
+  return impl->stats;
 }
 
-void HttpServer::acceptLoop() {
+void HttpServer::Impl::acceptLoop() {
   for (;;) {
     {
       // At the bound, new connections wait in the listen backlog.
@@ -374,7 +442,7 @@ void HttpServer::acceptLoop() {
   }
 }
 
-bool HttpServer::reserve(size_t bytes) {
+bool HttpServer::Impl::reserve(size_t bytes) {
   std::lock_guard<std::mutex> lock(mu);
   if (bytes > options.maxBuffered - std::min(buffered, options.maxBuffered))
     return false;
@@ -382,16 +450,17 @@ bool HttpServer::reserve(size_t bytes) {
   return true;
 }
 
-void HttpServer::release(size_t bytes) {
+void HttpServer::Impl::release(size_t bytes) {
   std::lock_guard<std::mutex> lock(mu);
   buffered -= bytes;
 }
 
-int HttpServer::authenticate(const std::string &method, const std::string &path,
-                             const std::string &timestamp,
-                             const std::string &nonce,
-                             const std::string &signature,
-                             const std::string &body, std::string &why) {
+int HttpServer::Impl::authenticate(const std::string &method,
+                                   const std::string &path,
+                                   const std::string &timestamp,
+                                   const std::string &nonce,
+                                   const std::string &signature,
+                                   const std::string &body, std::string &why) {
   std::string expected =
       httpauth::signature(options.secret, method, path, timestamp, nonce, body);
   if (!httpauth::constantTimeEqual(expected, signature)) {
@@ -420,9 +489,9 @@ int HttpServer::authenticate(const std::string &method, const std::string &path,
   return 0;
 }
 
-int HttpServer::readBodyPart(int fd, std::string &into, size_t max,
-                             std::chrono::steady_clock::time_point deadline,
-                             std::string &why) {
+int HttpServer::Impl::readBodyPart(
+    int fd, std::string &into, size_t max,
+    std::chrono::steady_clock::time_point deadline, std::string &why) {
   Read r = readSome(fd, into, max, deadline);
   if (r == Read::TimedOut)
     why = "body not received within " +
@@ -430,9 +499,9 @@ int HttpServer::readBodyPart(int fd, std::string &into, size_t max,
   return r == Read::Data ? 0 : r == Read::Closed ? -1 : 408;
 }
 
-int HttpServer::readLength(int fd, std::string start, size_t length,
-                           std::string &body, size_t &reserved,
-                           std::string &why) {
+int HttpServer::Impl::readLength(int fd, std::string start, size_t length,
+                                 std::string &body, size_t &reserved,
+                                 std::string &why) {
   if (!reserve(length)) {
     why = "too many request bodies being read; retry";
     return 503;
@@ -447,8 +516,9 @@ int HttpServer::readLength(int fd, std::string start, size_t length,
   return 0;
 }
 
-int HttpServer::readChunked(int fd, std::string pending, std::string &body,
-                            size_t &reserved, std::string &why) {
+int HttpServer::Impl::readChunked(int fd, std::string pending,
+                                  std::string &body, size_t &reserved,
+                                  std::string &why) {
   const Clock::time_point deadline = Clock::now() + options.bodyTimeout;
   // More bytes into `pending`; 0, or what to answer.
   auto more = [&] {
@@ -533,7 +603,7 @@ int HttpServer::readChunked(int fd, std::string pending, std::string &body,
 // for that (Connection: keep-alive, HTTP/1.1, a Content-Length body) and
 // nothing went wrong; between requests it is idle (the acceptor may close it
 // to make room: see acceptLoop), for at most kIdleTimeout.
-void HttpServer::serve(int fd) {
+void HttpServer::Impl::serve(int fd) {
   std::string carried; // bytes of the next request read with the last one
   for (unsigned served = 1;; ++served) {
     bool keepAlive = false;
@@ -557,7 +627,7 @@ void HttpServer::serve(int fd) {
   }
 }
 
-void HttpServer::serveOne(int fd, std::string &carried, bool &keepAlive) {
+void HttpServer::Impl::serveOne(int fd, std::string &carried, bool &keepAlive) {
   const Clock::time_point start = Clock::now();
   auto refuse = [&](int status, const std::string &message,
                     uint64_t Counters::*counter) {
@@ -701,7 +771,7 @@ void HttpServer::serveOne(int fd, std::string &carried, bool &keepAlive) {
 
   // The body, within bodyTimeout of the head, never more than the limit.
   struct Reservation {
-    HttpServer *server;
+    Impl *server;
     size_t bytes = 0;
     ~Reservation() { server->release(bytes); }
   } reservation{this};

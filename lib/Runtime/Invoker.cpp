@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <cstring>
 #include <fcntl.h>
 #include <map>
@@ -24,6 +25,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace unum::runtime;
@@ -34,7 +36,101 @@ Status Invoker::invokeStaged(const std::string &) {
   return Status::error("nothing was staged");
 }
 
+/// The pool's state: the workers, the shared queue, and each worker's
+/// run-next slot.
+class ThreadPoolInvoker::Impl {
+public:
+  Impl(unsigned workers, unsigned maxDeliveries);
+  ~Impl();
+
+  Status invoke(const std::string &function, Payload &&payload);
+  Payload *stage();
+  Status invokeStaged(const std::string &function);
+  void wait();
+
+  Dispatch dispatch;
+  OnFailure onFailure;
+  OnAccept onAccept;
+
+private:
+  struct Task {
+    /// The function's name, copied only when the payload carries no spec
+    /// of that name (an in-process continuation names its target by spec,
+    /// whose App outlives the pool).
+    std::string function;
+    bool namedBySpec = false;
+    Payload payload;
+    unsigned delivery = 0;
+    const std::string &name() const;
+    void setName(const std::string &name);
+  };
+  /// FIFO of tasks: a ring over a vector that doubles when full (a
+  /// std::deque allocates a block for every two tasks of this size).
+  class Queue {
+  public:
+    bool empty() const { return count == 0; }
+    /// Fills the next slot in place: one move of the payload.
+    void push(const std::string &function, Payload &&payload,
+              unsigned delivery);
+    Task pop();
+
+  private:
+    std::vector<Task> slots;
+    size_t head = 0, count = 0;
+  };
+  /// A worker's own state: the task it runs and its run-next slot.
+  struct Worker {
+    Impl *pool = nullptr;
+    Task tasks[2];
+    unsigned current = 0; // tasks[current] runs; the other is the slot
+    bool nextFull = false;
+    Task &next() { return tasks[1 - current]; }
+    void clear();
+  };
+  /// The worker running on this thread (nullptr elsewhere).
+  static thread_local Worker *self;
+
+  void work();
+  /// Runs a task; true if it crashed and is to be delivered again.
+  bool runTask(Task &task);
+
+  unsigned maxDeliveries;
+  std::mutex mu;
+  std::condition_variable ready, idle;
+  Queue queue;
+  unsigned running = 0;
+  bool stopping = false;
+  std::vector<std::thread> threads;
+};
+
 ThreadPoolInvoker::ThreadPoolInvoker(unsigned workers, unsigned maxDeliveries)
+    : impl(std::make_unique<Impl>(workers, maxDeliveries)) {}
+
+ThreadPoolInvoker::~ThreadPoolInvoker() = default;
+
+void ThreadPoolInvoker::setDispatch(Dispatch d) {
+  impl->dispatch = std::move(d);
+}
+const ThreadPoolInvoker::Dispatch &ThreadPoolInvoker::getDispatch() const {
+  return impl->dispatch;
+}
+void ThreadPoolInvoker::setOnFailure(OnFailure f) {
+  impl->onFailure = std::move(f);
+}
+void ThreadPoolInvoker::setOnAccept(OnAccept f) {
+  impl->onAccept = std::move(f);
+}
+UNUM_HOT Status ThreadPoolInvoker::invoke(const std::string &function,
+                                          Payload &&payload) {
+  return impl->invoke(function, std::move(payload));
+}
+UNUM_HOT Payload *ThreadPoolInvoker::stage() { return impl->stage(); }
+UNUM_HOT Status ThreadPoolInvoker::invokeStaged(const std::string &function) {
+  return impl->invokeStaged(function);
+}
+void ThreadPoolInvoker::wait() { impl->wait(); }
+
+ThreadPoolInvoker::Impl::Impl(unsigned workers, unsigned maxDeliveries)
     : maxDeliveries(maxDeliveries ? maxDeliveries : 1) {
   if (workers == 0)
     workers = 1;
@@ -42,7 +138,7 @@ ThreadPoolInvoker::ThreadPoolInvoker(unsigned workers, unsigned maxDeliveries)
     threads.emplace_back([this] { work(); });
 }
 
-ThreadPoolInvoker::~ThreadPoolInvoker() {
+ThreadPoolInvoker::Impl::~Impl() {
   {
     std::lock_guard<std::mutex> lock(mu);
     stopping = true;
@@ -52,11 +148,11 @@ ThreadPoolInvoker::~ThreadPoolInvoker() {
     t.join();
 }
 
-const std::string &ThreadPoolInvoker::Task::name() const {
+const std::string &ThreadPoolInvoker::Impl::Task::name() const {
   return namedBySpec ? detail::hints(payload).target->config.name : function;
 }
 
-void ThreadPoolInvoker::Task::setName(const std::string &name) {
+void ThreadPoolInvoker::Impl::Task::setName(const std::string &name) {
   const detail::FunctionNode *target = detail::hints(payload).target;
   namedBySpec =
       target && (&target->config.name == &name || target->config.name == name);
@@ -64,10 +160,11 @@ void ThreadPoolInvoker::Task::setName(const std::string &name) {
     function = name;
 }
 
-thread_local ThreadPoolInvoker::Worker *ThreadPoolInvoker::self = nullptr;
+thread_local ThreadPoolInvoker::Impl::Worker *ThreadPoolInvoker::Impl::self =
+    nullptr;
 
-UNUM_HOT Status ThreadPoolInvoker::invoke(const std::string &function,
-                                          Payload &&payload) {
+UNUM_HOT Status ThreadPoolInvoker::Impl::invoke(const std::string &function,
+                                                Payload &&payload) {
   if (UNUM_UNLIKELY(onAccept))
     onAccept(function, payload);
   if (Worker *w = self; w && w->pool == this && !w->nextFull) {
@@ -90,7 +187,7 @@ UNUM_HOT Status ThreadPoolInvoker::invoke(const std::string &function,
   return Status::ok();
 }
 
-UNUM_HOT Payload *ThreadPoolInvoker::stage() {
+UNUM_HOT Payload *ThreadPoolInvoker::Impl::stage() {
   Worker *w = self;
   if (!w || w->pool != this || w->nextFull)
     return nullptr;
@@ -106,7 +203,8 @@ UNUM_HOT Payload *ThreadPoolInvoker::stage() {
   return &p;
 }
 
-UNUM_HOT Status ThreadPoolInvoker::invokeStaged(const std::string &function) {
+UNUM_HOT Status
+ThreadPoolInvoker::Impl::invokeStaged(const std::string &function) {
   Worker *w = self;
   Task &t = w->next();
   if (UNUM_UNLIKELY(onAccept))
@@ -117,8 +215,9 @@ UNUM_HOT Status ThreadPoolInvoker::invokeStaged(const std::string &function) {
   return Status::ok();
 }
 
-void ThreadPoolInvoker::Queue::push(const std::string &function,
-                                    Payload &&payload, unsigned delivery) {
+void ThreadPoolInvoker::Impl::Queue::push(const std::string &function,
+                                          Payload &&payload,
+                                          unsigned delivery) {
   if (count == slots.size()) {
     std::vector<Task> grown(std::max<size_t>(16, 2 * slots.size()));
     for (size_t i = 0; i < count; ++i)
@@ -134,24 +233,25 @@ void ThreadPoolInvoker::Queue::push(const std::string &function,
 }
 
 // Out of line, like pop(): the worker loop's code stays small.
-[[gnu::noinline]] void ThreadPoolInvoker::Worker::clear() {
+[[gnu::noinline]] void ThreadPoolInvoker::Impl::Worker::clear() {
   tasks[0] = Task();
   tasks[1] = Task();
 }
 
-[[gnu::noinline]] ThreadPoolInvoker::Task ThreadPoolInvoker::Queue::pop() {
+[[gnu::noinline]] ThreadPoolInvoker::Impl::Task
+ThreadPoolInvoker::Impl::Queue::pop() {
   Task task = std::move(slots[head]);
   head = (head + 1) % slots.size();
   --count;
   return task;
 }
 
-void ThreadPoolInvoker::wait() {
+void ThreadPoolInvoker::Impl::wait() {
   std::unique_lock<std::mutex> lock(mu);
   idle.wait(lock, [&] { return queue.empty() && running == 0; });
 }
 
-UNUM_HOT bool ThreadPoolInvoker::runTask(Task &task) {
+UNUM_HOT bool ThreadPoolInvoker::Impl::runTask(Task &task) {
   Status s = dispatch ? dispatch(task.name(), task.payload)
                       : Status::error("no dispatch function");
   bool redeliver = s.isCrash() && task.delivery + 1 < maxDeliveries;
@@ -160,7 +260,7 @@ UNUM_HOT bool ThreadPoolInvoker::runTask(Task &task) {
   return redeliver;
 }
 
-UNUM_HOT void ThreadPoolInvoker::work() {
+UNUM_HOT void ThreadPoolInvoker::Impl::work() {
   Worker w;
   w.pool = this;
   self = &w;
@@ -204,7 +304,7 @@ UNUM_HOT void ThreadPoolInvoker::work() {
 
 Status HttpInvoker::invoke(const std::string &function, Payload &&payload) {
   std::string url = urlFor(function);
-  auto r = httpPost(url, toJson(encodePayload(payload)), "application/json",
+  auto r = httpPost(url, detail::payloadJson(payload), "application/json",
                     timeoutMs, secret);
   if (!r)
     return Status::crash(r.getStatus().message());
@@ -598,7 +698,8 @@ Status FunctionUrls::add(const std::string &name, const std::string &url,
   if (url.rfind("http://", 0) != 0 && url.rfind("arn:aws:lambda:", 0) != 0)
     return Status::error(where + ": '" + name +
                          "': expected an http:// URL or an arn:aws:lambda: "
-                         "ARN, got '" + url + "'");
+                         "ARN, got '" +
+                         url + "'");
   if (name == "*")
     fallback = url;
   else

@@ -21,9 +21,12 @@
 #include "StateEntry.h"
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -39,9 +42,10 @@ constexpr const char kErrorKey[] = "err:";
 /// session whose work is done but whose result a killed process never
 /// reported is still unfinished, and resuming it reports it.
 constexpr uint64_t kReportId = 0;
-} // namespace
 
-class LocalRunner::Collector final : public Observer {
+/// The runner's observer: terminal outputs and failures, kept for
+/// result() and journaled in the store.
+class Collector final : public Observer {
 public:
   Collector(bool traceOn, std::function<void(const std::string &)> log,
             DataStore *journal, bool keep)
@@ -139,6 +143,42 @@ private:
   std::mutex mu;
   std::map<std::string, Collected> results;
 };
+} // namespace
+
+struct LocalRunner::Impl {
+  Impl(const App &app, DataStore &store, Options options);
+  ~Impl();
+
+  Status accept(const std::string &function, Payload &&payload);
+  Result<size_t>
+  redeliver(const std::string &session,
+            const std::function<bool(const std::string &function)> &take);
+  RunResult awaitSession(const std::string &session, bool keepSession,
+                         std::chrono::milliseconds timeout,
+                         std::chrono::milliseconds poll);
+  Result<std::string> start(const Value &input, const std::string &session);
+  RunResult resume(const std::string &session, bool keepSession);
+  RunResult finish(const std::string &session, bool keepSession);
+  void journalIssued(const std::string &function, Payload &p);
+  /// Decodes the entries `take` accepts and puts them on the pool.
+  Result<size_t>
+  deliverPending(const std::string &session,
+                 std::vector<DataStore::Pending> &entries,
+                 const std::function<bool(const std::string &)> &take);
+  void setInFlight(uint64_t id, bool running);
+  bool isInFlight(uint64_t id);
+
+  const App &app;
+  DataStore &store;
+  Options opts;
+  bool journaling = false;
+  std::atomic<uint64_t> nextOutboxId{0};
+  std::mutex inFlightMu;
+  std::set<uint64_t> inFlight; // Options::trackInFlight
+  std::unique_ptr<Collector> collector;
+  std::unique_ptr<ThreadPoolInvoker> pool;
+  std::unique_ptr<Runtime> rt;
+};
 
 Result<Payload> unum::runtime::startPayload(const Value &input) {
   bool isPayload = input.isObject() && input.find("Data");
@@ -162,7 +202,7 @@ static std::string storeCause(const std::string &message,
   return at == std::string::npos ? message : message.substr(at);
 }
 
-LocalRunner::LocalRunner(const App &app, DataStore &store, Options options)
+LocalRunner::Impl::Impl(const App &app, DataStore &store, Options options)
     : app(app), store(store), opts(std::move(options)) {
   journaling = opts.durable && store.persistent();
   collector = std::make_unique<Collector>(
@@ -208,11 +248,11 @@ LocalRunner::LocalRunner(const App &app, DataStore &store, Options options)
       });
 }
 
-LocalRunner::~LocalRunner() {
+LocalRunner::Impl::~Impl() {
   pool.reset(); // joins the workers before the runtime goes away
 }
 
-void LocalRunner::journalIssued(const std::string &function, Payload &p) {
+void LocalRunner::Impl::journalIssued(const std::string &function, Payload &p) {
   if (detail::hints(p).outboxId || p.session.empty())
     return; // delivered again by resume(), or not resumable
   detail::hints(p).outboxId =
@@ -220,10 +260,10 @@ void LocalRunner::journalIssued(const std::string &function, Payload &p) {
   if (opts.trackInFlight)
     setInFlight(detail::hints(p).outboxId, true);
   store.stageIssued(p.session, detail::hints(p).outboxId, function,
-                    toJson(encodePayload(p)));
+                    detail::payloadJson(p));
 }
 
-Status LocalRunner::accept(const std::string &function, Payload &&p) {
+Status LocalRunner::Impl::accept(const std::string &function, Payload &&p) {
   if (!journaling || p.session.empty() || detail::hints(p).outboxId)
     return pool->invoke(function, std::move(p));
   journalIssued(function, p);
@@ -251,7 +291,7 @@ Status LocalRunner::accept(const std::string &function, Payload &&p) {
   return pool->invoke(function, std::move(p));
 }
 
-void LocalRunner::setInFlight(uint64_t id, bool running) {
+void LocalRunner::Impl::setInFlight(uint64_t id, bool running) {
   std::lock_guard<std::mutex> lock(inFlightMu);
   if (running)
     inFlight.insert(id);
@@ -259,12 +299,12 @@ void LocalRunner::setInFlight(uint64_t id, bool running) {
     inFlight.erase(id);
 }
 
-bool LocalRunner::isInFlight(uint64_t id) {
+bool LocalRunner::Impl::isInFlight(uint64_t id) {
   std::lock_guard<std::mutex> lock(inFlightMu);
   return inFlight.count(id) != 0;
 }
 
-Result<size_t> LocalRunner::deliverPending(
+Result<size_t> LocalRunner::Impl::deliverPending(
     const std::string &session, std::vector<DataStore::Pending> &entries,
     const std::function<bool(const std::string &)> &take) {
   size_t n = 0;
@@ -294,7 +334,7 @@ Result<size_t> LocalRunner::deliverPending(
   return n;
 }
 
-Result<size_t> LocalRunner::redeliver(
+Result<size_t> LocalRunner::Impl::redeliver(
     const std::string &session,
     const std::function<bool(const std::string &function)> &take) {
   if (!journaling)
@@ -333,15 +373,15 @@ Result<size_t> LocalRunner::redeliver(
   return deliverPending(session, *pending, take);
 }
 
-RunResult LocalRunner::awaitSession(const std::string &session,
-                                    bool keepSession,
-                                    std::chrono::milliseconds timeout,
-                                    std::chrono::milliseconds poll) {
+RunResult LocalRunner::Impl::awaitSession(const std::string &session,
+                                          bool keepSession,
+                                          std::chrono::milliseconds timeout,
+                                          std::chrono::milliseconds poll) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     auto pending = store.outbox(session);
     if (!pending) {
-      RunResult r = result(session);
+      RunResult r = collector->take(session);
       r.session = session;
       r.errors.push_back(pending.getStatus().message());
       return r;
@@ -353,7 +393,7 @@ RunResult LocalRunner::awaitSession(const std::string &session,
     if (!left)
       return finish(session, keepSession);
     if (std::chrono::steady_clock::now() >= deadline) {
-      RunResult r = result(session);
+      RunResult r = collector->take(session);
       r.session = session;
       r.errors.push_back("session " + session + " did not finish within " +
                          std::to_string(timeout.count() / 1000) +
@@ -365,8 +405,8 @@ RunResult LocalRunner::awaitSession(const std::string &session,
   }
 }
 
-Result<std::string> LocalRunner::start(const Value &input,
-                                       const std::string &session) {
+Result<std::string> LocalRunner::Impl::start(const Value &input,
+                                             const std::string &session) {
   auto p = startPayload(input);
   if (!p)
     return p.getStatus();
@@ -414,25 +454,8 @@ Result<std::string> LocalRunner::start(const Value &input,
   return id;
 }
 
-void LocalRunner::wait() { pool->wait(); }
-
-RunResult LocalRunner::result(const std::string &session) {
-  return collector->take(session);
-}
-
-RunResult LocalRunner::run(const Value &input, bool keepSession,
-                           const std::string &name) {
-  auto session = start(input, name);
-  if (!session) {
-    RunResult r;
-    r.errors.push_back(session.getStatus().message());
-    return r;
-  }
-  wait();
-  return finish(*session, keepSession);
-}
-
-RunResult LocalRunner::resume(const std::string &session, bool keepSession) {
+RunResult LocalRunner::Impl::resume(const std::string &session,
+                                    bool keepSession) {
   RunResult failed;
   failed.session = session;
   if (!journaling) {
@@ -474,7 +497,7 @@ RunResult LocalRunner::resume(const std::string &session, bool keepSession) {
     failed.errors.push_back(delivered.getStatus().message());
     return failed;
   }
-  wait();
+  pool->wait();
   return finish(session, keepSession);
 }
 
@@ -487,8 +510,9 @@ static void addError(RunResult &r, const std::string &message) {
   r.errors.push_back(message);
 }
 
-RunResult LocalRunner::finish(const std::string &session, bool keepSession) {
-  RunResult r = result(session);
+RunResult LocalRunner::Impl::finish(const std::string &session,
+                                    bool keepSession) {
+  RunResult r = collector->take(session);
   if (journaling) {
     // What every process that worked on the session recorded.
     auto outs = store.scan(session, kOutputKey);
@@ -553,6 +577,61 @@ RunResult LocalRunner::finish(const std::string &session, bool keepSession) {
       addError(r, s.message());
   return r;
 }
+
+LocalRunner::LocalRunner(const App &app, DataStore &store, Options options)
+    : impl(std::make_unique<Impl>(app, store, std::move(options))) {}
+
+LocalRunner::~LocalRunner() = default;
+
+bool LocalRunner::durable() const { return impl->journaling; }
+
+Status LocalRunner::accept(const std::string &function, Payload &&payload) {
+  return impl->accept(function, std::move(payload));
+}
+
+Result<size_t> LocalRunner::redeliver(
+    const std::string &session,
+    const std::function<bool(const std::string &function)> &take) {
+  return impl->redeliver(session, take);
+}
+
+RunResult LocalRunner::awaitSession(const std::string &session,
+                                    bool keepSession,
+                                    std::chrono::milliseconds timeout,
+                                    std::chrono::milliseconds poll) {
+  return impl->awaitSession(session, keepSession, timeout, poll);
+}
+
+Result<std::string> LocalRunner::start(const Value &input,
+                                       const std::string &session) {
+  return impl->start(input, session);
+}
+
+void LocalRunner::wait() { impl->pool->wait(); }
+
+RunResult LocalRunner::result(const std::string &session) {
+  return impl->collector->take(session);
+}
+
+RunResult LocalRunner::run(const Value &input, bool keepSession,
+                           const std::string &name) {
+  auto session = impl->start(input, name);
+  if (!session) {
+    RunResult r;
+    r.errors.push_back(session.getStatus().message());
+    return r;
+  }
+  impl->pool->wait();
+  return impl->finish(*session, keepSession);
+}
+
+RunResult LocalRunner::resume(const std::string &session, bool keepSession) {
+  return impl->resume(session, keepSession);
+}
+
+Runtime &LocalRunner::runtime() { return *impl->rt; }
+
+ThreadPoolInvoker &LocalRunner::invoker() { return *impl->pool; }
 
 Status unum::runtime::writeEffectsFile(DataStore &store,
                                        const std::string &session,

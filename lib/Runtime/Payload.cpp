@@ -2,6 +2,8 @@
 
 #include "unum/Runtime/Payload.h"
 #include "HotPath.h"
+#include "PayloadInternal.h"
+#include "unum/Config/Document.h"
 
 #include <algorithm>
 #include <chrono>
@@ -171,6 +173,79 @@ Value unum::runtime::encodePayload(const Payload &p) {
       gc.set("Set", p.fanInSet);
     out.set("GC", std::move(gc));
   }
+  return out;
+}
+
+namespace config = unum::config;
+
+/// One fan-out level and the levels outside it, as encodePayload nests them.
+static void appendLevels(std::string &out, const std::vector<FanOutLevel> &fo,
+                         size_t i) {
+  const FanOutLevel &l = fo[i];
+  out += "{\"Type\":";
+  config::appendJsonString(out, l.type);
+  out += ",\"Index\":";
+  out += std::to_string(l.index);
+  out += ",\"Size\":";
+  out += std::to_string(l.size);
+  if (l.visit) {
+    out += ",\"Visit\":";
+    out += std::to_string(l.visit);
+  }
+  if (l.window) {
+    out += ",\"Window\":";
+    out += std::to_string(l.window);
+    out += ",\"Items\":";
+    config::appendJsonString(out, l.items);
+  }
+  if (i + 1 < fo.size()) {
+    out += ",\"OuterLoop\":";
+    appendLevels(out, fo, i + 1);
+  }
+  out += '}';
+}
+
+UNUM_HOT std::string unum::runtime::detail::payloadJson(const Payload &p) {
+  std::string out;
+  out.reserve(96 + p.session.size() + p.retire.size());
+  out += p.source == Payload::Source::Http ? "{\"Data\":{\"Source\":\"http\""
+         : p.source == Payload::Source::Checkpoint
+             ? "{\"Data\":{\"Source\":\"checkpoint\""
+             : "{\"Data\":{\"Source\":\"unum-failure\"";
+  out += ",\"Value\":";
+  appendJson(out, p.value);
+  out += '}';
+  if (!p.session.empty()) {
+    out += ",\"Session\":";
+    config::appendJsonString(out, p.session);
+  }
+  if (UNUM_UNLIKELY(!p.fanout.empty())) {
+    out += ",\"Fan-out\":";
+    appendLevels(out, p.fanout, 0);
+  }
+  if (p.visit) {
+    out += ",\"Visit\":";
+    out += std::to_string(p.visit);
+  }
+  if (p.execution) {
+    out += ",\"Execution\":";
+    appendJson(out, *p.execution);
+  }
+  if (!p.retire.empty() || !p.fanInSet.empty()) {
+    out += ",\"GC\":{";
+    if (!p.retire.empty()) {
+      out += "\"Checkpoint\":";
+      config::appendJsonString(out, p.retire);
+    }
+    if (!p.fanInSet.empty()) {
+      if (!p.retire.empty())
+        out += ',';
+      out += "\"Set\":";
+      config::appendJsonString(out, p.fanInSet);
+    }
+    out += '}';
+  }
+  out += '}';
   return out;
 }
 

@@ -35,6 +35,10 @@ struct PayloadAccess {
 inline auto &hints(Payload &p) { return PayloadAccess::hints(p); }
 inline const auto &hints(const Payload &p) { return PayloadAccess::hints(p); }
 
+/// toJson(encodePayload(p)), written straight into the text (no Value tree
+/// in between): the durable runner's outbox entry and the HTTP body.
+std::string payloadJson(const Payload &p);
+
 } // namespace unum::runtime::detail
 
 #endif // UNUM_LIB_RUNTIME_PAYLOADINTERNAL_H

@@ -73,6 +73,8 @@ public:
   ~SqliteStore() override {
     for (auto &[sql, stmt] : stmts)
       sqlite3_finalize(stmt);
+    for (sqlite3_stmt *c : controls)
+      sqlite3_finalize(c);
     if (db)
       sqlite3_close(db);
   }
@@ -135,7 +137,7 @@ public:
           const std::vector<std::string> &instances) override {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
-    if (Status s = exec("BEGIN"); !s)
+    if (Status s = control(Control::Begin); !s)
       return s;
     sqlite3_stmt *s = stmt("SELECT record FROM unum_records WHERE session=?1 "
                            "AND instance=?2");
@@ -150,11 +152,11 @@ public:
       sqlite3_reset(s);
       if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
         Status st = fail("reading checkpoints");
-        (void)exec("ROLLBACK");
+        (void)control(Control::Rollback);
         return st;
       }
     }
-    if (Status st = exec("COMMIT"); !st)
+    if (Status st = control(Control::Commit); !st)
       return st;
     return out;
   }
@@ -477,6 +479,26 @@ private:
     return Status::error("sqlite '" + path + "': " + text);
   }
 
+  /// BEGIN, BEGIN IMMEDIATE, COMMIT and ROLLBACK as statements prepared
+  /// once: sqlite3_exec would parse them again in every transaction (a
+  /// sixth of a chain step's instructions).
+  enum class Control { Begin, BeginImmediate, Commit, Rollback };
+  Status control(Control c) {
+    static const char *const sql[] = {"BEGIN", "BEGIN IMMEDIATE", "COMMIT",
+                                      "ROLLBACK"};
+    sqlite3_stmt *&s = controls[int(c)];
+    if (!s && sqlite3_prepare_v2(db, sql[int(c)], -1, &s, nullptr) != SQLITE_OK)
+      return fail(sql[int(c)]);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_DONE) {
+      sqlite3_reset(s);
+      return Status::ok();
+    }
+    Status st = Status::error("sqlite '" + path + "': " + sqlite3_errmsg(db));
+    sqlite3_reset(s);
+    return st;
+  }
+
   Status fail(const std::string &what) {
     return Status::error("sqlite '" + path + "': " + what + ": " +
                          sqlite3_errmsg(db));
@@ -591,25 +613,25 @@ private:
   /// Runs `body` in BEGIN IMMEDIATE ... COMMIT, after the staged outbox
   /// changes, rolling back on failure (the changes are staged again).
   template <typename T, typename F> Result<T> transaction(F body) {
-    if (Status s = exec("BEGIN IMMEDIATE"); !s)
+    if (Status s = control(Control::BeginImmediate); !s)
       return s;
     std::vector<OutboxChange> changes;
     if (outboxStaged()) {
       changes = takeOutbox();
       if (Status s = applyOutbox(changes); !s) {
-        (void)exec("ROLLBACK");
+        (void)control(Control::Rollback);
         restoreOutbox(std::move(changes));
         return s;
       }
     }
     Result<T> r = body();
     if (!r) {
-      (void)exec("ROLLBACK");
+      (void)control(Control::Rollback);
       restoreOutbox(std::move(changes));
       return r;
     }
-    if (Status s = exec("COMMIT"); !s) {
-      (void)exec("ROLLBACK");
+    if (Status s = control(Control::Commit); !s) {
+      (void)control(Control::Rollback);
       restoreOutbox(std::move(changes));
       return s;
     }
@@ -621,6 +643,7 @@ private:
   sqlite3 *db = nullptr;
   std::mutex mu;
   std::unordered_map<std::string, sqlite3_stmt *> stmts;
+  sqlite3_stmt *controls[4] = {};
 };
 } // namespace
 

@@ -3,6 +3,8 @@
 #include "unum/Runtime/Value.h"
 #include "unum/Runtime/Payload.h"
 
+#include "PayloadInternal.h"
+
 #include "gtest/gtest.h"
 
 #include <chrono>
@@ -88,6 +90,52 @@ TEST(Payload, DecodeEncode) {
   EXPECT_EQ(instanceName("F", p->fanout), "F-unumIndex-1.2");
   EXPECT_EQ(instanceName("F", {}), "F");
   EXPECT_EQ(encodePayload(*p), *v);
+}
+
+// The outbox and the HTTP body write a payload's JSON straight into the
+// text; it must be exactly what the Value encoder writes, for every field.
+TEST(Payload, WireTextIsTheEncodedPayload) {
+  std::vector<Payload> cases(7);
+  cases[0].value = Value(int64_t(1)); // a chain step: no session yet
+  cases[1].session = "s\"1\\\n";
+  cases[1].value =
+      parseJsonValue(R"({"a": [1, 2.5, "x\u0001", null, true]})").take();
+  cases[1].retire = "F-unumIndex-3";
+  cases[2].source = Payload::Source::Checkpoint;
+  cases[2].session = "s";
+  cases[2].value = parseJsonValue(R"(["A", "B"])").take();
+  cases[2].fanInSet = "T|set";
+  cases[2].retire = "R";
+  cases[3].source = Payload::Source::Failure;
+  cases[3].session = "s";
+  cases[3].value = parseJsonValue(R"({"Error": "E", "Cause": "c"})").take();
+  cases[3].fanInSet = "only-set";
+  for (Payload *p : {&cases[4], &cases[5]}) {
+    p->session = "s";
+    FanOutLevel inner, outer;
+    inner.index = 4;
+    inner.size = 9;
+    inner.visit = 2;
+    inner.window = 3;
+    inner.items = "Items#\"x\"";
+    outer.type = "Parallel";
+    outer.index = 1;
+    outer.size = 2;
+    p->fanout = {inner, outer};
+  }
+  cases[5].fanout.pop_back();
+  cases[5].visit = 7;
+  cases[5].execution = std::make_shared<const Value>(
+      parseJsonValue(R"({"Input": {"k": 1}, "StartTime": "t"})").take());
+  cases[6].session = "s";
+  cases[6].visit = 5;
+  for (const Payload &p : cases) {
+    std::string text = detail::payloadJson(p);
+    EXPECT_EQ(text, toJson(encodePayload(p)));
+    auto back = parseJsonValue(text);
+    ASSERT_TRUE(back.isOk()) << back.getStatus().message();
+    EXPECT_TRUE(decodePayload(*back).isOk()) << text;
+  }
 }
 
 TEST(Payload, OriginalRuntimeShapes) {

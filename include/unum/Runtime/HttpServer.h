@@ -27,8 +27,10 @@
 //
 // POST is served, and GET when `onGet` is set (a health check: it is
 // answered without authentication, so it must tell nothing about the
-// functions' data); other methods get 405. Each answer closes the
-// connection. Handlers must be quick (queue the work, then answer 202).
+// functions' data); other methods get 405. A connection is kept alive
+// between requests when its client asks for it (HTTP/1.1, Content-Length
+// bodies), idle for at most 5 s; other answers close it. Handlers must be
+// quick (queue the work, then answer 202).
 //
 //===----------------------------------------------------------------------===//
 #ifndef UNUM_RUNTIME_HTTPSERVER_H
@@ -38,17 +40,10 @@
 #include "unum/Runtime/Status.h"
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <queue>
-#include <set>
 #include <string>
-#include <thread>
-#include <unordered_set>
-#include <vector>
 
 namespace unum::runtime {
 
@@ -82,10 +77,13 @@ struct HttpServerOptions {
 
 /// Thread safety: the handler runs on connection threads, up to maxHandlers
 /// at once, and onGet on any connection thread (up to maxConnections): both
-/// must be thread-safe; port(), url() and
-/// counters() may be called from any thread. Lifetime: whatever the handler
-/// uses must outlive the server; the destructor stops it and joins every
-/// connection's thread (so no handler runs after it returns).
+/// must be thread-safe; port(), url() and counters() may be called from any
+/// thread while the server lives. Lifetime: whatever the handler and onGet
+/// use must outlive the server; the destructor (one thread, after every
+/// other call has returned) stops accepting, cuts the connections still
+/// being read, lets the running handlers finish, and joins every
+/// connection's thread, so no handler runs after it returns. The server's
+/// state is private to HttpServer.cpp (a pimpl): not copyable or movable.
 class HttpServer {
 public:
   /// Answers a POST of `body` to `path` ("/fn/Name").
@@ -100,8 +98,10 @@ public:
   /// Stops accepting, cuts the connections that are still being read,
   /// and waits for every connection's thread to end.
   ~HttpServer();
+  HttpServer(const HttpServer &) = delete;
+  HttpServer &operator=(const HttpServer &) = delete;
 
-  int port() const { return portNumber; }
+  int port() const;
   /// "http://HOST:PORT".
   std::string url() const;
 
@@ -118,56 +118,13 @@ public:
   };
   Counters counters() const;
 
+  /// The listening socket, the connections' threads and the limits
+  /// (defined in HttpServer.cpp).
+  struct Impl;
+
 private:
-  HttpServer() = default;
-  void acceptLoop();
-  void serve(int fd);
-  /// One request of the connection; `carried`: bytes of it already read
-  /// (in), of the next one (out); `keepAlive`: the connection stays open.
-  void serveOne(int fd, std::string &carried, bool &keepAlive);
-  /// 0 when the request may proceed, else the status to refuse it with.
-  int authenticate(const std::string &method, const std::string &path,
-                   const std::string &timestamp, const std::string &nonce,
-                   const std::string &signature, const std::string &body,
-                   std::string &why);
-  /// Reads a body of `length` bytes (`start`: those read with the head),
-  /// or a chunked one (`pending`: what was read after the head), claiming
-  /// its bytes of the budget in `reserved`. 0, -1 when the client went away,
-  /// or the status to refuse the request with (and `why`).
-  int readLength(int fd, std::string start, size_t length, std::string &body,
-                 size_t &reserved, std::string &why);
-  int readChunked(int fd, std::string pending, std::string &body,
-                  size_t &reserved, std::string &why);
-  /// Appends at most `max` more bytes of a body to `into`: 0, -1, or 408.
-  int readBodyPart(int fd, std::string &into, size_t max,
-                   std::chrono::steady_clock::time_point deadline,
-                   std::string &why);
-  /// Claims `bytes` of the body budget; false if it has not that much.
-  bool reserve(size_t bytes);
-  void release(size_t bytes);
-
-  Handler handler;
-  HttpServerOptions options;
-  std::string host;
-  int listenFd = -1;
-  int portNumber = 0;
-  std::thread acceptor;
-
-  mutable std::mutex mu;
-  std::condition_variable changed; // a connection ended, a handler finished
-  bool stopping = false;
-  std::set<int> connections; // being served
-  std::set<int> idle;        // kept alive, waiting for their next request
-  unsigned handlersRunning = 0;
-  size_t buffered = 0;
-  Counters stats;
-  /// Nonces seen within the window, and when each may be forgotten (its
-  /// timestamp plus the window: a replay after that is stale anyway).
-  std::unordered_set<std::string> nonces;
-  std::priority_queue<std::pair<int64_t, std::string>,
-                      std::vector<std::pair<int64_t, std::string>>,
-                      std::greater<>>
-      nonceExpiry;
+  explicit HttpServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
 };
 
 } // namespace unum::runtime

@@ -21,13 +21,10 @@
 #include "unum/Runtime/Payload.h"
 #include "unum/Runtime/Status.h"
 
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -69,10 +66,11 @@ protected:
 ///
 /// Thread safety: invoke() and wait() may be called from any thread,
 /// workers included. The setters are not synchronised: call them before the
-/// first invoke(). Lifetime: the destructor lets the workers run every
-/// queued invocation (and what those issue), then joins them; whatever the
-/// dispatch function uses (a Runtime) must outlive the pool. (LocalRunner
-/// owns one and gets the order right.)
+/// first invoke() (getDispatch() too, or only while nothing runs).
+/// Lifetime: the destructor lets the workers run every queued invocation
+/// (and what those issue), then joins them; whatever the dispatch function
+/// uses (a Runtime) must outlive the pool. (LocalRunner owns one and gets
+/// the order right.) Not copyable or movable.
 class ThreadPoolInvoker final : public Invoker {
 public:
   /// Runs one invocation; a Crash status asks for another delivery.
@@ -82,18 +80,20 @@ public:
   /// every delivery).
   using OnFailure = std::function<void(const std::string &function,
                                        const Payload &, const Status &)>;
+  /// Called with each invocation the pool accepts (invoke, and the
+  /// runtime's in-place continuations; not its own redeliveries), before it
+  /// can run: a durable runner journals it (LocalRunner).
+  using OnAccept = std::function<void(const std::string &function, Payload &)>;
 
   ThreadPoolInvoker(unsigned workers, unsigned maxDeliveries = 3);
   ~ThreadPoolInvoker() override;
+  ThreadPoolInvoker(const ThreadPoolInvoker &) = delete;
+  ThreadPoolInvoker &operator=(const ThreadPoolInvoker &) = delete;
 
-  void setDispatch(Dispatch d) { dispatch = std::move(d); }
-  const Dispatch &getDispatch() const { return dispatch; }
-  void setOnFailure(OnFailure f) { onFailure = std::move(f); }
-  /// Called with each invocation the pool accepts (invoke, invokeStaged;
-  /// not its own redeliveries), before it can run: a durable runner
-  /// journals it (LocalRunner).
-  using OnAccept = std::function<void(const std::string &function, Payload &)>;
-  void setOnAccept(OnAccept f) { onAccept = std::move(f); }
+  void setDispatch(Dispatch d);
+  const Dispatch &getDispatch() const;
+  void setOnFailure(OnFailure f);
+  void setOnAccept(OnAccept f);
 
   Status invoke(const std::string &function, Payload &&payload) override;
 
@@ -104,57 +104,9 @@ private:
   Payload *stage() override;
   Status invokeStaged(const std::string &function) override;
 
-  struct Task {
-    /// The function's name, copied only when the payload carries no spec
-    /// of that name (an in-process continuation names its target by spec,
-    /// whose App outlives the pool).
-    std::string function;
-    bool namedBySpec = false;
-    Payload payload;
-    unsigned delivery = 0;
-    const std::string &name() const;
-    void setName(const std::string &name);
-  };
-  /// FIFO of tasks: a ring over a vector that doubles when full (a
-  /// std::deque allocates a block for every two tasks of this size).
-  class Queue {
-  public:
-    bool empty() const { return count == 0; }
-    /// Fills the next slot in place: one move of the payload.
-    void push(const std::string &function, Payload &&payload,
-              unsigned delivery);
-    Task pop();
-
-  private:
-    std::vector<Task> slots;
-    size_t head = 0, count = 0;
-  };
-  /// A worker's own state: the task it runs and its run-next slot.
-  struct Worker {
-    ThreadPoolInvoker *pool = nullptr;
-    Task tasks[2];
-    unsigned current = 0; // tasks[current] runs; the other is the slot
-    bool nextFull = false;
-    Task &next() { return tasks[1 - current]; }
-    void clear();
-  };
-  /// The worker running on this thread (nullptr elsewhere).
-  static thread_local Worker *self;
-
-  void work();
-  /// Runs a task; true if it crashed and is to be delivered again.
-  bool runTask(Task &task);
-
-  Dispatch dispatch;
-  OnFailure onFailure;
-  OnAccept onAccept;
-  unsigned maxDeliveries;
-  std::mutex mu;
-  std::condition_variable ready, idle;
-  Queue queue;
-  unsigned running = 0;
-  bool stopping = false;
-  std::vector<std::thread> threads;
+  /// The workers, the queue and the run-next slots (lib/Runtime/Invoker.cpp).
+  class Impl;
+  std::unique_ptr<Impl> impl;
 };
 
 /// POSTs each payload to its function's URL. Thread safety: invoke() may

@@ -34,19 +34,14 @@
 #include "unum/Runtime/Invoker.h"
 #include "unum/Runtime/Payload.h"
 
-#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
 namespace unum::runtime {
-
-struct EvalEnv;
 
 /// The step boundaries at which a fault-injection hook may crash an
 /// invocation.
@@ -244,6 +239,8 @@ public:
 
   LocalRunner(const App &app, DataStore &store, Options options);
   ~LocalRunner();
+  LocalRunner(const LocalRunner &) = delete;
+  LocalRunner &operator=(const LocalRunner &) = delete;
 
   /// Starts a workflow at the app's start function with `input`, a payload
   /// (an object with Data) or a bare value, and waits for all its work.
@@ -260,7 +257,7 @@ public:
   RunResult resume(const std::string &session, bool keepSession = false);
   /// True if this runner journals its work (Options::durable on a
   /// persistent store).
-  bool durable() const { return journaling; }
+  bool durable() const;
 
   /// Delivers again, onto the pool, the session's pending outbox entries
   /// whose function `take` accepts, except those this runner is working on
@@ -292,31 +289,15 @@ public:
   void wait();
   RunResult result(const std::string &session);
 
-  Runtime &runtime() { return *rt; }
+  Runtime &runtime();
   /// The worker pool: where a gateway queues the invocations it accepts.
-  ThreadPoolInvoker &invoker() { return *pool; }
+  ThreadPoolInvoker &invoker();
 
 private:
-  class Collector;
-  RunResult finish(const std::string &session, bool keepSession);
-  void journalIssued(const std::string &function, Payload &p);
-  /// Decodes the entries `take` accepts and puts them on the pool.
-  Result<size_t>
-  deliverPending(const std::string &session,
-                 std::vector<DataStore::Pending> &entries,
-                 const std::function<bool(const std::string &)> &take);
-  void setInFlight(uint64_t id, bool running);
-  bool isInFlight(uint64_t id);
-  const App &app;
-  DataStore &store;
-  Options opts;
-  bool journaling = false;
-  std::atomic<uint64_t> nextOutboxId{0};
-  std::mutex inFlightMu;
-  std::set<uint64_t> inFlight; // Options::trackInFlight
-  std::unique_ptr<Collector> collector;
-  std::unique_ptr<ThreadPoolInvoker> pool;
-  std::unique_ptr<Runtime> rt;
+  /// The pool, the Runtime, the journal and the collected results
+  /// (lib/Runtime/LocalRunner.cpp).
+  struct Impl;
+  std::unique_ptr<Impl> impl;
 };
 
 /// The record in which a function with "SaveInput" keeps its effective input

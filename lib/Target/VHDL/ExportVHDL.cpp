@@ -123,7 +123,13 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
   constant ROUNDING  : natural := {rounding}; -- 0 truncate, 1 nearest, 2 half_even
   constant DEPTH     : natural := BLOCKS * STEPS;
   constant TREE_LEVELS : natural := {tree_levels}; -- ceil(log2(PR))
-  constant CAP       : natural := {cap}; -- window buffer slots
+  constant ROWS      : natural := {rows}; -- window buffer rows (beats) per bank
+  constant ROWS2     : natural := {rows2}; -- a power of two >= ROWS
+  constant CAP       : natural := ROWS * IN_W; -- elements per bank
+  -- IN_W = IN_CH: a row is an input position, so every output lane reads
+  -- the same row for a term: one read port per reduction lane
+  constant ROW_LANES : boolean := {shared};
+  constant PORTS     : natural := {ports};
 
   -- weight ROM: address blk * STEPS + step, column o * PR + r
   type rom_t is array (0 to DEPTH - 1) of sample_vector(0 to PO * PR - 1);
@@ -142,10 +148,23 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
   type acc_vector is array (natural range <>) of signed(ACC_BITS - 1 downto 0);
   type prod_vector is array (natural range <>) of
     signed(2 * DATA_BITS - 1 downto 0);
+  subtype row_t is sample_vector(0 to IN_W - 1);
+  type row_vector is array (natural range <>) of row_t;
+  -- (at least one bit: GHDL 2.0's --synth fails on a zero-bit index)
+  subtype col_t is natural range 0 to maximum(IN_W - 1, 1);
+  type col_vector is array (natural range <>) of col_t;
+  -- what a multiplier lane multiplies: 0 zero (idle lane or term), 1 the
+  -- padding value, 2 the buffer
+  type kind_vector is array (natural range <>) of natural range 0 to 2;
+  -- first input position of window l (negative inside the padding)
+  subtype lo_t is integer range -PAD_LO to OUT_LEN * STRIDE;
 
-  -- two banks of CAP slots: while the MACs read one inference's bank, the
-  -- next inference streams into the other
-  signal buf       : sample_vector(0 to 2 * CAP - 1);
+  -- Window buffer: two banks of ROWS rows of one input beat each (one
+  -- write port, PORTS registered read ports: block RAM where the tools
+  -- have it); while the MACs read one inference's bank, the next inference
+  -- streams into the other.
+  type mem_t is array (0 to 2 * ROWS2 - 1) of row_t;
+  signal mem       : mem_t;
   signal wbank     : natural range 0 to 1; -- the bank being loaded
   signal rbank     : natural range 0 to 1; -- the bank being read
   signal ahead     : std_logic; -- loading the inference after the read one
@@ -154,13 +173,42 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
   signal avail     : natural range 0 to ELEMS; -- of the inference read
   signal issued    : std_logic; -- every MAC of the read inference issued
   signal pos       : natural range 0 to OUT_LEN - 1;
+  signal lo        : lo_t; -- pos * STRIDE - PAD_LO
+  -- lo + OFF >= 0 (OFF a multiple of ROWS2) and the kernel tap of each
+  -- reduction lane's term (0 for none), kept with the counters: the read
+  -- address is one add
+  constant OFF     : natural := ROWS2 * (PAD_LO / ROWS2 + 1);
+  signal lo_off    : natural range 0 to OFF + OUT_LEN * STRIDE;
+  type tap_vector is array (natural range <>) of natural range 0 to KERNEL;
+  signal tap       : tap_vector(0 to PR - 1);
+  -- need(pos) and first(pos) + CAP - IN_W (the last element a beat may end
+  -- before), updated with the position from the unclamped (lo + KERNEL) *
+  -- IN_CH and lo * IN_CH: an add and compares with constants per position
+  signal need_r    : natural range 0 to ELEMS;
+  signal limit_r   : natural range 0 to ELEMS + CAP;
+  signal need_u    : integer range -(PAD_LO + 1) * IN_CH to
+                                   (OUT_LEN * STRIDE + KERNEL) * IN_CH;
+  signal first_u   : integer range -(PAD_LO + 1) * IN_CH to
+                                   (OUT_LEN * STRIDE + KERNEL) * IN_CH;
   signal blk       : natural range 0 to BLOCKS - 1;
   signal step      : natural range 0 to STEPS - 1;
   signal addr      : natural range 0 to DEPTH - 1;
+  -- stage 1: buffer rows and ROM row read
+  signal m_valid, m_first, m_last, m_row_end : std_logic;
+  signal m_blk     : natural range 0 to BLOCKS - 1;
+  signal rdat      : row_vector(0 to PORTS - 1);
+  signal wrow      : sample_vector(0 to PO * PR - 1);
+  signal kind      : kind_vector(0 to PO * PR - 1);
+  signal col       : col_vector(0 to PO * PR - 1);
+  -- stage 2: products
   signal p_valid, p_first, p_last, p_row_end : std_logic;
   signal p_blk     : natural range 0 to BLOCKS - 1;
   signal prod      : prod_vector(0 to PO * PR - 1);
+  -- stage 3: adder trees and accumulators (started from the bias)
   signal acc       : acc_vector(0 to PO - 1);
+  signal q_valid, q_row_end : std_logic; -- a block's sums are in acc
+  signal q_blk     : natural range 0 to BLOCKS - 1;
+  -- stage 4: requantizer, output row
   signal row       : sample_vector(0 to BLOCKS * PO - 1);
   signal o_valid   : std_logic;
   signal o_data    : sample_vector(0 to OUT_CH - 1);
@@ -168,35 +216,51 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
   signal issue     : std_logic;
   signal accept    : std_logic;
 
-  -- input elements needed before output position l can start: the rows up
-  -- to the last one its window reads inside the input (computed from the
-  -- position counter: no table that grows with the length)
-  function need(l : natural) return natural is
-    variable last : integer;
+  -- input elements needed before the window at lo can start: the rows up
+  -- to the last one it reads inside the input (kept in a register that
+  -- follows the position counter: no table that grows with the length)
+  function need(l : lo_t) return natural is
+    variable last : integer range -PAD_LO - 1 to OUT_LEN * STRIDE + KERNEL;
   begin
-    last := l * STRIDE + KERNEL - 1 - PAD_LO;
+    last := l + KERNEL - 1;
     if last > IN_LEN - 1 then
-      last := IN_LEN - 1;
-    end if;
-    if last < 0 then
+      return ELEMS;
+    elsif last < 0 then
       return 1; -- only padding: once the inference has begun
     end if;
     return (last + 1) * IN_CH;
   end function;
 
-  -- first input element output position l reads (older ones may go)
-  function first(l : natural) return natural is
+  -- first input element the window at lo reads (older ones may go)
+  function first(l : lo_t) return natural is
   begin
-    if l * STRIDE < PAD_LO then
+    if l < 0 then
       return 0;
+    elsif l >= IN_LEN then
+      return ELEMS; -- only padding
     end if;
-    return (l * STRIDE - PAD_LO) * IN_CH;
+    return l * IN_CH;
   end function;
 
-  -- the buffer slot of input element e in bank b
-  function slot(e : natural; b : natural) return natural is
+  -- the bank row of input beat b
+  function row_of(b : natural) return natural is
   begin
-    return b * CAP + {slot};
+    return {row_slot};
+  end function;
+
+  -- the kernel tap of term t, 0 for none
+  function tap_of(t : natural) return natural is
+  begin
+    return maximum(TERM_TAP(t), 0);
+  end function;
+
+  -- read port of output lane o, reduction lane r
+  function port_of(o : natural; r : natural) return natural is
+  begin
+    if ROW_LANES then
+      return r;
+    end if;
+    return o * PR + r;
   end function;
 
   -- balanced adder tree over the PR products of output lane o
@@ -223,22 +287,84 @@ begin
   accept <= '1' when beats_in < IN_BEATS and
                      ((ahead = '1' and loaded + IN_W <= CAP) or
                       (ahead = '0' and
-                       (issued = '1' or loaded + IN_W <= first(pos) + CAP)))
+                       (issued = '1' or loaded <= limit_r)))
             else '0';
   in_ready  <= accept;
   out_valid <= o_valid;
   out_data  <= o_data;
   -- a finished row waits while the output register is still full
-  stall <= '1' when p_valid = '1' and p_row_end = '1' and o_valid = '1'
+  stall <= '1' when q_valid = '1' and q_row_end = '1' and o_valid = '1'
                     and out_ready = '0' else '0';
-  issue <= '1' when issued = '0' and stall = '0' and avail >= need(pos)
+  issue <= '1' when issued = '0' and stall = '0' and avail >= need_r
            else '0';
+
+  -- the window buffer's write port: one beat per handshake
+  wr_port : process (clk)
+  begin
+    if rising_edge(clk) then
+      if in_valid = '1' and accept = '1' then
+        mem(wbank * ROWS2 + row_of(beats_in)) <= in_data;
+      end if;
+    end if;
+  end process;
+
+  -- its read ports and the ROM's: the rows of the terms issued
+  rom_port : process (clk)
+  begin
+    if rising_edge(clk) then
+      if stall = '0' then
+        wrow <= ROM(addr);
+      end if;
+    end if;
+  end process;
+
+  -- a beat is an input position: row lo + tap per reduction lane (any row
+  -- when it is padding: the lanes ignore it)
+  lane_rows : if ROW_LANES generate
+    rd_ports : process (clk)
+    begin
+      if rising_edge(clk) then
+        if stall = '0' then
+          for r in 0 to PR - 1 loop
+            rdat(r) <= mem(rbank * ROWS2 + (lo_off + tap(r)) mod ROWS2);
+          end loop;
+        end if;
+      end if;
+    end process;
+  end generate;
+
+  -- otherwise the row of each multiplier's element
+  element_rows : if not ROW_LANES generate
+    rd_ports : process (clk)
+      variable src : integer range -PAD_LO - KERNEL to OUT_LEN * STRIDE + KERNEL;
+      variable e   : natural range 0 to ELEMS;
+      variable b   : natural range 0 to IN_BEATS;
+    begin
+      if rising_edge(clk) then
+        if stall = '0' then
+          for r in 0 to PR - 1 loop
+            src := lo + TERM_TAP(step * PR + r);
+            for o in 0 to PO - 1 loop
+              b := 0;
+              if src >= 0 and src < IN_LEN and LANE_BASE(blk * PO + o) >= 0
+                 and TERM_TAP(step * PR + r) >= 0 then
+                e := src * IN_CH + LANE_BASE(blk * PO + o)
+                     + TERM_CH(step * PR + r);
+                b := e / IN_W;
+              end if;
+              rdat(port_of(o, r)) <= mem(rbank * ROWS2 + row_of(b));
+            end loop;
+          end loop;
+        end if;
+      end if;
+    end process;
+  end generate;
 
   process (clk)
     variable row_v : sample_vector(0 to BLOCKS * PO - 1);
     variable a     : signed(ACC_BITS - 1 downto 0);
     variable x     : sample_t;
-    variable src   : integer;
+    variable src   : integer range -PAD_LO - KERNEL to OUT_LEN * STRIDE + KERNEL;
   begin
     if rising_edge(clk) then
       if rst = '1' then
@@ -248,19 +374,27 @@ begin
         rbank    <= 0;
         issued   <= '0';
         pos      <= 0;
+        lo       <= -PAD_LO;
+        lo_off   <= OFF - PAD_LO;
+        for r in 0 to PR - 1 loop
+          tap(r) <= tap_of(r);
+        end loop;
+        need_u   <= (KERNEL - PAD_LO) * IN_CH;
+        first_u  <= -PAD_LO * IN_CH;
+        need_r   <= need(-PAD_LO);
+        limit_r  <= first(-PAD_LO) + CAP - IN_W;
         blk      <= 0;
         step     <= 0;
         addr     <= 0;
+        m_valid  <= '0';
         p_valid  <= '0';
+        q_valid  <= '0';
         o_valid  <= '0';
       else
-        -- window buffer: one beat per handshake; after an inference's last
-        -- beat the next one goes to the other bank unless that bank is
-        -- still read (then it waits for the read to move on)
+        -- window buffer counters; after an inference's last beat the next
+        -- one goes to the other bank unless that bank is still read (then
+        -- it waits for the read to move on)
         if in_valid = '1' and accept = '1' then
-          for i in 0 to IN_W - 1 loop
-            buf(slot(loaded + i, wbank)) <= in_data(i);
-          end loop;
           if beats_in = IN_BEATS - 1 and ahead = '0' then
             beats_in <= 0;
             loaded   <= 0;
@@ -284,54 +418,92 @@ begin
           o_valid <= '0';
         end if;
         if stall = '0' then
-          -- stage 2: adder trees, accumulators and requantizer
-          if p_valid = '1' then
+          -- stage 4: requantizer
+          if q_valid = '1' then
             row_v := row;
             for o in 0 to PO - 1 loop
-              if p_first = '1' then
-                a := tree_sum(prod, o);
-              else
-                a := acc(o) + tree_sum(prod, o);
-              end if;
-              acc(o) <= a;
-              if p_last = '1' then
-                row_v(p_blk * PO + o) := requantize(
-                  a + to_signed(BIAS(p_blk * PO + o), ACC_BITS), SHIFT,
-                  ROUNDING, WRAP, OUT_BITS);
-              end if;
+              row_v(q_blk * PO + o) := requantize(acc(o), SHIFT, ROUNDING,
+                                                  WRAP, OUT_BITS);
             end loop;
             row <= row_v;
-            if p_row_end = '1' then
+            if q_row_end = '1' then
               o_data  <= row_v(0 to OUT_CH - 1);
               o_valid <= '1';
             end if;
           end if;
-          -- stage 1: window and ROM read, PO * PR multipliers
-          p_valid <= issue;
+          -- stage 3: adder trees and accumulators, the first step of a
+          -- block starting from its bias (the same sum modulo 2^ACC_BITS)
+          q_valid <= p_valid and p_last;
+          q_blk <= p_blk;
+          q_row_end <= p_row_end;
+          if p_valid = '1' then
+            for o in 0 to PO - 1 loop
+              if p_first = '1' then
+                a := to_signed(BIAS(p_blk * PO + o), ACC_BITS);
+              else
+                a := acc(o);
+              end if;
+              acc(o) <= a + tree_sum(prod, o);
+            end loop;
+          end if;
+          -- stage 2: PO * PR multipliers
+          p_valid <= m_valid;
+          p_blk <= m_blk;
+          p_first <= m_first;
+          p_last <= m_last;
+          p_row_end <= m_row_end;
+          if m_valid = '1' then
+            for i in 0 to PO * PR - 1 loop
+              if kind(i) = 0 then
+                x := (others => '0');
+              elsif kind(i) = 1 then
+                x := to_signed(PAD_VALUE, DATA_BITS);
+              else
+                x := rdat(port_of(i / PR, i mod PR))(col(i));
+              end if;
+              prod(i) <= x * wrow(i);
+            end loop;
+          end if;
+          -- stage 1: the buffer rows and the ROM row (process read), what
+          -- each lane multiplies
+          m_valid <= issue;
           if issue = '1' then
             for o in 0 to PO - 1 loop
               for r in 0 to PR - 1 loop
-                src := pos * STRIDE + TERM_TAP(step * PR + r) - PAD_LO;
+                src := lo + TERM_TAP(step * PR + r);
+                col(o * PR + r) <= 0;
                 if LANE_BASE(blk * PO + o) < 0 or TERM_TAP(step * PR + r) < 0 then
-                  x := (others => '0');
+                  kind(o * PR + r) <= 0;
                 elsif src < 0 or src >= IN_LEN then
-                  x := to_signed(PAD_VALUE, DATA_BITS);
+                  kind(o * PR + r) <= 1;
                 else
-                  x := buf(slot(src * IN_CH + LANE_BASE(blk * PO + o)
-                                + TERM_CH(step * PR + r), rbank));
+                  kind(o * PR + r) <= 2;
+                  if ROW_LANES then
+                    col(o * PR + r) <= LANE_BASE(blk * PO + o)
+                                       + TERM_CH(step * PR + r);
+                  else
+                    col(o * PR + r) <= (src * IN_CH + LANE_BASE(blk * PO + o)
+                                        + TERM_CH(step * PR + r)) mod IN_W;
+                  end if;
                 end if;
-                prod(o * PR + r) <= x * ROM(addr)(o * PR + r);
               end loop;
             end loop;
-            p_blk <= blk;
-            if step = 0 then p_first <= '1'; else p_first <= '0'; end if;
-            if step = STEPS - 1 then p_last <= '1'; else p_last <= '0'; end if;
+            m_blk <= blk;
+            if step = 0 then m_first <= '1'; else m_first <= '0'; end if;
+            if step = STEPS - 1 then m_last <= '1'; else m_last <= '0'; end if;
             if step = STEPS - 1 and blk = BLOCKS - 1 then
-              p_row_end <= '1';
+              m_row_end <= '1';
             else
-              p_row_end <= '0';
+              m_row_end <= '0';
             end if;
             -- counters: step, then blk, then pos
+            for r in 0 to PR - 1 loop
+              if step < STEPS - 1 then
+                tap(r) <= tap_of((step + 1) * PR + r);
+              else
+                tap(r) <= tap_of(r);
+              end if;
+            end loop;
             if step < STEPS - 1 then
               step <= step + 1;
               addr <= addr + 1;
@@ -344,13 +516,39 @@ begin
               blk  <= 0;
               addr <= 0;
               if pos < OUT_LEN - 1 then
-                pos <= pos + 1;
-              elsif ahead = '1' then
-                pos   <= 0; -- the next inference, without a gap
-                rbank <= 1 - rbank;
+                -- the next window: lo + STRIDE
+                pos     <= pos + 1;
+                lo      <= lo + STRIDE;
+                lo_off  <= lo_off + STRIDE;
+                need_u  <= need_u + STRIDE * IN_CH;
+                first_u <= first_u + STRIDE * IN_CH;
+                if lo > IN_LEN - KERNEL - STRIDE then
+                  need_r <= ELEMS;
+                elsif lo < 1 - KERNEL - STRIDE then
+                  need_r <= 1;
+                else
+                  need_r <= need_u + STRIDE * IN_CH;
+                end if;
+                if lo < -STRIDE then
+                  limit_r <= CAP - IN_W;
+                elsif lo >= IN_LEN - STRIDE then
+                  limit_r <= ELEMS + CAP - IN_W;
+                else
+                  limit_r <= first_u + (STRIDE * IN_CH + CAP - IN_W);
+                end if;
               else
-                pos    <= 0;
-                issued <= '1';
+                pos     <= 0; -- the next inference, without a gap if loading
+                lo      <= -PAD_LO;
+                lo_off  <= OFF - PAD_LO;
+                need_u  <= (KERNEL - PAD_LO) * IN_CH;
+                first_u <= -PAD_LO * IN_CH;
+                need_r  <= need(-PAD_LO);
+                limit_r <= first(-PAD_LO) + CAP - IN_W;
+                if ahead = '1' then
+                  rbank <= 1 - rbank;
+                else
+                  issued <= '1';
+                end if;
               end if;
             end if;
           end if;
@@ -361,6 +559,11 @@ begin
 end architecture;
 )";
 
+/// The slots of a join FIFO of `depth` beats: one more, for the beat pushed
+/// in the cycle before (not yet visible to the registered read port), and at
+/// least 3 (GHDL 2.0's --synth fails on a one-entry memory).
+int64_t fifoSlots(int64_t depth) { return std::max<int64_t>(depth, 2) + 1; }
+
 /// One mac unit's schedule, computed before anything is printed: the
 /// constants of its entity, its control tables and ROM rows, and its report
 /// figures.
@@ -370,8 +573,12 @@ struct MacSchedule {
   int64_t kernel, accBits, shift, outBits, treeLevels;
   int rounding;
   bool wrap;
-  int64_t capacity; // window buffer slots
-  bool lineBuffer;  // capacity < elements: slots reused modulo capacity
+  int64_t capacity; // window buffer elements the rtl op asks for
+  int64_t rows;     // rows of one input beat per bank (>= capacity / inWidth)
+  int64_t rows2;    // a power of two >= rows: the bank's address stride
+  bool lineBuffer;  // rows < inBeats: rows reused modulo rows (a power of 2)
+  bool shared;      // inWidth == inChannels: one read port per reduction lane
+  int64_t ports;    // read ports of the window buffer
   std::vector<std::vector<int64_t>> romRows; // address blk * STEPS + step
   std::vector<int64_t> laneBase, bias;       // per block and output lane
   std::vector<int64_t> termTap, termChannel; // per step and reduction lane
@@ -532,7 +739,15 @@ end package body;
     s.outBits = p.requantizer.getBits();
     s.treeLevels = fixed::ceilLog2(s.reduceLanes);
     s.capacity = p.buffer.getElements();
-    s.lineBuffer = s.capacity < s.elements;
+    // Rows of whole beats: a line buffer of a power of two rows that holds
+    // at least the capacity asked for, or every beat of the input.
+    s.rows =
+        int64_t(llvm::PowerOf2Ceil((s.capacity + s.inWidth - 1) / s.inWidth));
+    s.lineBuffer = s.rows < s.inBeats;
+    if (!s.lineBuffer)
+      s.rows = s.inBeats;
+    s.rows2 = int64_t(llvm::PowerOf2Ceil(s.rows));
+    s.shared = s.inWidth == s.inChannels;
     int64_t cpg = c.getChannelsPerGroup(), terms = s.kernel * cpg;
     // Tap and channel of term step * PR + r (-1 past the last term).
     for (int64_t t = 0; t < s.steps * s.reduceLanes; ++t) {
@@ -553,7 +768,9 @@ end package body;
     s.macCycles = s.outLen * s.blocks * s.steps;
     s.idealCycles = (s.macs + s.multipliers - 1) / s.multipliers;
     s.treeAdders = p.tree.getCount() * (p.tree.getInputs() - 1);
-    s.bufferBits = 2 * s.capacity * p.buffer.getBits(); // two banks
+    s.ports = s.shared ? s.reduceLanes : s.outLanes * s.reduceLanes;
+    // two banks of rows2 rows (the memory as declared)
+    s.bufferBits = 2 * s.rows2 * s.inWidth * p.buffer.getBits();
     // the constant tables besides the weights: LANE_BASE and BIAS per lane,
     // TERM_TAP and TERM_CH per term (signed, -1 marks idle)
     auto signedBits = [](int64_t max) {
@@ -600,14 +817,17 @@ end package body;
                          {"wrap", s.wrap},
                          {"out_bits", s.outBits},
                          {"tree_levels", s.treeLevels},
-                         {"cap", s.capacity},
+                         {"rows", s.rows},
+                         {"rows2", s.rows2},
+                         {"shared", s.shared},
+                         {"ports", s.ports},
                          {"rom_rows", romRows},
                          {"lane_base", aggregate(s.laneBase)},
                          {"bias", aggregate(s.bias)},
                          {"term_tap", aggregate(s.termTap)},
                          {"term_ch", aggregate(s.termChannel)},
                          {"kernel", s.kernel},
-                         {"slot", s.lineBuffer ? "e mod CAP" : "e"}});
+                         {"row_slot", s.lineBuffer ? "b mod ROWS" : "b"}});
   }
 
   /// The function of an elementwise stage on one value.
@@ -814,19 +1034,30 @@ end architecture;
   constant IS_MAX      : boolean := {6};
   constant INCLUDE_PAD : boolean := {7}; -- avg: divide by KSIZE
   constant ROUNDING    : natural := {8}; -- avg: 0 truncate, 1 nearest, 2 half_even
-  -- two banks of a whole input: while the windows read one inference,
-  -- the next streams into the other bank
-  signal buf     : sample_vector(0 to 2 * IN_LEN * CH - 1);
+  constant ROWS2       : natural := {9}; -- a power of two >= IN_LEN
+  subtype row_t is sample_vector(0 to CH - 1);
+  type row_vector is array (natural range <>) of row_t;
+  -- two banks of a whole input, one row per input position (one write
+  -- port, KSIZE registered read ports: block RAM where the tools have it):
+  -- while the windows read one inference, the next streams into the other
+  -- bank
+  type mem_t is array (0 to 2 * ROWS2 - 1) of row_t;
+  signal mem     : mem_t;
   signal wbank   : natural range 0 to 1; -- the bank being loaded
   signal rbank   : natural range 0 to 1; -- the bank being read
   signal ahead   : std_logic; -- loading the inference after the read one
   signal rows    : natural range 0 to IN_LEN; -- input positions received
   signal avail   : natural range 0 to IN_LEN; -- of the inference read
   signal pos     : natural range 0 to OUT_LEN; -- next output position
+  -- stage 1: the window's rows and which of them are inside the input
+  signal w_valid : std_logic;
+  signal wrows   : row_vector(0 to KSIZE - 1);
+  signal inside  : std_logic_vector(0 to KSIZE - 1);
   signal o_valid : std_logic;
   signal o_data  : sample_vector(0 to CH - 1);
   signal accept  : std_logic;
-  signal fire    : std_logic;
+  signal fire    : std_logic; -- read the window of pos
+  signal move    : std_logic; -- the output register takes stage 1
 
   -- input positions window l needs: up to its last one inside the input
   function need(l : natural) return natural is
@@ -845,21 +1076,19 @@ end architecture;
     return (a - (a mod b)) / b;
   end function;
 
-  -- window l of every channel in bank b: padded positions never win and
-  -- add 0
-  function pool(l : natural; b : natural; v : sample_vector)
-    return sample_vector is
+  -- the window of every channel from its rows: padded positions never win
+  -- and add 0
+  function pool(v : row_vector; ins : std_logic_vector) return sample_vector is
     variable y : sample_vector(0 to CH - 1);
-    variable best, sum, count, p, x, q, r : integer;
+    variable best, sum, count, x, q, r : integer;
   begin
     for c in 0 to CH - 1 loop
       best  := -(2 ** (DATA_BITS - 1));
       sum   := 0;
       count := 0;
       for t in 0 to KSIZE - 1 loop
-        p := l * STRIDE + t - PAD;
-        if p >= 0 and p < IN_LEN then
-          x := to_integer(v((b * IN_LEN + p) * CH + c));
+        if ins(t) = '1' then
+          x := to_integer(v(t)(c));
           if x > best then
             best := x;
           end if;
@@ -892,10 +1121,35 @@ begin
   in_ready  <= accept;
   out_valid <= o_valid;
   out_data  <= o_data;
+  move <= '1' when o_valid = '0' or out_ready = '1' else '0';
   fire <= '1' when pos < OUT_LEN and avail >= need(pos) and
-                   (o_valid = '0' or out_ready = '1') else '0';
+                   (w_valid = '0' or move = '1') else '0';
+
+  wr_port : process (clk)
+  begin
+    if rising_edge(clk) then
+      if in_valid = '1' and accept = '1' then
+        mem(wbank * ROWS2 + rows) <= in_data;
+      end if;
+    end if;
+  end process;
+
+  -- the window's rows (any row for a padded position: it is ignored)
+  rd_ports : process (clk)
+    variable p : integer range -PAD to OUT_LEN * STRIDE + KSIZE;
+  begin
+    if rising_edge(clk) then
+      if fire = '1' then
+        for t in 0 to KSIZE - 1 loop
+          p := pos * STRIDE + t - PAD;
+          wrows(t) <= mem(rbank * ROWS2 + p mod ROWS2);
+        end loop;
+      end if;
+    end if;
+  end process;
 
   process (clk)
+    variable p : integer range -PAD to OUT_LEN * STRIDE + KSIZE;
   begin
     if rising_edge(clk) then
       if rst = '1' then
@@ -903,14 +1157,12 @@ begin
         pos     <= 0;
         wbank   <= 0;
         rbank   <= 0;
+        w_valid <= '0';
         o_valid <= '0';
       else
         -- after an inference's last position the next one goes to the other
         -- bank unless that bank is still read (then it waits)
         if in_valid = '1' and accept = '1' then
-          for i in 0 to CH - 1 loop
-            buf((wbank * IN_LEN + rows) * CH + i) <= in_data(i);
-          end loop;
           if rows = IN_LEN - 1 and ahead = '0' then
             rows  <= 0;
             wbank <= 1 - wbank;
@@ -921,22 +1173,39 @@ begin
           rows  <= 0;
           wbank <= 1 - wbank;
         end if;
-        if o_valid = '1' and out_ready = '1' then
-          o_valid <= '0';
+        -- stage 2: the output register
+        if move = '1' then
+          o_valid <= w_valid;
+          if w_valid = '1' then
+            o_data <= pool(wrows, inside);
+          end if;
         end if;
+        -- stage 1: which of the window's positions are inside the input;
         -- after the last window the next inference, once it is loading
         if fire = '1' then
-          o_data  <= pool(pos, rbank, buf);
-          o_valid <= '1';
+          w_valid <= '1';
+          for t in 0 to KSIZE - 1 loop
+            p := pos * STRIDE + t - PAD;
+            if p >= 0 and p < IN_LEN then
+              inside(t) <= '1';
+            else
+              inside(t) <= '0';
+            end if;
+          end loop;
           if pos = OUT_LEN - 1 and ahead = '1' then
             pos   <= 0;
             rbank <= 1 - rbank;
           else
             pos <= pos + 1;
           end if;
-        elsif pos = OUT_LEN and ahead = '1' then
-          pos   <= 0;
-          rbank <= 1 - rbank;
+        else
+          if move = '1' then
+            w_valid <= '0';
+          end if;
+          if pos = OUT_LEN and ahead = '1' then
+            pos   <= 0;
+            rbank <= 1 - rbank;
+          end if;
         end if;
       end if;
     end if;
@@ -947,7 +1216,8 @@ end architecture;
                       op.getKernel(), op.getStride(), op.getPadding(),
                       op.getFunction() == "max" ? "true" : "false",
                       op.getCountIncludePad() ? "true" : "false",
-                      roundingCode(op.getRounding()))
+                      roundingCode(op.getRounding()),
+                      llvm::PowerOf2Ceil(op.getInBeats()))
             .str();
     files.push_back({entity.str() + ".vhd", text});
   }
@@ -961,26 +1231,33 @@ end architecture;
     StringRef f = op.getFunction();
     int64_t offset = 0;
     for (size_t i = 0; i < n; ++i) {
-      // GHDL 2.0's --synth fails on a one-entry memory
-      int64_t d = std::max<int64_t>(depths[i], 2);
+      int64_t d = fifoSlots(depths[i]);
       ports += llvm::formatv("    in{0}_valid : in  std_logic;\n"
                              "    in{0}_ready : out std_logic;\n"
                              "    in{0}_data  : in  sample_vector(0 to {1});\n",
                              i, widths[i] - 1);
       decls += llvm::formatv(
-          "  -- FIFO {0}: two inferences of input {0} ({1} beats each)\n"
+          "  -- FIFO {0}: two inferences of input {0} ({1} beats each) and "
+          "the beat\n  -- pushed in the cycle before\n"
           "  constant D{0} : natural := {2};\n"
           "  constant B{0} : natural := {1};\n"
           "  type mem{0}_t is array (0 to D{0} - 1) of "
           "sample_vector(0 to {3});\n"
           "  signal mem{0} : mem{0}_t;\n"
           "  signal wr{0}, rd{0} : natural range 0 to D{0} - 1;\n"
-          "  signal cnt{0} : natural range 0 to D{0};\n",
+          "  signal cnt{0} : natural range 0 to D{0};\n"
+          "  -- the oldest entry, read at the last edge (a registered read "
+          "port:\n  -- block RAM where the tools have it); vis{0}: the "
+          "entries written\n  -- before that edge (q{0} shows the oldest "
+          "when vis{0} > 0)\n"
+          "  signal q{0} : sample_vector(0 to {3});\n"
+          "  signal vis{0} : natural range 0 to D{0};\n",
           i, beats[i], d, widths[i] - 1);
       ready += llvm::formatv(
           "  in{0}_ready <= '1' when cnt{0} < D{0} else '0';\n", i);
       resets += llvm::formatv(
-          "        wr{0} <= 0;\n        rd{0} <= 0;\n        cnt{0} <= 0;\n",
+          "        wr{0} <= 0;\n        rd{0} <= 0;\n        cnt{0} <= 0;\n"
+          "        vis{0} <= 0;\n",
           i);
       std::string pop =
           f == "concat_length"
@@ -994,9 +1271,15 @@ end architecture;
           mem{0}(wr{0}) <= in{0}_data;
           wr{0} <= (wr{0} + 1) mod D{0};
         end if;
+        rdn := rd{0};
         if pop then
-          rd{0} <= (rd{0} + 1) mod D{0};
+          rdn := (rd{0} + 1) mod D{0};
+          vis{0} <= cnt{0} - 1;
+        else
+          vis{0} <= cnt{0};
         end if;
+        rd{0} <= rdn;
+        q{0} <= mem{0}(rdn);
         if push and not pop then
           cnt{0} <= cnt{0} + 1;
         elsif pop and not push then
@@ -1006,9 +1289,9 @@ end architecture;
           i, pop);
       if (f == "concat_length") {
         available +=
-            llvm::formatv("{0}(part = {1} and cnt{1} > 0)", i ? " or " : "", i);
+            llvm::formatv("{0}(part = {1} and vis{1} > 0)", i ? " or " : "", i);
         data += llvm::formatv(R"(          if part = {0} then
-            o_data <= mem{0}(rd{0});
+            o_data <= q{0};
             if sent = B{0} - 1 then
               sent <= 0;
               part <= {1};
@@ -1019,19 +1302,19 @@ end architecture;
 )",
                               i, (i + 1) % n);
       } else {
-        available += llvm::formatv("{0}cnt{1} > 0", i ? " and " : "", i);
+        available += llvm::formatv("{0}vis{1} > 0", i ? " and " : "", i);
         if (f == "concat_channels")
           data +=
-              llvm::formatv("          o_data({0} to {1}) <= mem{2}(rd{2});\n",
+              llvm::formatv("          o_data({0} to {1}) <= q{2};\n",
                             offset, offset + widths[i] - 1, i);
       }
       offset += widths[i];
     }
     if (f == "add")
       data = "          for i in 0 to OUT_W - 1 loop\n"
-             "            o_data(i) <= requantize(resize(mem0(rd0)(i), "
+             "            o_data(i) <= requantize(resize(q0(i), "
              "DATA_BITS + 1) +\n"
-             "              resize(mem1(rd1)(i), DATA_BITS + 1), 0, 0, " +
+             "              resize(q1(i), DATA_BITS + 1), 0, 0, " +
              std::string(op.getOverflow() == "wrap" ? "true" : "false") + ", " +
              std::to_string(op.getBits().value_or(design.getDataBits())) +
              ");\n"
@@ -1064,6 +1347,7 @@ begin
 
   process (clk)
     variable push, pop : boolean;
+    variable rdn : natural; -- the read address after this edge
   begin
     if rising_edge(clk) then
       if rst = '1' then
@@ -1383,11 +1667,12 @@ end architecture;
         ideal += s->idealCycles;
         tables = s->tableBits;
       }
-      if (auto pool = dyn_cast<PoolOp>(stage))
-        buffer = 2 * pool.getInBeats() * pool.getWidth() * design.getDataBits();
+      if (auto pool = dyn_cast<PoolOp>(stage)) // two banks of rows2 rows
+        buffer = 2 * int64_t(llvm::PowerOf2Ceil(pool.getInBeats())) *
+                 pool.getWidth() * design.getDataBits();
       if (auto join = dyn_cast<JoinOp>(stage)) {
         for (auto [w, d] : llvm::zip(join.getInWidths(), join.getFifoDepths()))
-          buffer += w * std::max<int64_t>(d, 2) * design.getDataBits();
+          buffer += w * fifoSlots(d) * design.getDataBits();
         // concat_length sends its inputs one after the other
         if (join.getFunction() == "concat_length")
           serial += join.getOutBeats();

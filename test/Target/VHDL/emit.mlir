@@ -19,6 +19,7 @@
 // CHECK: constant PAD_VALUE : integer := -8;
 // CHECK: constant ACC_BITS  : natural := 19;
 // CHECK: constant ROUNDING  : natural := 1; -- 0 truncate, 1 nearest, 2 half_even
+// CHECK: constant ROWS      : natural := 6;
 // CHECK: to_samples((8, 2)),
 // CHECK-NEXT: to_samples((16, -6)),
 // CHECK: constant BIAS : int_vector(0 to BLOCKS * PO - 1) := (128, -230);
@@ -28,8 +29,11 @@
 // CHECK-NEXT: constant WRAP      : boolean := false;
 // CHECK-NEXT: constant OUT_BITS  : natural := 8; -- the result format's
 // CHECK-NOT: int_vector(0 to OUT_LEN
-// CHECK: last := l * STRIDE + KERNEL - 1 - PAD_LO;
-// CHECK: prod(o * PR + r) <= x * ROM(addr)(o * PR + r);
+// CHECK: signal mem       : mem_t;
+// CHECK: last := l + KERNEL - 1;
+// CHECK: mem(wbank * ROWS2 + row_of(beats_in)) <= in_data;
+// CHECK: wrow <= ROM(addr);
+// CHECK: prod(i) <= x * wrow(i);
 
 // CHECK-LABEL: -- file: tiny_r.vhd
 // CHECK: entity tiny_r is
@@ -49,19 +53,19 @@
 // CHECK: dut : entity work.tiny
 
 // 6 positions x 2 outputs x 6 products = 72 MACs on 2 lanes: 36 cycles,
-// bound 36 + depth 3 + L 6 = 45; ROM 6 rows x 2 lanes x 8 bits; the window
-// buffer holds the whole input (12 values x 8 bits): a line buffer would need
-// 16 slots.
+// bound 36 + depth 5 + L 6 = 47; ROM 6 rows x 2 lanes x 8 bits; the window
+// buffer holds the whole input (6 beats of 2 values x 8 bits; a line buffer
+// would need 16 slots) in two banks of 8 rows (a power of two).
 // CHECK-LABEL: -- file: report.json
 // CHECK: "files": ["tiny_pkg.vhd", "tiny_c1.vhd", "tiny_r.vhd", "tiny.vhd", "tiny_tb.vhd"],
 // CHECK: "multipliers": 2,
 // CHECK: "tree_adders": 0,
 // CHECK: "rom_bits": 96,
-// CHECK: "buffer_bits": 192,
+// CHECK: "buffer_bits": 256,
 // CHECK: "constant_multipliers": 0,
 // CHECK: "macs": 72,
-// CHECK: "pipeline_depth": 3,
-// CHECK: "cycle_bound": 45,
+// CHECK: "pipeline_depth": 5,
+// CHECK: "cycle_bound": 47,
 // The conv1d issues 36 MACs per inference, the next one right behind them.
 // CHECK: "initiation_interval": 36,
 // CHECK: {"name": "c1", {{.*}}"initiation_interval": 36, "format": {"accum": "ap_fixed<19, 11>", "input": "ap_fixed<8, 4>", "overflow": "saturate", "result": "ap_fixed<8, 4>", "rounding": "nearest", "weight": "ap_fixed<8, 4>"}}

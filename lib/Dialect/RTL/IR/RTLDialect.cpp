@@ -43,8 +43,13 @@ int64_t unum::rtl::getMinLineBuffer(MacUnitOp unit) {
 }
 
 int64_t unum::rtl::getPipelineDepth(Operation *stage) {
-  // a join or a pool: the buffer write, then the output register
-  return isa<MacUnitOp, JoinOp, PoolOp>(stage) ? 2 : 1;
+  // a mac unit: the buffer and ROM read, the products, the accumulators,
+  // the requantizer (the output register); a pool: the buffer write, the
+  // window read, the output register; a join: the FIFO write, the FIFO
+  // read, the output register
+  if (isa<MacUnitOp>(stage))
+    return 4;
+  return isa<PoolOp, JoinOp>(stage) ? 3 : 1;
 }
 
 static bool fits(int64_t v, int64_t bits) {

@@ -99,7 +99,7 @@ for seed in range(args.first, args.first + args.seeds):
         kinds.add("adder-tree")
     for name in report["files"]:
         with open(os.path.join(work, "vhdl", name)) as vhd:
-            if "e mod CAP;" in vhd.read():
+            if "b mod ROWS;" in vhd.read():
                 kinds.add("line-buffer")
     problems = []
     if got != expected:
