@@ -426,7 +426,14 @@ void unum::air::shareRowBlocks(RewriterBase &b, Operation *root,
   if (threads <= 1)
     return;
   for (scf::ForOp loop : loops) {
-    if (loop.getNumResults() != 0 ||
+    // A loop holding a parallel loop (conv1d's blocks of output positions,
+    // when air-fuse-rows blocks a conv1d with its epilogue) is left to that
+    // one: nested teams would not help on the host's cores.
+    bool inner =
+        loop.getBody()
+            ->walk([](scf::ParallelOp) { return WalkResult::interrupt(); })
+            .wasInterrupted();
+    if (loop.getNumResults() != 0 || inner ||
         loop->getParentOfType<LoopLikeOpInterface>() || !writesOwnMemory(loop))
       continue;
     OpBuilder::InsertionGuard guard(b);
