@@ -84,6 +84,15 @@ std::unique_ptr<llvm::TargetMachine> hostMachine(const std::string &cpu,
   if (cpu.empty())
     for (auto &feature : llvm::sys::getHostCPUFeatures())
       features.AddFeature(feature.first(), feature.second);
+  // No gathers or scatters: the kernels' vector code is explicit and reads
+  // and writes contiguous vectors; what LLVM's loop vectoriser still sees
+  // (copies of strided arguments, matmul's packing, loops left scalar) it
+  // would otherwise vectorise with AVX-512 (or AVX2) gathers and scatters
+  // along strided dimensions, slower than scalar code there.
+  if (triple.isX86()) {
+    features.AddFeature("prefer-no-gather");
+    features.AddFeature("prefer-no-scatter");
+  }
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, cpuName, features.getString(), llvm::TargetOptions(),
       llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));

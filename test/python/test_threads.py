@@ -140,9 +140,10 @@ def close(got, want, tol):
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * max(1.0, scale))
 
 
-# (m, k, n): tiny, odd, and above 2^20 multiply-adds (parallel).
+# (m, k, n): tiny, odd, and above 2^20 multiply-adds (parallel); with few
+# rows (fewer than two MR-row slivers per thread) the threads share N.
 MM = [(1, 1, 1), (3, 7, 5), (37, 37, 37), (6, 300, 17), (129, 100, 97),
-      (300, 61, 301), (7, 1200, 131)]
+      (300, 61, 301), (7, 1200, 131), (1, 2048, 700), (13, 700, 203)]
 
 
 def test_matmul(libs):

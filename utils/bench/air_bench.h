@@ -54,15 +54,17 @@ void naiveConv1d(const float *x, const float *w, float *y, int64_t L,
 // oneDNN forward-inference convolution, set up once per shape and run many
 // times. `blocked` lets oneDNN choose its own layouts (format_tag::any); the
 // reorders into and out of them happen in setup and are not timed.
+// `threads`: oneDNN's OpenMP threads, fixed when the primitive is created
+// (its kernels split the work for the thread count of that moment, so a
+// primitive created for one thread runs on one whatever the count later).
 class DnnlConv;
 DnnlConv *dnnlConvCreate(int64_t L, int64_t K, int64_t cin, int64_t cout,
-                         bool blocked, const float *x, const float *w);
+                         bool blocked, const float *x, const float *w,
+                         int threads = 1);
 void dnnlConvRun(DnnlConv *conv);
 // Copies the result back into y[L-K+1][C_out] (reordering if blocked).
 void dnnlConvResult(DnnlConv *conv, float *y);
 const char *dnnlConvImpl(DnnlConv *conv);
-// OpenMP threads of the following runs (dnnlConvCreate sets 1).
-void dnnlSetThreads(int threads);
 void dnnlConvDestroy(DnnlConv *conv);
 bool haveDnnl();
 

@@ -54,16 +54,21 @@ public:
 // oneDNN's 1-D convolution is N x C x W; our x[L][C_in] with N = 1 is its
 // `nwc`, w[K][C_in][C_out] is `wio` and y[L'][C_out] is `nwc`.
 DnnlConv *dnnlConvCreate(int64_t L, int64_t K, int64_t cin, int64_t cout,
-                         bool blocked, const float *x, const float *w) {
+                         bool blocked, const float *x, const float *w,
+                         int threads) {
   using namespace dnnl;
   using tag = memory::format_tag;
   using dt = memory::data_type;
 #if DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP
-  // Single core. OMP_NUM_THREADS set in main() comes too late: libgomp read
-  // the environment when it was loaded, and would run one thread per CPU of
-  // the original mask, here two threads spinning against each other on the
-  // one pinned core.
-  omp_set_num_threads(1);
+  // The thread count, explicitly (one OpenMP runtime in this process:
+  // libdnnl's libgomp.so.1 resolves, through the RUNPATH LLVM's libraries
+  // need, to /usr/lib/llvm-22/lib/libgomp.so.1 -> libomp.so.5, the runtime
+  // the JIT's kernels use too). oneDNN's jit kernels take the thread count
+  // when the primitive is created (they partition the work then), so it is
+  // set here, not before each run.
+  omp_set_num_threads(threads);
+#else
+  (void)threads;
 #endif
   auto *c = new DnnlConv;
   int64_t lout = L - K + 1;
@@ -112,13 +117,6 @@ void dnnlConvResult(DnnlConv *c, float *y) {
 }
 
 const char *dnnlConvImpl(DnnlConv *c) { return c->impl.c_str(); }
-void dnnlSetThreads(int threads) {
-#if DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP
-  omp_set_num_threads(threads);
-#else
-  (void)threads;
-#endif
-}
 void dnnlConvDestroy(DnnlConv *c) { delete c; }
 
 #else // !UNUM_BENCH_HAVE_DNNL
@@ -126,13 +124,12 @@ void dnnlConvDestroy(DnnlConv *c) { delete c; }
 bool haveDnnl() { return false; }
 class DnnlConv {};
 DnnlConv *dnnlConvCreate(int64_t, int64_t, int64_t, int64_t, bool,
-                         const float *, const float *) {
+                         const float *, const float *, int) {
   return nullptr;
 }
 void dnnlConvRun(DnnlConv *) {}
 void dnnlConvResult(DnnlConv *, float *) {}
 const char *dnnlConvImpl(DnnlConv *) { return "none"; }
-void dnnlSetThreads(int) {}
 void dnnlConvDestroy(DnnlConv *) {}
 
 #endif

@@ -10,8 +10,9 @@
 // against OpenBLAS's (or, without it, against a plain loop).
 //
 // conv1d (L = 4096, C = 32, K = 3..9) the same way: the AIR kernel with
-// static shapes JIT-compiled for 1 and 2 threads, against oneDNN's blocked
-// layout (`any`) on 1 and 2 OpenMP threads.
+// static shapes JIT-compiled for this host and --mcpu=haswell, 1 and 2
+// threads each, against oneDNN's blocked layout (`any`) on 1 and 2 OpenMP
+// threads.
 //
 // Both tables run on every CPU the process was allowed at start: the driver
 // pins itself to one CPU for the single-thread tables, and threads created
@@ -31,6 +32,7 @@
 #include <memory>
 #include <sched.h>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -67,6 +69,16 @@ public:
 private:
   cpu_set_t pinned;
 };
+
+/// Waits until the worker threads of the library timed last have stopped
+/// spinning: OpenBLAS's idle workers spin for 2^28 cycles (~0.1 s) before
+/// they sleep, libomp's (the JIT's kernels and oneDNN, see
+/// air_bench_conv.cpp) for its KMP_BLOCKTIME (200 ms). The next kernel timed
+/// on two threads would share a CPU with them (it measured n = 256 matmul at
+/// 0.84x of one thread, right after OpenBLAS's rows).
+void letIdleWorkersSleep() {
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+}
 
 struct Desc2 {
   float *allocated, *aligned;
@@ -252,6 +264,7 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
       }
       if (blas.setThreads)
         blas.setThreads(1);
+      letIdleWorkersSleep();
     } else {
       for (int i = 0; i < n; ++i)
         for (int k = 0; k < n; ++k)
@@ -290,6 +303,7 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
                   k.threads, gf(t.first), gf(t.second), vsBlas, vsOne, e);
       std::fflush(stdout);
     }
+    letIdleWorkersSleep();
   }
   return ok;
 }
@@ -321,15 +335,15 @@ bool benchConvThreads(int reps, bool median) {
   std::printf("\n== conv1d x[%lld][%lld] * w[K][%lld][%lld], f32, 1 and 2 "
               "threads ==\n",
               (long long)L, (long long)C, (long long)C, (long long)C);
-  AllCpus all; // before OpenMP (oneDNN's libgomp, the JIT's libomp) forks
+  AllCpus all; // before OpenMP (libomp: oneDNN's and the JIT's) forks
   std::printf("GFLOP/s = 2 (L-K+1) C^2 K / time, best and median of %d "
               "samples of ~2 ms; vs dnnl = oneDNN `any` (blocked layouts, "
               "reorders untimed) time / Unum time with the same threads and "
               "the %s; vs 1t = the same kernel's 1-thread time / its time "
               "(goal >= 1.7 at 2)\n",
               5 * reps, median ? "median" : "best");
-  std::printf("%3s %-9s %7s %9s %9s %8s %7s %9s\n", "K", "kernel", "threads",
-              "best", "median", "vs dnnl", "vs 1t", "max err");
+  std::printf("%3s %-9s %-8s %7s %9s %9s %8s %7s %9s\n", "K", "kernel", "mcpu",
+              "threads", "best", "median", "vs dnnl", "vs 1t", "max err");
   bool ok = true;
   std::vector<float> x(L * C);
   unsigned seed = 777;
@@ -353,10 +367,9 @@ bool benchConvThreads(int reps, bool median) {
     auto gf = [&](double t) { return t > 0 ? flops / t * 1e-9 : 0.0; };
     double dnnlTime[3] = {0, 0, 0};
     if (haveDnnl()) {
-      DnnlConv *conv =
-          dnnlConvCreate(L, K, C, C, /*blocked=*/true, x.data(), w.data());
       for (int threads : {1, 2}) {
-        dnnlSetThreads(threads);
+        DnnlConv *conv = dnnlConvCreate(L, K, C, C, /*blocked=*/true, x.data(),
+                                        w.data(), threads);
         auto t = timeBatches(5 * reps, [&] { dnnlConvRun(conv); });
         dnnlTime[threads] = median ? t.second : t.first;
         std::vector<float> y(lout * C);
@@ -366,47 +379,56 @@ bool benchConvThreads(int reps, bool median) {
         if (threads > 1)
           std::snprintf(vsOne, sizeof vsOne, "%.2fx",
                         dnnlTime[1] / dnnlTime[threads]);
-        std::printf("%3d %-9s %7d %9.1f %9.1f %8s %7s %9.1e\n", K, "onednn",
-                    threads, gf(t.first), gf(t.second), "", vsOne, e);
+        std::printf("%3d %-9s %-8s %7d %9.1f %9.1f %8s %7s %9.1e\n", K,
+                    "onednn", "", threads, gf(t.first), gf(t.second), "", vsOne,
+                    e);
+        dnnlConvDestroy(conv);
       }
-      dnnlSetThreads(1);
-      dnnlConvDestroy(conv);
+      letIdleWorkersSleep();
     }
     std::string air = "function conv(%x: f32[" + std::to_string(L) + ", " +
                       std::to_string(C) + "], %w: f32[" + std::to_string(K) +
                       ", " + std::to_string(C) + ", " + std::to_string(C) +
                       "]) {\n    %0 = kernel(conv1d, %x, %w)\n    ret %0\n}\n";
-    double oneThread = 0;
-    for (int threads : {1, 2}) {
-      Kernel k;
-      k.label = "unum";
-      k.threads = threads;
-      if (!build(k, air.c_str()))
-        return false;
-      std::vector<float> y(lout * C, NAN);
-      Desc2 dx = desc(x.data(), L, C), dy = desc(y.data(), lout, C);
-      Desc3 dw = {w.data(), w.data(), 0, {K, C, C}, {C * C, C, 1}};
-      int32_t status = 0;
-      auto t = timeBatches(
-          5 * reps, [&] { status = k.jit->call("conv", &dx, &dw, &dy); });
-      double time = median ? t.second : t.first;
-      if (threads == 1)
-        oneThread = time;
-      double e = maxRelError(y, want);
-      if (status != 0 || !(e < 1e-4)) {
-        std::printf("!!! MISMATCH: conv1d K=%d --threads=%d status %d max rel "
-                    "err %g\n",
-                    K, threads, status, e);
-        ok = false;
+    // This host's CPU, then --mcpu=haswell (the AVX2 figures every x86-64
+    // host with AVX2 should reach), each on 1 and 2 threads.
+    for (const char *cpu : {"", "haswell"}) {
+      double oneThread = 0;
+      for (int threads : {1, 2}) {
+        Kernel k;
+        k.label = "unum";
+        k.cpu = cpu;
+        k.threads = threads;
+        if (!build(k, air.c_str()))
+          return false;
+        std::vector<float> y(lout * C, NAN);
+        Desc2 dx = desc(x.data(), L, C), dy = desc(y.data(), lout, C);
+        Desc3 dw = {w.data(), w.data(), 0, {K, C, C}, {C * C, C, 1}};
+        int32_t status = 0;
+        auto t = timeBatches(
+            5 * reps, [&] { status = k.jit->call("conv", &dx, &dw, &dy); });
+        double time = median ? t.second : t.first;
+        if (threads == 1)
+          oneThread = time;
+        double e = maxRelError(y, want);
+        if (status != 0 || !(e < 1e-4)) {
+          std::printf("!!! MISMATCH: conv1d K=%d --mcpu=%s --threads=%d status "
+                      "%d max rel err %g\n",
+                      K, k.cpu.c_str(), threads, status, e);
+          ok = false;
+        }
+        char vsDnnl[32] = "n/a", vsOne[32] = "";
+        if (dnnlTime[threads] > 0)
+          std::snprintf(vsDnnl, sizeof vsDnnl, "%.2fx",
+                        dnnlTime[threads] / time);
+        if (threads > 1)
+          std::snprintf(vsOne, sizeof vsOne, "%.2fx", oneThread / time);
+        std::printf("%3d %-9s %-8s %7d %9.1f %9.1f %8s %7s %9.1e\n", K, "unum",
+                    k.cpu.empty() ? "host" : cpu, threads, gf(t.first),
+                    gf(t.second), vsDnnl, vsOne, e);
+        std::fflush(stdout);
       }
-      char vsDnnl[32] = "n/a", vsOne[32] = "";
-      if (dnnlTime[threads] > 0)
-        std::snprintf(vsDnnl, sizeof vsDnnl, "%.2fx", dnnlTime[threads] / time);
-      if (threads > 1)
-        std::snprintf(vsOne, sizeof vsOne, "%.2fx", oneThread / time);
-      std::printf("%3d %-9s %7d %9.1f %9.1f %8s %7s %9.1e\n", K, "unum",
-                  threads, gf(t.first), gf(t.second), vsDnnl, vsOne, e);
-      std::fflush(stdout);
+      letIdleWorkersSleep();
     }
   }
   std::printf("load average at the end of the threads tables: %s\n",

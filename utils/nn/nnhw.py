@@ -687,19 +687,23 @@ def _inferences(report, input_file):
 
 
 def ghdl(work, report, input_file, synth=True, stall_every=0,
-         back_to_back=False):
+         back_to_back=False, stall_seed=0):
     """Analyses, (optionally) synthesises and simulates the design in
     work/vhdl; returns (outputs, cycles per inference, seconds in GHDL).
-    stall_every > 0 drops out_ready every stall_every-th cycle.
+    stall_every > 0 drops out_ready every stall_every-th cycle; stall_seed
+    > 0 on a seeded pseudo-random quarter of the cycles (backpressure).
     back_to_back feeds each inference right after the previous one (the
-    cycles then include the waits in the pipeline); the testbench asserts
-    that the last initiation interval equals the report's, see ghdl_ii."""
+    cycles then include the waits in the pipeline). Without backpressure
+    the testbench asserts that the last initiation interval equals the
+    report's (see ghdl_ii) and that the latency does (every inference's,
+    the first one's when back to back); always that no output beat is lost
+    or duplicated."""
     return ghdl_dir(os.path.join(work, "vhdl"), report, input_file, synth,
-                    stall_every, back_to_back)
+                    stall_every, back_to_back, stall_seed)
 
 
 def ghdl_dir(vhdl, report, input_file, synth=True, stall_every=0,
-             back_to_back=False):
+             back_to_back=False, stall_seed=0):
     start = time.time()
     run(["ghdl", "-a", "--std=08"] + report["files"], cwd=vhdl)
     if synth:
@@ -707,12 +711,15 @@ def ghdl_dir(vhdl, report, input_file, synth=True, stall_every=0,
     run(["ghdl", "-e", "--std=08", report["testbench"]], cwd=vhdl)
     # the interval is the report's without backpressure
     generics = ["-gback_to_back=true"] if back_to_back else []
-    if back_to_back and not stall_every:
-        generics.append("-gexpect_ii=%d" % report["initiation_interval"])
+    if not stall_every and not stall_seed:
+        generics.append("-gexpect_latency=%d" % report["latency"])
+        if back_to_back:
+            generics.append("-gexpect_ii=%d" % report["initiation_interval"])
     run(["ghdl", "-r", "--std=08", report["testbench"],
          "-ginput_file=" + os.path.abspath(input_file),
          "-goutput_file=output.txt", "-gcycles_file=cycles.txt",
          "-gii_file=ii.txt", "-gstall_every=%d" % stall_every,
+         "-gstall_seed=%d" % stall_seed,
          # a hang fails fast: far more than any inference needs, even stalled
          "-gmax_cycles=%d" % (10 * (report["scheduled_bound"] + 20) * _inferences(
              report, input_file)),

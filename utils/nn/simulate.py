@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Simulates a design written by `unum-translate --to-vhdl --output-dir DIR`
 with GHDL and prints its report: cycles per inference measured in simulation
-next to the static figures of DIR/report.json (multipliers, adder-tree adders,
-ROM bits, the cycle bound). Optionally compares the outputs with the CPU
+next to the figures of DIR/report.json (the exact latency, which the
+testbench checks, multipliers, adder-tree adders, ROM bits, the cycle bound). Optionally compares the outputs with the CPU
 reference.
 
   utils/nn/simulate.py DIR --input samples.txt [--reference q.mlir]
@@ -32,6 +32,7 @@ with open(os.path.join(args.dir, "report.json")) as r:
 outputs, cycles, seconds = nnhw.ghdl_dir(os.path.abspath(args.dir), report, args.input)
 print("design %s: %d inference(s), GHDL %.2f s" % (report["design"], len(cycles), seconds))
 print("  cycles per inference (measured): %s" % ", ".join(map(str, cycles)))
+print("  latency (report.json, checked by the testbench): %d" % report["latency"])
 print("  cycle bound ceil(MACs/P) + depth + L: %d (as scheduled: %d)"
       % (report["cycle_bound"], report["scheduled_bound"]))
 print("  multipliers %d, adder-tree adders %d, ROM bits %d, MACs %d, pipeline depth %d"

@@ -21,6 +21,10 @@
 // positions that do not fill R rows take a block with fewer rows (static L)
 // or one row at a time (dynamic L). Nothing is gathered or scattered.
 //
+// The loop over blocks of R output positions is the outer one, with every
+// channel block inside: with threads it is the one loop shared between them
+// (one fork per call; each thread reads its half of x once).
+//
 // Runs on the bufferized kernel bodies: it matches the conv1d generic of
 // convert-air-to-linalg, (l, k, c, o) with maps (l * s + k, c), (k, c, o),
 // (l, o) and a multiply-accumulate body, whose filter and output are
@@ -190,37 +194,53 @@ public:
     int64_t maxVectors =
         staticOut < 0 ? 4 : std::min<int64_t>(4, ceilDiv(staticOut, lanes));
     BlockShape shape = chooseBlock(registers, std::max<int64_t>(1, maxVectors));
-    int64_t step = shape.vectors * lanes;
-    // Full channel blocks.
-    Value full;
-    if (staticOut >= 0)
-      full = index(staticOut / step * step);
-    else
-      full = arith::MulIOp::create(
+    step = shape.vectors * lanes;
+    // Full channel blocks end at `fullOut`; the channels left take masked
+    // vectors (static: just enough of them; dynamic: N, masked).
+    if (staticOut >= 0) {
+      fullOut = index(staticOut / step * step);
+      int64_t left = staticOut % step;
+      if (left) {
+        tailVectors = ceilDiv(left, lanes);
+        tailMask = masks(index(left), tailVectors);
+      }
+    } else {
+      fullOut = arith::MulIOp::create(
           b, loc, arith::DivUIOp::create(b, loc, outChannels, index(step)),
           index(step));
-    scf::ForOp::create(b, loc, index(0), full, index(step), ValueRange{},
-                       [&](OpBuilder &, Location, Value o0, ValueRange) {
-                         rowLoops(o0, shape, {});
-                         scf::YieldOp::create(b, loc);
-                       });
-    // The channels left: masked vectors.
-    if (staticOut >= 0) {
-      int64_t rest = staticOut % step;
-      if (rest == 0)
-        return;
-      int64_t n = ceilDiv(rest, lanes);
-      BlockShape tail{std::max<int64_t>(1, (registers - n - 1) / n), n};
-      rowLoops(full, tail, masks(index(rest), n));
+      rest = arith::SubIOp::create(b, loc, outChannels, fullOut);
+      tailVectors = shape.vectors;
+      tailMask = masks(rest, tailVectors);
+    }
+    // Blocks of R output positions, all channels of a block before the
+    // next: one loop over the rows, shared by the threads (one fork per
+    // call), each block's input rows read from L1 by every channel block.
+    int64_t r = shape.rows;
+    Value fullRows;
+    if (staticRows >= 0)
+      fullRows = index(staticRows / r * r);
+    else
+      fullRows = arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, rowsOut, index(r)), index(r));
+    auto blocks =
+        scf::ForOp::create(b, loc, index(0), fullRows, index(r), ValueRange{},
+                           [&](OpBuilder &, Location, Value l0, ValueRange) {
+                             allChannels(l0, r, shape.vectors);
+                             scf::YieldOp::create(b, loc);
+                           });
+    // Blocks of output positions write disjoint rows of y.
+    unum::air::parallelize(b, blocks, threads, useThreads);
+    // The rows left: one block (static) or one row at a time (dynamic).
+    if (staticRows >= 0) {
+      if (staticRows % r)
+        allChannels(fullRows, staticRows % r, shape.vectors);
       return;
     }
-    Value rest = arith::SubIOp::create(b, loc, outChannels, full);
-    Value any =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rest, index(0));
-    scf::IfOp::create(b, loc, any, [&](OpBuilder &, Location) {
-      rowLoops(full, shape, masks(rest, shape.vectors));
-      scf::YieldOp::create(b, loc);
-    });
+    scf::ForOp::create(b, loc, fullRows, rowsOut, index(1), ValueRange{},
+                       [&](OpBuilder &, Location, Value l0, ValueRange) {
+                         allChannels(l0, 1, shape.vectors);
+                         scf::YieldOp::create(b, loc);
+                       });
   }
 
 private:
@@ -247,34 +267,27 @@ private:
     return result;
   }
 
-  /// All output positions for the channels [o0, o0 + N W): blocks of R
-  /// rows, then the rows left.
-  void rowLoops(Value o0, BlockShape shape, ArrayRef<Value> mask) {
-    int64_t r = shape.rows;
-    Value full;
-    if (staticRows >= 0)
-      full = index(staticRows / r * r);
-    else
-      full = arith::MulIOp::create(
-          b, loc, arith::DivUIOp::create(b, loc, rowsOut, index(r)), index(r));
-    auto blocks =
-        scf::ForOp::create(b, loc, index(0), full, index(r), ValueRange{},
-                           [&](OpBuilder &, Location, Value l0, ValueRange) {
-                             block(l0, o0, r, shape.vectors, mask);
-                             scf::YieldOp::create(b, loc);
-                           });
-    // Blocks of output positions write disjoint rows of y.
-    unum::air::parallelize(b, blocks, threads, useThreads);
-    if (staticRows >= 0) {
-      if (staticRows % r)
-        block(full, o0, staticRows % r, shape.vectors, mask);
-      return;
-    }
-    scf::ForOp::create(b, loc, full, rowsOut, index(1), ValueRange{},
-                       [&](OpBuilder &, Location, Value l0, ValueRange) {
-                         block(l0, o0, 1, shape.vectors, mask);
+  /// Output positions [l0, l0 + rows), every channel: the full blocks of
+  /// N vectors, then the channels left in masked vectors (fewer vectors
+  /// need fewer registers, so the same rows fit).
+  void allChannels(Value l0, int64_t rows, int64_t n) {
+    scf::ForOp::create(b, loc, index(0), fullOut, index(step), ValueRange{},
+                       [&](OpBuilder &, Location, Value o0, ValueRange) {
+                         block(l0, o0, rows, n, {});
                          scf::YieldOp::create(b, loc);
                        });
+    if (tailMask.empty())
+      return;
+    if (!rest) {
+      block(l0, fullOut, rows, tailVectors, tailMask);
+      return;
+    }
+    Value any =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rest, index(0));
+    scf::IfOp::create(b, loc, any, [&](OpBuilder &, Location) {
+      block(l0, fullOut, rows, tailVectors, tailMask);
+      scf::YieldOp::create(b, loc);
+    });
   }
 
   Value load(Value memref, ValueRange indices, ArrayRef<Value> mask,
@@ -350,6 +363,12 @@ private:
   Location loc;
   int64_t s, registers, threads, lanes = 1, staticRows = -1;
   Value x, w, y, taps, channels, rowsOut, init;
+  /// Channels per full block (N W), where the full blocks end, and the
+  /// channels left (dynamic C_out only; null when static).
+  int64_t step = 1, tailVectors = 0;
+  Value fullOut, rest;
+  /// The masks of the channels left (empty: none left).
+  SmallVector<Value> tailMask;
   /// The call has enough multiply-adds for the threads (i1).
   Value useThreads;
   Type t;

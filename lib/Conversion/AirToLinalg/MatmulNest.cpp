@@ -9,6 +9,8 @@
 //       for blk in M blocks of MC rows        (scf.parallel with threads)
 //         pack A[ic:+MC, pc:+KC] into MR-tall slivers, k-major, zero-padded
 //         for jr in [0, nc) step NR            B sliver KC x NR (L1)
+//           (with threads and fewer than threads x MR rows: one M block and
+//            the jr range cut into one part per thread, blk x part parallel)
 //           for ir in [0, mc) step MR          A sliver MR x KC (L2)
 //             acc = first k block ? fill value : C tile
 //             for k in [0, kc): acc[r] += A[r, k] * B[k, :]   (MR FMAs)
@@ -358,15 +360,30 @@ LogicalResult NestBuilder::build() {
   Value ncA = min(roundUp(n, nr), cst(nc));
   // M blocks: as few as MC allows, a multiple of the threads, balanced.
   Value blocks = max(cst(1), ceilDiv(m, mc));
-  if (target.threads > 1)
+  // Parts of each block's NR slivers of B: one, or (threads) when M has
+  // fewer than two MR-row slivers per thread: M blocks rounded to MR would
+  // leave a thread idle (M <= MR) or with far less work (M = MR + 1: MR
+  // rows against 1). Then one M block whose columns the threads share. The
+  // loop the threads share runs over blocks x parts, each with its own
+  // packed A (a few rows: packing it once per part costs little).
+  Value parts;
+  if (target.threads > 1) {
     blocks = roundUp(blocks, target.threads);
+    Value few =
+        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                      ceilDiv(m, mr), cst(2 * target.threads));
+    blocks = b.createOrFold<arith::SelectOp>(loc, few, cst(1), blocks);
+    parts =
+        b.createOrFold<arith::SelectOp>(loc, few, cst(target.threads), cst(1));
+  }
+  Value items = parts ? mul(blocks, parts) : blocks;
   Value mcE = roundUp(ceilDiv(m, blocks), mr);
   auto flat = MemRefType::get({ShapedType::kDynamic}, t);
   Value bpack =
       memref::AllocOp::create(b, loc, flat, ValueRange{mul(kcA, ncA)});
   Value apackSize = mul(mcE, kcA);
   if (target.threads > 1)
-    apackSize = mul(apackSize, blocks);
+    apackSize = mul(apackSize, items);
   Value apack = memref::AllocOp::create(b, loc, flat, ValueRange{apackSize});
   forLoop(cst(0), n, cst(nc), [&](Value jc) {
     Value ncur = min(cst(nc), sub(n, jc));
@@ -375,13 +392,22 @@ LogicalResult NestBuilder::build() {
       Value isFirst = cmp(arith::CmpIPredicate::eq, pc, cst(0));
       Value isLast = cmp(arith::CmpIPredicate::eq, add(pc, kcur), k);
       packB(bpack, jc, ncur, pc, kcur);
-      parallelLoop(blocks, [&](Value blk) {
+      parallelLoop(items, [&](Value item) {
+        Value blk = parts ? div(item, parts) : item;
         Value ic = mul(blk, mcE);
         ifThen(cmp(arith::CmpIPredicate::slt, ic, m), [&] {
           Value mcur = min(mcE, sub(m, ic));
-          Value abase = target.threads > 1 ? mul(mul(blk, mcE), kcur) : cst(0);
+          Value abase = target.threads > 1 ? mul(mul(item, mcE), kcur) : cst(0);
           packA(apack, abase, ic, mcur, pc, kcur);
-          forLoop(cst(0), ncur, cst(nr), [&](Value jr) {
+          // This part's slivers of the B panel (all of them when one part).
+          Value jlo = cst(0), jhi = ncur;
+          if (parts) {
+            Value part = arith::RemUIOp::create(b, loc, item, parts);
+            Value span = mul(ceilDiv(ceilDiv(ncur, nr), parts), cst(nr));
+            jlo = min(ncur, mul(part, span));
+            jhi = min(ncur, add(jlo, span));
+          }
+          forLoop(jlo, jhi, cst(nr), [&](Value jr) {
             forLoop(cst(0), mcur, cst(mr), [&](Value ir) {
               tile(apack, add(abase, mul(ir, kcur)), bpack, mul(jr, kcur),
                    add(ic, ir), add(jc, jr), kcur, isFirst, isLast);

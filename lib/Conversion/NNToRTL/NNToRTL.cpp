@@ -323,16 +323,16 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
       }
       nn::FixedType from = nn::getFixedType(op.getOperand(0)),
                     to = nn::getFixedType(op.getResult(0));
-      if (isa<nn::FlattenOp>(op)) {
-        sources[op.getResult(0)] =
-            requantize(b, op, operands.front(), from, to, bits, name.str());
-        continue;
-      }
       Stream stream = operands.front().stream;
       ArrayAttr inputs = b.getArrayAttr({operands.front().name});
       Block &stages = design.getBody().front();
       Operation *before = stages.empty() ? nullptr : &stages.back();
-      if (isa<nn::Conv1dOp, nn::LinearOp>(op)) {
+      // a flatten's stream is its operand's, requantised when its format
+      // differs (a stage named after it)
+      std::optional<Source> flat;
+      if (isa<nn::FlattenOp>(op)) {
+        flat = requantize(b, op, operands.front(), from, to, bits, name.str());
+      } else if (isa<nn::Conv1dOp, nn::LinearOp>(op)) {
         nn::MacLayer m = nn::getMacLayer(&op);
         buildMac(b, loc, name, inputs, m, stream, bits);
         stream = {m.outCh, m.outLen};
@@ -376,7 +376,7 @@ struct ConvertNNToRTL : unum::impl::ConvertNNToRTLBase<ConvertNNToRTL> {
                                           : &stages.front();
       for (Operation *stage = first; stage; stage = stage->getNextNode())
         stage->setAttr("rtl.format", format);
-      sources[op.getResult(0)] = {name, stream};
+      sources[op.getResult(0)] = flat ? *flat : Source{name, stream};
     }
     return success();
   }

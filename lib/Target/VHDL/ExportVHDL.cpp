@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "LegalizeNames.h"
 #include "Template.h"
+#include "Timing.h"
 #include "unum/Dialect/NN/IR/FixedPoint.h"
 #include "unum/Dialect/NN/IR/NNDialect.h"
 #include "unum/Dialect/RTL/IR/RTLDialect.h"
@@ -181,6 +182,7 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
   signal lo_off    : natural range 0 to OFF + OUT_LEN * STRIDE;
   type tap_vector is array (natural range <>) of natural range 0 to KERNEL;
   signal tap       : tap_vector(0 to PR - 1);
+  signal tap_ok    : std_logic_vector(0 to PR - 1); -- a term, not padding
   -- need(pos) and first(pos) + CAP - IN_W (the last element a beat may end
   -- before), updated with the position from the unclamped (lo + KERNEL) *
   -- IN_CH and lo * IN_CH: an add and compares with constants per position
@@ -254,6 +256,15 @@ const char *macTemplate = R"(  constant IN_W      : natural := {in_w};
     return maximum(TERM_TAP(t), 0);
   end function;
 
+  -- '1' when term t is a term (not past the last one)
+  function tap_is(t : natural) return std_logic is
+  begin
+    if TERM_TAP(t) < 0 then
+      return '0';
+    end if;
+    return '1';
+  end function;
+
   -- read port of output lane o, reduction lane r
   function port_of(o : natural; r : natural) return natural is
   begin
@@ -285,7 +296,7 @@ begin
   -- a beat may not overwrite what the current position still reads (the
   -- next inference's first position reads from element 0)
   accept <= '1' when beats_in < IN_BEATS and
-                     ((ahead = '1' and loaded + IN_W <= CAP) or
+                     ((ahead = '1' and loaded <= CAP - IN_W) or
                       (ahead = '0' and
                        (issued = '1' or loaded <= limit_r)))
             else '0';
@@ -378,6 +389,7 @@ begin
         lo_off   <= OFF - PAD_LO;
         for r in 0 to PR - 1 loop
           tap(r) <= tap_of(r);
+          tap_ok(r) <= tap_is(r);
         end loop;
         need_u   <= (KERNEL - PAD_LO) * IN_CH;
         first_u  <= -PAD_LO * IN_CH;
@@ -470,9 +482,9 @@ begin
           if issue = '1' then
             for o in 0 to PO - 1 loop
               for r in 0 to PR - 1 loop
-                src := lo + TERM_TAP(step * PR + r);
+                src := lo + tap(r);
                 col(o * PR + r) <= 0;
-                if LANE_BASE(blk * PO + o) < 0 or TERM_TAP(step * PR + r) < 0 then
+                if LANE_BASE(blk * PO + o) < 0 or tap_ok(r) = '0' then
                   kind(o * PR + r) <= 0;
                 elsif src < 0 or src >= IN_LEN then
                   kind(o * PR + r) <= 1;
@@ -500,8 +512,10 @@ begin
             for r in 0 to PR - 1 loop
               if step < STEPS - 1 then
                 tap(r) <= tap_of((step + 1) * PR + r);
+                tap_ok(r) <= tap_is((step + 1) * PR + r);
               else
                 tap(r) <= tap_of(r);
+                tap_ok(r) <= tap_is(r);
               end if;
             end loop;
             if step < STEPS - 1 then
@@ -567,10 +581,10 @@ int64_t fifoSlots(int64_t depth) { return std::max<int64_t>(depth, 2) + 1; }
 /// One mac unit's schedule, computed before anything is printed: the
 /// constants of its entity, its control tables and ROM rows, and its report
 /// figures.
-struct MacSchedule {
-  int64_t inWidth, outWidth, inBeats, inLen, inChannels, elements, outLen;
-  int64_t outLanes, reduceLanes, blocks, steps, stride, padLo, padValue;
-  int64_t kernel, accBits, shift, outBits, treeLevels;
+/// (The counters the cycle model needs come from vhdl::MacCounters.)
+struct MacSchedule : vhdl::MacCounters {
+  int64_t outWidth, outLanes, reduceLanes, padValue;
+  int64_t accBits, shift, outBits, treeLevels;
   int rounding;
   bool wrap;
   int64_t capacity; // window buffer elements the rtl op asks for
@@ -595,6 +609,10 @@ struct Emitter {
   Files files;
   std::string error; // set when a stage cannot be emitted
   std::vector<std::optional<MacSchedule>> schedules; // per stage
+  vhdl::Timing timing; // one inference alone, as the testbench feeds it
+  /// Per stage, a join's FIFO depths: the most beats of each input its
+  /// branch runs ahead of the others (sizeFifos).
+  std::vector<std::vector<int64_t>> fifoDepths;
 
   explicit Emitter(DesignOp design) : design(design) {
     top = namer.get(design.getSymName());
@@ -747,6 +765,7 @@ end package body;
     if (!s.lineBuffer)
       s.rows = s.inBeats;
     s.rows2 = int64_t(llvm::PowerOf2Ceil(s.rows));
+    s.bankElements = s.rows * s.inWidth; // CAP
     s.shared = s.inWidth == s.inChannels;
     int64_t cpg = c.getChannelsPerGroup(), terms = s.kernel * cpg;
     // Tap and channel of term step * PR + r (-1 past the last term).
@@ -1223,9 +1242,8 @@ end architecture;
   }
 
   /// An add or concat: one FIFO per input, one output register.
-  void emitJoin(JoinOp op, StringRef entity) {
-    ArrayRef<int64_t> widths = op.getInWidths(), depths = op.getFifoDepths(),
-                      beats = op.getInBeats();
+  void emitJoin(JoinOp op, StringRef entity, ArrayRef<int64_t> depths) {
+    ArrayRef<int64_t> widths = op.getInWidths(), beats = op.getInBeats();
     size_t n = widths.size();
     std::string ports, decls, ready, resets, pushes, available, data;
     StringRef f = op.getFunction();
@@ -1237,8 +1255,9 @@ end architecture;
                              "    in{0}_data  : in  sample_vector(0 to {1});\n",
                              i, widths[i] - 1);
       decls += llvm::formatv(
-          "  -- FIFO {0}: two inferences of input {0} ({1} beats each) and "
-          "the beat\n  -- pushed in the cycle before\n"
+          "  -- FIFO {0}: as many beats of input {0} as its branch runs "
+          "ahead ({1} per\n  -- inference) and the beat pushed in the cycle "
+          "before\n"
           "  constant D{0} : natural := {2};\n"
           "  constant B{0} : natural := {1};\n"
           "  type mem{0}_t is array (0 to D{0} - 1) of "
@@ -1475,12 +1494,16 @@ end architecture;
 -- inference), feeds one inference at a time as fast as the design accepts
 -- (back_to_back: the next inference's first beat follows the last beat of
 -- the previous one, without waiting for its outputs), takes outputs every
--- cycle (or as stall_every says), writes every output value to output_file
--- (one per line), per inference the cycles from its first input beat to its
--- last output beat (both included) to cycles_file and, from the second
--- inference on, the cycles between its last output beat and the previous
--- inference's (the initiation interval) to ii_file. When expect_ii is not 0,
--- the last of those must equal it.
+-- cycle (or as stall_every and stall_seed say), writes every output value
+-- to output_file (one per line), per inference the cycles from its first
+-- input beat to its last output beat (both included) to cycles_file and,
+-- from the second inference on, the cycles between its last output beat and
+-- the previous inference's (the initiation interval) to ii_file. When
+-- expect_ii is not 0, the last of those must equal it; when expect_latency
+-- is not 0, every inference's cycles must equal it (back_to_back: the
+-- first's). After the last inference it waits 64 cycles more: the design
+-- must have sent exactly OUT_BEATS beats per inference (none lost, none
+-- duplicated).
 entity {2} is
   generic (
     input_file  : string  := "input.txt";
@@ -1490,8 +1513,13 @@ entity {2} is
     max_cycles  : natural := 100000000;
     back_to_back : boolean := false;
     expect_ii   : natural := 0;
+    expect_latency : natural := 0;
     -- when not 0, out_ready is low every stall_every-th cycle (backpressure)
-    stall_every : natural := 0);
+    stall_every : natural := 0;
+    -- when not 0 (< 2**16), out_ready is low on a pseudo-random quarter of
+    -- the cycles: a 16-bit LFSR (x^16 + x^14 + x^13 + x^11 + 1) seeded with
+    -- it steps every cycle; low when its two low bits are 0
+    stall_seed  : natural := 0);
 end entity;
 
 architecture sim of {2} is
@@ -1509,13 +1537,16 @@ architecture sim of {2} is
   signal starts    : cycle_vector := (others => 0);
   signal finished  : natural := 0; -- inferences whose outputs are all out
   signal last_ii   : natural := 0; -- between the last two inferences' ends
+  signal beats_out : natural := 0; -- output beats so far
+  signal lfsr      : unsigned(15 downto 0) := to_unsigned(stall_seed mod 2 ** 16, 16);
   signal in_valid, in_ready, out_valid : std_logic := '0';
   signal out_ready : std_logic;
   signal in_data   : std_logic_vector(IN_W * N - 1 downto 0) := (others => '0');
   signal out_data  : std_logic_vector(OUT_W * N - 1 downto 0);
 begin
   clk <= not clk after 5 ns when not done;
-  out_ready <= '0' when stall_every /= 0 and cycle mod stall_every = stall_every - 1
+  out_ready <= '0' when (stall_every /= 0 and cycle mod stall_every = stall_every - 1)
+                       or (stall_seed /= 0 and lfsr(1 downto 0) = "00")
                else '1';
 
   dut : entity work.{8}
@@ -1528,6 +1559,11 @@ begin
   begin
     if rising_edge(clk) then
       cycle <= cycle + 1;
+      if lfsr(0) = '1' then
+        lfsr <= shift_right(lfsr, 1) xor x"B400";
+      else
+        lfsr <= shift_right(lfsr, 1);
+      end if;
       assert cycle < max_cycles report "testbench: timeout" severity failure;
     end if;
   end process;
@@ -1542,6 +1578,8 @@ begin
     variable sent  : natural := 0; -- beats of the current inference
     variable started : natural := 0; -- inferences started
   begin
+    assert stall_seed < 2 ** 16 report "testbench: stall_seed >= 2**16"
+      severity failure;
     file_open(f, input_file, read_mode);
     wait until rising_edge(clk);
     wait until rising_edge(clk);
@@ -1590,6 +1628,13 @@ begin
     assert expect_ii = 0 or started < 2 or last_ii = expect_ii
       report "testbench: initiation interval " & integer'image(last_ii) &
              ", expected " & integer'image(expect_ii) severity failure;
+    for i in 1 to 64 loop
+      wait until rising_edge(clk);
+    end loop;
+    assert beats_out = started * OUT_BEATS
+      report "testbench: " & integer'image(beats_out) & " output beats, " &
+             "expected " & integer'image(started * OUT_BEATS) &
+             ": lost or duplicated beats" severity failure;
     done <= true;
     wait;
   end process;
@@ -1608,10 +1653,17 @@ begin
         writeline(f, l);
       end loop;
       outs := outs + 1;
+      beats_out <= beats_out + 1;
       if outs = OUT_BEATS then
         outs := 0;
         write(l, cycle - starts(finished mod 64) + 1);
         writeline(c, l);
+        assert expect_latency = 0 or (back_to_back and finished > 0) or
+               cycle - starts(finished mod 64) + 1 = expect_latency
+          report "testbench: latency " &
+                 integer'image(cycle - starts(finished mod 64) + 1) &
+                 ", expected " & integer'image(expect_latency)
+          severity failure;
         if last >= 0 then
           write(l, cycle - last);
           writeline(g, l);
@@ -1645,7 +1697,8 @@ end architecture;
     return json.empty() ? "null" : json + "}";
   }
 
-  /// Static figures; the cycles are measured by the testbench.
+  /// Static figures and the cycles of one inference (the cycle model,
+  /// Timing.cpp), which the testbench checks (expect_latency).
   void emitReport() {
     int64_t multipliers = 0, constantMultipliers = 0, adders = 0, romBits = 0,
             bufferBits = 0, macs = 0, scheduled = 0, ideal = 0, depth = 0,
@@ -1657,6 +1710,7 @@ end architecture;
     for (Operation &stage : design.getBody().front()) {
       int64_t m = 0, add = 0, bits = 0, buffer = 0, unitMacs = 0, lanes = 0,
               cycles = 0, tables = 0;
+      std::string fifoJson; // a join's FIFO depths
       if (const std::optional<MacSchedule> &s = schedules[i]) {
         lanes = m = s->multipliers;
         bits = s->romBits;
@@ -1671,8 +1725,14 @@ end architecture;
         buffer = 2 * int64_t(llvm::PowerOf2Ceil(pool.getInBeats())) *
                  pool.getWidth() * design.getDataBits();
       if (auto join = dyn_cast<JoinOp>(stage)) {
-        for (auto [w, d] : llvm::zip(join.getInWidths(), join.getFifoDepths()))
+        for (auto [w, d] : llvm::zip(join.getInWidths(), fifoDepths[i]))
           buffer += w * fifoSlots(d) * design.getDataBits();
+        fifoJson = ", \"fifo_depths\": [" +
+                   llvm::join(llvm::map_range(
+                                  fifoDepths[i],
+                                  [](int64_t d) { return std::to_string(d); }),
+                              ", ") +
+                   "]";
         // concat_length sends its inputs one after the other
         if (join.getFunction() == "concat_length")
           serial += join.getOutBeats();
@@ -1704,11 +1764,13 @@ end architecture;
           R"("multipliers": {4}, "tree_adders": {9}, "rom_bits": {5}, )"
           R"("buffer_bits": {10}, "constant_multipliers": {11}, "macs": {6}, )"
           R"("mac_cycles": {7}, "pipeline_depth": {8}, "table_bits": {12}, )"
-          R"("initiation_interval": {13}, "format": {14}})",
+          R"("initiation_interval": {13}, "start": {15}, "latency": {16}{17}, )"
+          R"("format": {14}})",
           i ? ",\n" : "",
           stage.getAttrOfType<StringAttr>("sym_name").getValue(), entities[i],
           stage.getName().stripDialect(), lanes, bits, unitMacs, cycles, d, add,
-          buffer, constant, tables, ii, formatJson(stage));
+          buffer, constant, tables, ii, formatJson(stage), timing.stageStart[i],
+          timing.stageLatency[i], fifoJson);
       ++i;
     }
     std::string fileList;
@@ -1741,6 +1803,7 @@ end architecture;
   "mac_cycles": {14},
   "cycle_bound": {15},
   "scheduled_bound": {16},
+  "latency": {24},
   "initiation_interval": {23},
   "stages": [
 {17}
@@ -1752,8 +1815,61 @@ end architecture;
              design.getOutWidth(), design.getOutBeats(), multipliers, romBits,
              macs, depth, scheduled, ideal + depth + length + serial,
              scheduled + depth + length + serial, stages, adders, bufferBits,
-             constantMultipliers, forks, tableBits, interval)
+             constantMultipliers, forks, tableBits, interval,
+             timing.cycles.front())
              .str()});
+  }
+
+  /// Sizes every join FIFO by the lag between its branches: the cycle model
+  /// runs the design with FIFOs of the rtl.join's depth (at least an
+  /// inference), inferences one at a time and back to back; a FIFO then
+  /// gets a depth of the most beats it held when it took one, plus one,
+  /// plus the design's pipeline depth (registers that may hold beats of the
+  /// branch under backpressure), within [2, that depth] (and fifoSlots'
+  /// slot for the beat pushed in the cycle before). The model then runs again
+  /// with the new depths and must give the same cycles. Sets `timing` to
+  /// one inference alone; false (and `error`) when the schedule deadlocks.
+  bool sizeFifos(ArrayRef<const vhdl::MacCounters *> macs) {
+    int64_t margin = 1;
+    for (Operation &stage : design.getBody().front()) {
+      margin += getPipelineDepth(&stage);
+      fifoDepths.emplace_back();
+      if (auto join = dyn_cast<JoinOp>(stage))
+        fifoDepths.back().assign(join.getFifoDepths().begin(),
+                                 join.getFifoDepths().end());
+    }
+    vhdl::Drive alone, backToBack;
+    alone.inferences = 2;
+    backToBack.inferences = 4;
+    backToBack.backToBack = true;
+    auto simulate = [&](const vhdl::Drive &drive) {
+      std::vector<std::vector<int64_t>> slots = fifoDepths;
+      for (std::vector<int64_t> &stage : slots)
+        for (int64_t &d : stage)
+          d = fifoSlots(d);
+      vhdl::Timing t = vhdl::simulateTiming(design, macs, slots, drive);
+      if (!t.deadlock.empty())
+        error = "the design's schedule deadlocks (" + t.deadlock + ")";
+      return t;
+    };
+    vhdl::Timing wide = simulate(alone), wideB2B = simulate(backToBack);
+    if (!error.empty())
+      return false;
+    for (size_t s = 0; s < fifoDepths.size(); ++s)
+      for (size_t i = 0; i < fifoDepths[s].size(); ++i)
+        fifoDepths[s][i] = std::clamp<int64_t>(
+            std::max(wide.fifoPeak[s][i], wideB2B.fifoPeak[s][i]) + margin, 2,
+            fifoDepths[s][i]);
+    timing = simulate(alone);
+    vhdl::Timing sizedB2B = simulate(backToBack);
+    if (!error.empty())
+      return false;
+    if (timing.cycles != wide.cycles || sizedB2B.cycles != wideB2B.cycles ||
+        sizedB2B.intervals != wideB2B.intervals) {
+      error = "sizing the join FIFOs changed the schedule (an emitter bug)";
+      return false;
+    }
+    return true;
   }
 
   Files run() {
@@ -1763,6 +1879,11 @@ end architecture;
       if (auto unit = dyn_cast<MacUnitOp>(stage))
         schedules.back() = prepareMac(unit);
     }
+    std::vector<const vhdl::MacCounters *> macs;
+    for (const std::optional<MacSchedule> &s : schedules)
+      macs.push_back(s ? &*s : nullptr);
+    if (!sizeFifos(macs))
+      return files;
     emitPackage();
     size_t i = 0;
     for (Operation &stage : design.getBody().front()) {
@@ -1771,7 +1892,7 @@ end architecture;
             {entities[i] + ".vhd",
              printMac(*schedules[i], unit.getSymName(), entities[i])});
       else if (auto join = dyn_cast<JoinOp>(stage))
-        emitJoin(join, entities[i]);
+        emitJoin(join, entities[i], fifoDepths[i]);
       else if (auto pool = dyn_cast<PoolOp>(stage))
         emitPool(pool, entities[i]);
       else

@@ -13,11 +13,12 @@
 
 // C_out = 32, L' = 4094: with AVX2, 6 rows x 2 vectors of 8 (16 channels per
 // block, two blocks), the 2 rows left in a 2-row block; with AVX-512, 14 x 2 x 16
-// (one channel block), 6 rows left.
+// (one channel block), 6 rows left. Blocks of rows outside (the loop threads
+// share), the channel blocks of each inside.
 // AVX2-LABEL: func.func @conv_static(
 // AVX2-NOT: vector.gather
-// AVX2: scf.for %{{.*}} = %c0 to %c32 step %c16
 // AVX2: scf.for %{{.*}} = %c0 to %c4092 step %c6
+// AVX2-NEXT: scf.for %{{.*}} = %c0 to %c32 step %c16
 // AVX2-COUNT-12: vector.load %{{.*}} : memref<4094x32xf32>, vector<8xf32>
 // AVX2: scf.for {{.*}} to %c3 {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
 // AVX2: scf.for {{.*}} to %c32 {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
@@ -27,6 +28,8 @@
 // AVX2-COUNT-2: vector.fma %{{.*}} : vector<8xf32>
 // AVX2-COUNT-12: vector.store
 // The rows left: a 2-row block.
+// AVX2: scf.for %{{.*}} = %c0 to %c32 step %c16
+// AVX2: vector.load %{{.*}}[%c4093,
 // AVX2: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
 // AVX2-NOT: vector.scatter
 // AVX2: return
@@ -54,9 +57,9 @@ func.func @conv_static(%x: memref<4096x32xf32>, %w: memref<3x32x32xf32>,
 // C_out = 37 (with AVX2, two full 16-channel blocks, then 5 channels in one
 // masked vector), stride 2.
 // AVX2-LABEL: func.func @conv_odd_channels(
+// AVX2: vector.constant_mask [5] : vector<8xi1>
 // AVX2: scf.for %{{.*}} = %c0 to %c32 step %c16
 // AVX2: vector.fma
-// AVX2: vector.constant_mask [5] : vector<8xi1>
 // AVX2: vector.maskedload %{{.*}} : memref<9x37xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
 // AVX2: vector.maskedload %{{.*}} : memref<5x8x37xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
 // AVX2: vector.fma
@@ -80,12 +83,14 @@ func.func @conv_odd_channels(%x: memref<21x8xf32>, %w: memref<5x8x37xf32>,
 // and add.
 // AVX2-LABEL: func.func @conv_dynamic(
 // AVX2: memref.dim
+// AVX2: vector.create_mask
 // AVX2: scf.for
 // AVX2: arith.muli %{{.*}} : vector<8xi32>
 // AVX2: arith.addi %{{.*}} : vector<8xi32>
+// AVX2: scf.if
+// AVX2: vector.maskedstore
 // AVX2: scf.for %{{.*}} step %c1
 // AVX2: scf.if
-// AVX2: vector.create_mask
 // AVX2: vector.maskedstore
 func.func @conv_dynamic(%x: memref<?x?xi32, strided<[?, ?], offset: ?>>,
                         %w: memref<?x?x?xi32>, %y: memref<?x?xi32>) {

@@ -47,6 +47,26 @@ func.func @matmul_dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>,
   return
 }
 
+// Static, 8 rows (fewer than two 6-row slivers per thread): one M block,
+// the threads share its columns (two parts, each with its own packed A).
+// CHECK-LABEL: func.func @matmul_flat(
+// CHECK: memref.alloc() : memref<6144xf32>
+// CHECK: scf.parallel (%[[ITEM:.*]]) = (%c0) to (%c2) step (%c1)
+// CHECK: arith.remui %[[ITEM]], %c2
+// CHECK: llvm.intr.fmuladd
+func.func @matmul_flat(%a: memref<8x512xf32>, %b: memref<512x512xf32>,
+                       %c: memref<8x512xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<8x512xf32>, memref<512x512xf32>) outs(%c : memref<8x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
 // Static and small (37^3 < 2^20): one thread, no guard.
 // CHECK-LABEL: func.func @matmul_small(
 // CHECK-NOT: scf.parallel
@@ -85,18 +105,20 @@ func.func @matmul_large(%a: memref<256x256xf32>, %b: memref<256x256xf32>,
   return
 }
 
-// conv1d: the blocks of output positions, guarded by L' * K * C_in * C_out.
+// conv1d: the blocks of output positions (every channel block inside: one
+// fork per call), guarded by L' * K * C_in * C_out.
 #x = affine_map<(d0, d1, d2, d3) -> (d0 + d1, d2)>
 #w = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>
 #y = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
 // CHECK-LABEL: func.func @conv_dynamic(
 // CHECK: %[[CBIG:.*]] = arith.cmpi sge, %{{.*}}, %c1048576
-// CHECK: scf.for {{.*}} step %c16
 // CHECK: scf.if %[[CBIG]] {
 // CHECK-NEXT: scf.parallel {{.*}} step (%c6)
+// CHECK-NEXT: scf.for {{.*}} step %c16
 // CHECK: vector.fma
-// CHECK: {{^      \} else \{$}}
+// CHECK: {{^    \} else \{$}}
 // CHECK-NEXT: scf.for {{.*}} step %c6
+// CHECK-NEXT: scf.for {{.*}} step %c16
 // CHECK: vector.fma
 func.func @conv_dynamic(%in: memref<?x?xf32>, %f: memref<?x?x?xf32>,
                         %out: memref<?x?xf32>) {
@@ -115,6 +137,8 @@ func.func @conv_dynamic(%in: memref<?x?xf32>, %f: memref<?x?x?xf32>,
 // CHECK-LABEL: func.func @conv_static(
 // CHECK-NOT: scf.if
 // CHECK: scf.parallel {{.*}} step (%c6)
+// CHECK-NEXT: scf.for {{.*}} step %c16
+// CHECK-NOT: scf.parallel
 func.func @conv_static(%in: memref<4096x32xf32>, %f: memref<3x32x32xf32>,
                        %out: memref<4094x32xf32>) {
   linalg.generic {indexing_maps = [#x, #w, #y],

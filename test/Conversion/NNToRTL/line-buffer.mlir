@@ -9,18 +9,23 @@
 // CHECK-LABEL: rtl.mac_unit @short
 // CHECK-NEXT: rtl.input_buffer {bits = 8 : i64, elements = 62 : i64}
 
-// The line buffer is used circularly and takes a beat only when it
-// overwrites nothing the current position (first element first(l), computed
-// from the position counter: no table that grows with the length) reads.
+// The line buffer is used circularly (16 values = 8 rows of one beat, per
+// bank) and takes a beat only when it overwrites nothing the current position
+// (first element first(l), kept in a register that follows the position
+// counter: no table that grows with the length) reads. The short one holds
+// its 31 beats (rows 32 apart in the memory: a power of two).
 // VHDL-LABEL: entity lines_long is
-// VHDL: constant CAP       : natural := 16; -- window buffer slots
+// VHDL: constant ROWS      : natural := 8; -- window buffer rows (beats) per bank
+// VHDL: constant ROWS2     : natural := 8;
 // VHDL-NOT: int_vector(0 to OUT_LEN
-// VHDL: return (l * STRIDE - PAD_LO) * IN_CH;
-// VHDL: return b * CAP + e mod CAP;
-// VHDL: (issued = '1' or loaded + IN_W <= first(pos) + CAP)
+// VHDL: return l * IN_CH;
+// VHDL: return b mod ROWS;
+// VHDL: (issued = '1' or loaded <= limit_r)
+// VHDL: limit_r <= first_u + (STRIDE * IN_CH + CAP - IN_W);
 // VHDL-LABEL: entity lines_short is
-// VHDL: constant CAP       : natural := 62; -- window buffer slots
-// VHDL: return b * CAP + e;
+// VHDL: constant ROWS      : natural := 31; -- window buffer rows (beats) per bank
+// VHDL: constant ROWS2     : natural := 32;
+// VHDL: return b;
 !q = !nn.fixed<8, 4>
 nn.model @lines {
   %0 = nn.input "x" : tensor<64x2x!q>

@@ -77,3 +77,17 @@ nn.model @mixed {
   %4 = nn.add "s" %2, %3 {rounding = "nearest", overflow = "wrap"} : tensor<4x1x!nn.fixed<6, 2>>, tensor<4x1x!nn.fixed<7, 3>> -> tensor<4x1x!nn.fixed<7, 3>>
   nn.output "y" %4 : tensor<4x1x!nn.fixed<7, 3>>
 }
+
+// -----
+
+// A flatten into another format is a requantise stage named after it, with
+// the flatten's formats for report.json.
+// MIXED-LABEL: rtl.design @flat
+// MIXED: rtl.elementwise @f{{[0-9]*}} "requantize" {{.*}}inputs = ["x"], {{.*}}rtl.format = {input = "ap_fixed<8, 5>", overflow = "saturate", result = "ap_fixed<6, 4>", rounding = "truncate"}
+// MIXED: rtl.mac_unit @l {{.*}}inputs = ["f{{[0-9]*}}"]
+nn.model @flat {
+  %0 = nn.input "x" : tensor<2x2x!nn.fixed<8, 3>>
+  %1 = nn.flatten "f" %0 {rounding = "truncate"} : tensor<2x2x!nn.fixed<8, 3>> -> tensor<1x4x!nn.fixed<6, 2>>
+  %2 = nn.linear "l" %1 {weight = dense<3> : tensor<1x4xi32>, acc_bits = 20, rounding = "nearest"} : tensor<1x4x!nn.fixed<6, 2>> -> tensor<1x1x!nn.fixed<6, 2>>
+  nn.output "y" %2 : tensor<1x1x!nn.fixed<6, 2>>
+}

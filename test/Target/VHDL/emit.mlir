@@ -66,9 +66,16 @@
 // CHECK: "macs": 72,
 // CHECK: "pipeline_depth": 5,
 // CHECK: "cycle_bound": 47,
+// Exactly 43 cycles from the first input beat to the last output beat (the
+// cycle model; the GHDL suites check it against the testbench): the conv1d
+// issues position 0's 6 MACs once 2 beats are in (cycles 2-7), its 4-stage
+// pipeline puts the row into its output register at cycle 11, where the
+// hardtanh takes it; the hardtanh's last beat leaves 32 cycles later.
+// CHECK: "latency": 43,
 // The conv1d issues 36 MACs per inference, the next one right behind them.
 // CHECK: "initiation_interval": 36,
-// CHECK: {"name": "c1", {{.*}}"initiation_interval": 36, "format": {"accum": "ap_fixed<19, 11>", "input": "ap_fixed<8, 4>", "overflow": "saturate", "result": "ap_fixed<8, 4>", "rounding": "nearest", "weight": "ap_fixed<8, 4>"}}
+// CHECK: {"name": "c1", {{.*}}"initiation_interval": 36, "start": 0, "latency": 42, "format": {"accum": "ap_fixed<19, 11>", "input": "ap_fixed<8, 4>", "overflow": "saturate", "result": "ap_fixed<8, 4>", "rounding": "nearest", "weight": "ap_fixed<8, 4>"}}
+// CHECK: {"name": "r", {{.*}}"initiation_interval": 6, "start": 11, "latency": 32,
 !q = !nn.fixed<8, 4>
 nn.model @tiny {
   %0 = nn.input "x" : tensor<6x2x!q>

@@ -5,8 +5,8 @@ varying widths and rounding, lowered at P = 1, 2, 4 or 8, emitted, checked
 with `ghdl --synth`, and simulated on random inputs. Fails unless the
 simulation equals unum-nn-sim bit for bit, stays within the float error
 bound (per-layer formats included; inferences where a wrapping layer may
-have wrapped are not checked and counted), and meets the cycle bound of
-report.json. The inferences go in back to back: the cycles between
+have wrapped are not checked and counted), takes exactly report.json's
+latency (the testbench asserts it; the bound must hold too). The inferences go in back to back: the cycles between
 consecutive inferences' ends (the initiation interval) must all equal
 report.json's initiation_interval (the testbench asserts the last one
 itself)."""
@@ -71,16 +71,38 @@ for seed in range(args.first, args.first + args.seeds):
     intervals = nnhw.ghdl_ii(os.path.join(work, "vhdl"))
     # the first inference meets an empty pipeline: its cycles are the latency
     cycles = cycles[:1]
-    # Every third model again with backpressure: out_ready low every 3rd
-    # cycle stalls the stages; the outputs must not change.
+    # Every third model again with periodic backpressure: out_ready low
+    # every k-th cycle (k = 2 or 3) stalls the stages, 7 inferences back to
+    # back; the outputs must not change (none lost or duplicated: the
+    # testbench checks the count) and the inferences then finish on average
+    # every max(II, out_beats * k / (k - 1)) cycles: the 6 intervals add up
+    # to exactly 6 times that (docs/VHDLInterface.md). Every third other
+    # model with seeded pseudo-random backpressure (out_ready low on a
+    # quarter of the cycles): the same outputs.
+    bp_problems = []
     if seed % 3 == 1:
-        stalled, _, secs = nnhw.ghdl(work, report, inputs, synth=False,
-                                     stall_every=3, back_to_back=True)
+        k = 2 + (seed // 3) % 2
+        more = os.path.join(work, "input7.txt")
+        nnhw.write_inputs(more, rng, 7, in_bits, *x["shape"])
+        stalled, _, secs = nnhw.ghdl(work, report, more, synth=False,
+                                     stall_every=k, back_to_back=True)
         seconds += secs
         kinds.add("backpressure")
+        if stalled != nnhw.reference(args.tools, work, more):
+            bp_problems.append("outputs differ under backpressure")
+        stalled_ii = nnhw.ghdl_ii(os.path.join(work, "vhdl"))
+        pace = max(report["initiation_interval"],
+                   report["output"]["beats"] * k / (k - 1))
+        if len(stalled_ii) != 6 or sum(stalled_ii) != 6 * pace:
+            bp_problems.append("intervals %s under stall_every=%d, expected %g on average"
+                               % (stalled_ii, k, pace))
+    if seed % 3 == 2:
+        stalled, _, secs = nnhw.ghdl(work, report, inputs, synth=False,
+                                     stall_seed=seed + 1, back_to_back=True)
+        seconds += secs
+        kinds.add("random-backpressure")
         if stalled != expected:
-            print("seed %d: FAIL under backpressure" % seed)
-            failures += 1
+            bp_problems.append("outputs differ under random backpressure")
     layers = blocks or [nd["type"] for nd in model["nodes"][1:-1]]
     kinds.update(blocks)
     if sum(nd["type"] == "input" for nd in model["nodes"]) > 1:
@@ -101,7 +123,7 @@ for seed in range(args.first, args.first + args.seeds):
         with open(os.path.join(work, "vhdl", name)) as vhd:
             if "b mod ROWS;" in vhd.read():
                 kinds.add("line-buffer")
-    problems = []
+    problems = bp_problems
     if got != expected:
         bad = [i for i, (a, b) in enumerate(zip(got, expected)) if a != b]
         problems.append("not bit-exact: %d of %d outputs differ (first at %s)"
@@ -138,12 +160,14 @@ for seed in range(args.first, args.first + args.seeds):
     limit = report["cycle_bound"] if nnhw.lanes_divide(report) else report["scheduled_bound"]
     if not cycles or max(cycles) > limit:
         problems.append("cycles %s above %d" % (cycles, limit))
+    if cycles != [report["latency"]]:
+        problems.append("cycles %s, report.json's latency %d" % (cycles, report["latency"]))
     ii = report["initiation_interval"]
     if len(intervals) != args.inferences - 1 or set(intervals) != {ii}:
         problems.append("initiation intervals %s, report %d" % (intervals, ii))
     status = "FAIL " + "; ".join(problems) if problems else "ok"
     failures += bool(problems)
-    print("seed %d: %s Q%d.%d %s %s%s P=%d: %d outputs, cycles %d <= %d (%s), "
+    print("seed %d: %s Q%d.%d %s %s%s P=%d: %d outputs, cycles %d = latency <= %d (%s), "
           "II %s = %d, %s: %s"
           % (seed, "+".join(layers), n, f, rounding, overflow,
              " per-layer" if mixed else "", p, len(expected), max(cycles or [0]),
@@ -155,10 +179,12 @@ MODES = set(nnhw.ROUNDINGS) | set(nnhw.OVERFLOWS) | {"mixed", "float-checked-mix
     if args.mixed else set()
 REQUIRED = {"conv1d", "linear", "relu", "hardtanh", "hardsigmoid", "batchnorm1d",
             "flatten", "padding=valid", "padding=same", "padding=N", "stride>1",
-            "groups>1", "bias", "no-bias", "adder-tree", "line-buffer", "backpressure", "P=1", "P=2", "P=4",
+            "groups>1", "bias", "no-bias", "adder-tree", "line-buffer", "backpressure",
+            "random-backpressure", "P=1", "P=2", "P=4",
             "P=8"} | MODES
 if args.graphs:
-    REQUIRED = {"add", "concat", "fork", "dead-input", "backpressure", "batchnorm1d",
+    REQUIRED = {"add", "concat", "fork", "dead-input", "backpressure",
+                "random-backpressure", "batchnorm1d",
                 "maxpool1d", "avgpool1d",
                 "P=1", "P=2", "P=4", "P=8"} | set(nnhw.GRAPH_BLOCKS) | MODES
 if args.seeds >= (8 if args.graphs else 16) and not REQUIRED <= kinds:
