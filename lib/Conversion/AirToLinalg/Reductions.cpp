@@ -6,8 +6,8 @@
 //
 //   for panel in [0, P)                      (scf.parallel with threads)
 //     for (outer parallel and reduction loops)
-//       for c0 in panel's columns step CB      column block (512 f32)
-//         for r0 in rows step RB               chunk of rows (8 to 32)
+//       for c0 in panel's columns step CB      column block (1024 f32)
+//         for r0 in rows step RB               chunk of rows (4 to 32)
 //           for j0 in block's strips step U*W  U accumulators of W lanes
 //             acc[u] = y[j0 + u W : +W]
 //             for r in [r0, r0 + RB): acc[u] = combine(acc[u], f(x[r, ...]))
@@ -17,9 +17,9 @@
 // The accumulators live in registers over a chunk of rows and the loads of x
 // are contiguous along each row; a chunk (RB x CB, 16 KB of x) keeps the
 // rows a strip walks through in L1 for the next strip. Narrow arrays take
-// whole rows and up to 32 of them; a wide one (a row over 2 KB) is cut into
-// column blocks of 8 rows at a time, so that its block of accumulators stays
-// in L1 too and is loaded and stored once per 8 rows (one chunk of 1-2
+// whole rows and up to 32 of them; a wide one (a row over 4 KB) is cut into
+// column blocks of 4 rows at a time, so that its block of accumulators stays
+// in L1 too and is loaded and stored once per 4 rows (one chunk of 1-2
 // whole rows loaded and stored the accumulators of 4096 columns every row:
 // 0.5x numpy at 1024x4096). W is one register of the widest type in the
 // body (f32 sums accumulate in f64: 4 f64 lanes on AVX2).
@@ -249,8 +249,8 @@ void OuterReduction::emit() {
   // registers over its RB rows (their loads and stores are 1/RB of the
   // work), and its rows stay in L1 (16 KB of the inputs) while the strips
   // walk across them. Narrow arrays take whole rows, RB = 16 KB / (columns x
-  // input bytes) up to 32; wide ones (RB would be < 8) take RB = 8 and
-  // column blocks of CB = 16 KB / (8 x input bytes), whole strips, so that
+  // input bytes) up to 32; wide ones (RB would be < 4) take RB = 4 and
+  // column blocks of CB = 16 KB / (4 x input bytes), whole strips, so that
   // the block's accumulators (loaded and stored once per chunk) stay in L1
   // too instead of a whole row of them (a row of 4096 f64 sums is 32 KB).
   int64_t inBytes = 1;
@@ -261,7 +261,7 @@ void OuterReduction::emit() {
           inBytes,
           getElementTypeOrSelf(in->get().getType()).getIntOrFloatBitWidth() /
               8);
-  constexpr int64_t kChunkBytes = 16384, kMinRows = 8, kMaxRows = 32;
+  constexpr int64_t kChunkBytes = 16384, kMinRows = 4, kMaxRows = 32;
   Value rb = b.createOrFold<arith::MaxSIOp>(
       loc, cst(kMinRows),
       min(cst(kMaxRows),

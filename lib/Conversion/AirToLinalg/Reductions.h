@@ -19,7 +19,7 @@ namespace unum::air {
 bool isOuterReduction(mlir::linalg::GenericOp op);
 
 /// Replaces such a generic by explicit vector code: rows are streamed in
-/// chunks (8-32 rows of a block of columns that fits L1), each strip of columns
+/// chunks (4-32 rows of a block of columns that fits L1), each strip of columns
 /// accumulates in vector registers over a chunk of rows (contiguous loads, no
 /// gathers), columns that do not fill a strip take single vectors and then one
 /// column at a time. Every output element is combined in the generic's row

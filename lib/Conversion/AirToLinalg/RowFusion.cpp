@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -27,6 +28,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -110,6 +112,7 @@ struct AirFuseRowsPass : public unum::impl::AirFuseRowsBase<AirFuseRowsPass> {
       // from one zero fill): one tensor as the destination of two
       // reductions, which bufferization copies per block. Each gets its own.
       unshareFills(rewriter, func);
+      splitWidePrologues(rewriter, func);
       // The loop's sizes read the fused producers; then these are dead. A
       // block temporary's destination, a slice of a full-size tensor.empty,
       // becomes a block-sized tensor.empty (else bufferization would
@@ -118,6 +121,112 @@ struct AirFuseRowsPass : public unum::impl::AirFuseRowsBase<AirFuseRowsPass> {
       if (failed(resolveDims(func, /*foldEmpty=*/true)))
         return signalPassFailure();
     }
+  }
+
+  /// A row reduction of a block (in a loop of ours) that computes a math
+  /// function of its inputs and accumulates it in a wider type (logsumexp's
+  /// sum in f64 of f32 exp(x - max)) is split in two nests: the function
+  /// into a block temporary (elementwise: vectorised at the narrow type's
+  /// width), then the sum of the temporary. Fused, the function ran at the
+  /// accumulator's width (4 f64 lanes on AVX2, not 8 f32). Same values, same
+  /// order: the results do not change.
+  static void splitWidePrologues(IRRewriter &rewriter, func::FuncOp func) {
+    SmallVector<linalg::GenericOp> todo;
+    func.walk([&](linalg::GenericOp g) {
+      auto loop = g->getParentOfType<scf::ForOp>();
+      if (loop && loop->hasAttr(unum::air::kRowBlocksAttr) &&
+          isRowReduction(g) && widenedPrologue(g))
+        todo.push_back(g);
+    });
+    for (linalg::GenericOp g : todo)
+      splitPrologue(rewriter, g);
+  }
+
+  /// The extension `acc = combine(acc, ext(v))` ending `g`'s body when v is
+  /// computed by a math op of its inputs and only used there; else null.
+  static arith::ExtFOp widenedPrologue(linalg::GenericOp g) {
+    if (!g.hasPureTensorSemantics() || g.getNumDpsInits() != 1 ||
+        !identityInput(g))
+      return nullptr;
+    Block *body = g.getBody();
+    Value acc = body->getArguments().back();
+    Operation *yield = body->getTerminator();
+    Operation *combine = yield->getOperand(0).getDefiningOp();
+    if (!combine || combine->getBlock() != body ||
+        combine->getNumOperands() != 2 || !combine->hasOneUse() ||
+        !acc.hasOneUse() || !llvm::is_contained(combine->getOperands(), acc))
+      return nullptr;
+    Value other = combine->getOperand(combine->getOperand(0) == acc ? 1 : 0);
+    auto ext = other.getDefiningOp<arith::ExtFOp>();
+    if (!ext || !ext->hasOneUse() || ext->getBlock() != body)
+      return nullptr;
+    Operation *def = ext.getIn().getDefiningOp();
+    if (!def || def->getBlock() != body || !ext.getIn().hasOneUse())
+      return nullptr;
+    bool math = llvm::any_of(body->without_terminator(), [&](Operation &op) {
+      return isa<math::MathDialect>(op.getDialect());
+    });
+    // Only the prologue, the extension and the combine in the body.
+    if (!math || &*std::prev(body->end(), 3) != ext.getOperation() ||
+        combine->getNextNode() != yield)
+      return nullptr;
+    return ext;
+  }
+
+  /// An input read at every iteration (identity map): the block's shape.
+  static Value identityInput(linalg::GenericOp g) {
+    for (OpOperand *in : g.getDpsInputOperands())
+      if (g.getMatchingIndexingMap(in).isIdentity() &&
+          isa<RankedTensorType>(in->get().getType()))
+        return in->get();
+    return Value();
+  }
+
+  static void splitPrologue(IRRewriter &rewriter, linalg::GenericOp g) {
+    arith::ExtFOp ext = widenedPrologue(g);
+    Operation *combine = *ext->getUsers().begin();
+    Block *body = g.getBody();
+    Location loc = g.getLoc();
+    rewriter.setInsertionPoint(g);
+    Value shape = identityInput(g);
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, tensor::getMixedSizes(rewriter, loc, shape),
+        ext.getIn().getType());
+    unsigned loops = g.getNumLoops();
+    AffineMap id = rewriter.getMultiDimIdentityMap(loops);
+    SmallVector<AffineMap> maps;
+    for (OpOperand *in : g.getDpsInputOperands())
+      maps.push_back(g.getMatchingIndexingMap(in));
+    maps.push_back(id);
+    SmallVector<utils::IteratorType> parallel(loops,
+                                              utils::IteratorType::parallel);
+    auto prologue = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{empty.getType()}, g.getDpsInputs(),
+        ValueRange{empty}, maps, parallel,
+        [&](OpBuilder &b, Location, ValueRange args) {
+          IRMapping map;
+          map.map(body->getArguments().drop_back(), args.drop_back());
+          for (Operation &op : body->without_terminator()) {
+            if (&op == ext.getOperation())
+              break;
+            b.clone(op, map);
+          }
+          linalg::YieldOp::create(b, loc, map.lookup(ext.getIn()));
+        });
+    auto sum = linalg::GenericOp::create(
+        rewriter, loc, g->getResultTypes(), prologue->getResults(),
+        g.getDpsInits(),
+        SmallVector<AffineMap>{id, g.getIndexingMapsArray().back()},
+        g.getIteratorTypesArray(),
+        [&](OpBuilder &b, Location, ValueRange args) {
+          IRMapping map;
+          map.map(ext.getIn(), args[0]);
+          map.map(body->getArguments().back(), args[1]);
+          b.clone(*ext, map);
+          b.clone(*combine, map);
+          linalg::YieldOp::create(b, loc, map.lookup(combine->getResult(0)));
+        });
+    rewriter.replaceOp(g, sum->getResults());
   }
 
   /// A tensor linalg.fill with several users is cloned for all but the
@@ -317,7 +426,14 @@ void unum::air::shareRowBlocks(RewriterBase &b, Operation *root,
   if (threads <= 1)
     return;
   for (scf::ForOp loop : loops) {
-    if (loop.getNumResults() != 0 ||
+    // A loop holding a parallel loop (conv1d's blocks of output positions,
+    // when air-fuse-rows blocks a conv1d with its epilogue) is left to that
+    // one: nested teams would not help on the host's cores.
+    bool inner =
+        loop.getBody()
+            ->walk([](scf::ParallelOp) { return WalkResult::interrupt(); })
+            .wasInterrupted();
+    if (loop.getNumResults() != 0 || inner ||
         loop->getParentOfType<LoopLikeOpInterface>() || !writesOwnMemory(loop))
       continue;
     OpBuilder::InsertionGuard guard(b);

@@ -16,12 +16,12 @@ namespace unum::air {
 constexpr llvm::StringLiteral kRowBlocksAttr = "air.row_blocks";
 
 /// Every loop under `root` marked kRowBlocksAttr loses the mark; with
-/// `threads` > 1, one outside any other loop, without results, whose
-/// iterations provably write disjoint memory (each writes only buffers it
-/// allocates or slices of outside buffers at its own induction variable)
-/// becomes an scf.parallel when the call has kMinParallelElements elements
-/// or more (Parallel.h). Each block of rows is computed exactly as on one
-/// thread, so the results are bit-identical.
+/// `threads` > 1, one outside any other loop, holding no parallel loop,
+/// without results, whose iterations provably write disjoint memory (each
+/// writes only buffers it allocates or slices of outside buffers at its own
+/// induction variable) becomes an scf.parallel when the call has
+/// kMinParallelElements elements or more (Parallel.h). Each block of rows is
+/// computed exactly as on one thread, so the results are bit-identical.
 void shareRowBlocks(mlir::RewriterBase &b, mlir::Operation *root,
                     int64_t threads);
 

@@ -69,3 +69,21 @@
 // BUF-NOT: memref.alloc
 // BUF-NOT: copy
 // BUF: return
+
+// logsumexp: the f32 exp(x - max) that the f64 sum reads is split off the
+// sum into its own block-sized nest (vectorised at 8 f32 lanes on AVX2; fused
+// into the sum it ran at the f64 sum's 4 lanes), the sum only widens and adds.
+// CHECK-LABEL: func.func private @__unum_air_logsumexp
+// CHECK: scf.for
+// CHECK: linalg.generic {{.*}}["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: %[[EXP:.*]] = linalg.generic {{.*}}["parallel", "parallel"]
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}}["parallel", "reduction"]{{.*}} ins(%[[EXP]] :
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.extf
+// CHECK-NEXT: arith.addf {{.*}} : f64
+// CHECK-NEXT: linalg.yield
+// CHECK: math.log
+// CHECK: } {air.row_blocks}
+// CHECK: return

@@ -2,7 +2,7 @@
 // RUN: unum-opt %s --air-vectorize="vector-bits=512 registers=32" | FileCheck %s --check-prefix=AVX512
 
 // A reduction over axis 0 streams the rows into vector accumulators: chunks
-// of RB rows x CB columns (RB = 16 KB / row bytes, 8 to 32; CB = 512 f32
+// of RB rows x CB columns (RB = 16 KB / row bytes, 4 to 32; CB = 1024 f32
 // columns, so that a wide array's chunk and accumulators stay in L1); per
 // chunk, strips of 4 accumulators of one register each (f32 sums accumulate
 // in f64: 4 lanes on AVX2, 8 on AVX-512) loaded from the output, carried
@@ -14,8 +14,8 @@
 // CHECK-LABEL: func.func @colsum(
 // CHECK: %[[RQ:.*]] = arith.divui %c4096, %{{.*}}
 // CHECK: %[[RMAX:.*]] = arith.minsi %[[RQ]], %c32
-// CHECK: %[[RB:.*]] = arith.maxsi %[[RMAX]], %c8
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c512 {
+// CHECK: %[[RB:.*]] = arith.maxsi %[[RMAX]], %c4
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1024 {
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %[[RB]] {
 // CHECK: scf.for {{.*}} step %c16
 // CHECK-COUNT-4: vector.load %arg1[{{.*}}] : memref<?xf64>, vector<4xf64>
@@ -31,7 +31,7 @@
 // CHECK-NOT: fastmath
 // CHECK: return
 // AVX512-LABEL: func.func @colsum(
-// AVX512: scf.for {{.*}} step %c512
+// AVX512: scf.for {{.*}} step %c1024
 // AVX512: scf.for {{.*}} step %c32
 // AVX512: arith.addf %{{.*}}, %{{.*}} : vector<8xf64>
 func.func @colsum(%a: memref<?x?xf32>, %out: memref<?xf64>) {

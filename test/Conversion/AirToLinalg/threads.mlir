@@ -283,3 +283,26 @@ func.func @rows_shared_scratch(%x: memref<1024x256xf32>, %y: memref<1024x256xf32
   memref.dealloc %tmp : memref<8x256xf32>
   return
 }
+
+// Holding a parallel loop already (conv1d's blocks, when air-fuse-rows blocks
+// a conv1d and its epilogue): left to that one, no nested team.
+// CHECK-LABEL: func.func @rows_inner_parallel(
+// CHECK: scf.for
+// CHECK-NEXT: scf.parallel
+// CHECK: return
+func.func @rows_inner_parallel(%x: memref<1024x256xf32>, %y: memref<1024x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c1024 = arith.constant 1024 : index
+  scf.for %r = %c0 to %c1024 step %c8 {
+    scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+      %row = arith.addi %r, %i : index
+      %in = memref.subview %x[%row, 0] [1, 256] [1, 1] : memref<1024x256xf32> to memref<1x256xf32, strided<[256, 1], offset: ?>>
+      %out = memref.subview %y[%row, 0] [1, 256] [1, 1] : memref<1024x256xf32> to memref<1x256xf32, strided<[256, 1], offset: ?>>
+      memref.copy %in, %out : memref<1x256xf32, strided<[256, 1], offset: ?>> to memref<1x256xf32, strided<[256, 1], offset: ?>>
+      scf.reduce
+    }
+  } {air.row_blocks}
+  return
+}
