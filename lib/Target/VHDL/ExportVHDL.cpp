@@ -791,6 +791,206 @@ struct MacSchedule : vhdl::MacCounters {
   int64_t macs, macCycles, idealCycles;
 };
 
+/// A pool stage's constants and architecture; the fields come from
+/// Emitter::printPool.
+const char *poolTemplate = R"(  constant CH          : natural := {ch};
+  constant IN_LEN      : natural := {in_len};
+  constant OUT_LEN     : natural := {out_len};
+  constant KSIZE       : natural := {ksize};
+  constant STRIDE      : natural := {stride};
+  constant PAD         : natural := {pad};
+  constant IS_MAX      : boolean := {is_max};
+  constant INCLUDE_PAD : boolean := {include_pad}; -- avg: divide by KSIZE
+  constant ROUNDING    : natural := {rounding}; -- avg: 0 truncate, 1 nearest, 2 half_even
+  constant ROWS2       : natural := {rows2}; -- a power of two >= IN_LEN
+  subtype row_t is sample_vector(0 to CH - 1);
+  type row_vector is array (natural range <>) of row_t;
+  -- two banks of a whole input, one row per input position (one write
+  -- port, KSIZE registered read ports: block RAM where the tools have it):
+  -- while the windows read one inference, the next streams into the other
+  -- bank
+  type mem_t is array (0 to 2 * ROWS2 - 1) of row_t;
+  signal mem     : mem_t;
+  signal wbank   : natural range 0 to 1; -- the bank being loaded
+  signal rbank   : natural range 0 to 1; -- the bank being read
+  signal ahead   : std_logic; -- loading the inference after the read one
+  signal rows    : natural range 0 to IN_LEN; -- input positions received
+  signal avail   : natural range 0 to IN_LEN; -- of the inference read
+  signal pos     : natural range 0 to OUT_LEN; -- next output position
+  -- stage 1: the window's rows and which of them are inside the input
+  signal w_valid : std_logic;
+  signal wrows   : row_vector(0 to KSIZE - 1);
+  signal inside  : std_logic_vector(0 to KSIZE - 1);
+  signal o_valid : std_logic;
+  signal o_data  : sample_vector(0 to CH - 1);
+  signal accept  : std_logic;
+  signal fire    : std_logic; -- read the window of pos
+  signal move    : std_logic; -- the output register takes stage 1
+
+  -- input positions window l needs: up to its last one inside the input
+  function need(l : natural) return natural is
+  begin
+    if l * STRIDE + KSIZE - PAD > IN_LEN then
+      return IN_LEN;
+    elsif l * STRIDE + KSIZE - PAD < 1 then
+      return 1; -- only padding: once the inference has begun
+    end if;
+    return l * STRIDE + KSIZE - PAD;
+  end function;
+
+  -- floor(a / b) for b > 0 (VHDL's mod takes the sign of b)
+  function floor_div(a : integer; b : positive) return integer is
+  begin
+    return (a - (a mod b)) / b;
+  end function;
+
+  -- the window of every channel from its rows: padded positions never win
+  -- and add 0
+  function pool(v : row_vector; ins : std_logic_vector) return sample_vector is
+    variable y : sample_vector(0 to CH - 1);
+    variable best, sum, count, x, q, r : integer;
+  begin
+    for c in 0 to CH - 1 loop
+      best  := -(2 ** (DATA_BITS - 1));
+      sum   := 0;
+      count := 0;
+      for t in 0 to KSIZE - 1 loop
+        if ins(t) = '1' then
+          x := to_integer(v(t)(c));
+          if x > best then
+            best := x;
+          end if;
+          sum   := sum + x;
+          count := count + 1;
+        end if;
+      end loop;
+      if INCLUDE_PAD then
+        count := KSIZE;
+      end if;
+      q := floor_div(sum, count);
+      r := sum - q * count; -- 0 <= r < count
+      if (ROUNDING = 1 and 2 * r >= count) or
+         (ROUNDING = 2 and (2 * r > count or (2 * r = count and q mod 2 = 1)))
+      then
+        q := q + 1;
+      end if;
+      if IS_MAX then
+        y(c) := to_signed(best, DATA_BITS);
+      else
+        y(c) := to_signed(q, DATA_BITS);
+      end if;
+    end loop;
+    return y;
+  end function;
+begin
+  ahead     <= '1' when wbank /= rbank else '0';
+  avail     <= IN_LEN when ahead = '1' else rows;
+  accept    <= '1' when rows < IN_LEN else '0';
+  in_ready  <= accept;
+  out_valid <= o_valid;
+  out_data  <= o_data;
+  move <= '1' when o_valid = '0' or out_ready = '1' else '0';
+  fire <= '1' when pos < OUT_LEN and avail >= need(pos) and
+                   (w_valid = '0' or move = '1') else '0';
+
+  wr_port : process (clk)
+  begin
+    if rising_edge(clk) then
+      if in_valid = '1' and accept = '1' then
+        mem(wbank * ROWS2 + rows) <= in_data;
+      end if;
+    end if;
+  end process;
+
+  -- the window's rows (any row for a padded position: it is ignored)
+  rd_ports : process (clk)
+    variable p : integer range -PAD to OUT_LEN * STRIDE + KSIZE;
+  begin
+    if rising_edge(clk) then
+      if fire = '1' then
+        for t in 0 to KSIZE - 1 loop
+          p := pos * STRIDE + t - PAD;
+          wrows(t) <= mem(rbank * ROWS2 + p mod ROWS2);
+        end loop;
+      end if;
+    end if;
+  end process;
+
+  process (clk)
+    variable p : integer range -PAD to OUT_LEN * STRIDE + KSIZE;
+  begin
+    if rising_edge(clk) then
+      if rst = '1' then
+        rows    <= 0;
+        pos     <= 0;
+        wbank   <= 0;
+        rbank   <= 0;
+        w_valid <= '0';
+        o_valid <= '0';
+      else
+        -- after an inference's last position the next one goes to the other
+        -- bank unless that bank is still read (then it waits)
+        if in_valid = '1' and accept = '1' then
+          if rows = IN_LEN - 1 and ahead = '0' then
+            rows  <= 0;
+            wbank <= 1 - wbank;
+          else
+            rows <= rows + 1;
+          end if;
+        elsif rows = IN_LEN and ahead = '0' then
+          rows  <= 0;
+          wbank <= 1 - wbank;
+        end if;
+        -- stage 2: the output register
+        if move = '1' then
+          o_valid <= w_valid;
+          if w_valid = '1' then
+            o_data <= pool(wrows, inside);
+          end if;
+        end if;
+        -- stage 1: which of the window's positions are inside the input;
+        -- after the last window the next inference, once it is loading
+        if fire = '1' then
+          w_valid <= '1';
+          for t in 0 to KSIZE - 1 loop
+            p := pos * STRIDE + t - PAD;
+            if p >= 0 and p < IN_LEN then
+              inside(t) <= '1';
+            else
+              inside(t) <= '0';
+            end if;
+          end loop;
+          if pos = OUT_LEN - 1 and ahead = '1' then
+            pos   <= 0;
+            rbank <= 1 - rbank;
+          else
+            pos <= pos + 1;
+          end if;
+        else
+          if move = '1' then
+            w_valid <= '0';
+          end if;
+          if pos = OUT_LEN and ahead = '1' then
+            pos   <= 0;
+            rbank <= 1 - rbank;
+          end if;
+        end if;
+      end if;
+    end if;
+  end process;
+end architecture;
+)";
+
+/// One pool stage's schedule: the constants of its entity and its report
+/// figure.
+struct PoolSchedule {
+  int64_t width, inLen, outLen, kernel, stride, padding;
+  bool isMax, includePad;
+  int rounding;
+  int64_t rows2;      // a power of two >= inLen: the bank's address stride
+  int64_t bufferBits; // report figure
+};
+
 struct Emitter {
   DesignOp design;
   vhdl::Namer namer;
@@ -799,6 +999,7 @@ struct Emitter {
   Files files;
   std::string error; // set when a stage cannot be emitted
   std::vector<std::optional<MacSchedule>> schedules; // per stage
+  std::vector<std::optional<PoolSchedule>> pools;    // per stage
   vhdl::Timing timing; // one inference alone, as the testbench feeds it
   /// Per stage, a join's FIFO depths: the most beats of each input its
   /// branch runs ahead of the others (sizeFifos).
@@ -1222,213 +1423,45 @@ end architecture;
                                                  .str()});
   }
 
+  /// Computes a pool stage's schedule: nothing is printed here.
+  PoolSchedule preparePool(PoolOp op) {
+    PoolSchedule s;
+    s.width = op.getWidth();
+    s.inLen = op.getInBeats();
+    s.outLen = op.getOutBeats();
+    s.kernel = op.getKernel();
+    s.stride = op.getStride();
+    s.padding = op.getPadding();
+    s.isMax = op.getFunction() == "max";
+    s.includePad = op.getCountIncludePad();
+    s.rounding = roundingCode(op.getRounding());
+    s.rows2 = int64_t(llvm::PowerOf2Ceil(s.inLen));
+    // two banks of rows2 rows (the memory as declared)
+    s.bufferBits = 2 * s.rows2 * s.width * design.getDataBits();
+    return s;
+  }
+
   /// Max or average pooling: a buffer of the whole input, one output
   /// position per cycle once its window has arrived; window bounds and
   /// divisor come from the position counter.
-  void emitPool(PoolOp op, StringRef entity) {
-    std::string text =
-        use() +
-        stageEntity(entity,
-                    "Layer " + op.getSymName() + ": " + op.getFunction() +
-                        " pooling, kernel " + Twine(op.getKernel()) +
-                        ", stride " + Twine(op.getStride()) + ", padding " +
-                        Twine(op.getPadding()) + ".",
-                    op.getWidth(), op.getWidth()) +
-        llvm::formatv(R"(  constant CH          : natural := {0};
-  constant IN_LEN      : natural := {1};
-  constant OUT_LEN     : natural := {2};
-  constant KSIZE       : natural := {3};
-  constant STRIDE      : natural := {4};
-  constant PAD         : natural := {5};
-  constant IS_MAX      : boolean := {6};
-  constant INCLUDE_PAD : boolean := {7}; -- avg: divide by KSIZE
-  constant ROUNDING    : natural := {8}; -- avg: 0 truncate, 1 nearest, 2 half_even
-  constant ROWS2       : natural := {9}; -- a power of two >= IN_LEN
-  subtype row_t is sample_vector(0 to CH - 1);
-  type row_vector is array (natural range <>) of row_t;
-  -- two banks of a whole input, one row per input position (one write
-  -- port, KSIZE registered read ports: block RAM where the tools have it):
-  -- while the windows read one inference, the next streams into the other
-  -- bank
-  type mem_t is array (0 to 2 * ROWS2 - 1) of row_t;
-  signal mem     : mem_t;
-  signal wbank   : natural range 0 to 1; -- the bank being loaded
-  signal rbank   : natural range 0 to 1; -- the bank being read
-  signal ahead   : std_logic; -- loading the inference after the read one
-  signal rows    : natural range 0 to IN_LEN; -- input positions received
-  signal avail   : natural range 0 to IN_LEN; -- of the inference read
-  signal pos     : natural range 0 to OUT_LEN; -- next output position
-  -- stage 1: the window's rows and which of them are inside the input
-  signal w_valid : std_logic;
-  signal wrows   : row_vector(0 to KSIZE - 1);
-  signal inside  : std_logic_vector(0 to KSIZE - 1);
-  signal o_valid : std_logic;
-  signal o_data  : sample_vector(0 to CH - 1);
-  signal accept  : std_logic;
-  signal fire    : std_logic; -- read the window of pos
-  signal move    : std_logic; -- the output register takes stage 1
-
-  -- input positions window l needs: up to its last one inside the input
-  function need(l : natural) return natural is
-  begin
-    if l * STRIDE + KSIZE - PAD > IN_LEN then
-      return IN_LEN;
-    elsif l * STRIDE + KSIZE - PAD < 1 then
-      return 1; -- only padding: once the inference has begun
-    end if;
-    return l * STRIDE + KSIZE - PAD;
-  end function;
-
-  -- floor(a / b) for b > 0 (VHDL's mod takes the sign of b)
-  function floor_div(a : integer; b : positive) return integer is
-  begin
-    return (a - (a mod b)) / b;
-  end function;
-
-  -- the window of every channel from its rows: padded positions never win
-  -- and add 0
-  function pool(v : row_vector; ins : std_logic_vector) return sample_vector is
-    variable y : sample_vector(0 to CH - 1);
-    variable best, sum, count, x, q, r : integer;
-  begin
-    for c in 0 to CH - 1 loop
-      best  := -(2 ** (DATA_BITS - 1));
-      sum   := 0;
-      count := 0;
-      for t in 0 to KSIZE - 1 loop
-        if ins(t) = '1' then
-          x := to_integer(v(t)(c));
-          if x > best then
-            best := x;
-          end if;
-          sum   := sum + x;
-          count := count + 1;
-        end if;
-      end loop;
-      if INCLUDE_PAD then
-        count := KSIZE;
-      end if;
-      q := floor_div(sum, count);
-      r := sum - q * count; -- 0 <= r < count
-      if (ROUNDING = 1 and 2 * r >= count) or
-         (ROUNDING = 2 and (2 * r > count or (2 * r = count and q mod 2 = 1)))
-      then
-        q := q + 1;
-      end if;
-      if IS_MAX then
-        y(c) := to_signed(best, DATA_BITS);
-      else
-        y(c) := to_signed(q, DATA_BITS);
-      end if;
-    end loop;
-    return y;
-  end function;
-begin
-  ahead     <= '1' when wbank /= rbank else '0';
-  avail     <= IN_LEN when ahead = '1' else rows;
-  accept    <= '1' when rows < IN_LEN else '0';
-  in_ready  <= accept;
-  out_valid <= o_valid;
-  out_data  <= o_data;
-  move <= '1' when o_valid = '0' or out_ready = '1' else '0';
-  fire <= '1' when pos < OUT_LEN and avail >= need(pos) and
-                   (w_valid = '0' or move = '1') else '0';
-
-  wr_port : process (clk)
-  begin
-    if rising_edge(clk) then
-      if in_valid = '1' and accept = '1' then
-        mem(wbank * ROWS2 + rows) <= in_data;
-      end if;
-    end if;
-  end process;
-
-  -- the window's rows (any row for a padded position: it is ignored)
-  rd_ports : process (clk)
-    variable p : integer range -PAD to OUT_LEN * STRIDE + KSIZE;
-  begin
-    if rising_edge(clk) then
-      if fire = '1' then
-        for t in 0 to KSIZE - 1 loop
-          p := pos * STRIDE + t - PAD;
-          wrows(t) <= mem(rbank * ROWS2 + p mod ROWS2);
-        end loop;
-      end if;
-    end if;
-  end process;
-
-  process (clk)
-    variable p : integer range -PAD to OUT_LEN * STRIDE + KSIZE;
-  begin
-    if rising_edge(clk) then
-      if rst = '1' then
-        rows    <= 0;
-        pos     <= 0;
-        wbank   <= 0;
-        rbank   <= 0;
-        w_valid <= '0';
-        o_valid <= '0';
-      else
-        -- after an inference's last position the next one goes to the other
-        -- bank unless that bank is still read (then it waits)
-        if in_valid = '1' and accept = '1' then
-          if rows = IN_LEN - 1 and ahead = '0' then
-            rows  <= 0;
-            wbank <= 1 - wbank;
-          else
-            rows <= rows + 1;
-          end if;
-        elsif rows = IN_LEN and ahead = '0' then
-          rows  <= 0;
-          wbank <= 1 - wbank;
-        end if;
-        -- stage 2: the output register
-        if move = '1' then
-          o_valid <= w_valid;
-          if w_valid = '1' then
-            o_data <= pool(wrows, inside);
-          end if;
-        end if;
-        -- stage 1: which of the window's positions are inside the input;
-        -- after the last window the next inference, once it is loading
-        if fire = '1' then
-          w_valid <= '1';
-          for t in 0 to KSIZE - 1 loop
-            p := pos * STRIDE + t - PAD;
-            if p >= 0 and p < IN_LEN then
-              inside(t) <= '1';
-            else
-              inside(t) <= '0';
-            end if;
-          end loop;
-          if pos = OUT_LEN - 1 and ahead = '1' then
-            pos   <= 0;
-            rbank <= 1 - rbank;
-          else
-            pos <= pos + 1;
-          end if;
-        else
-          if move = '1' then
-            w_valid <= '0';
-          end if;
-          if pos = OUT_LEN and ahead = '1' then
-            pos   <= 0;
-            rbank <= 1 - rbank;
-          end if;
-        end if;
-      end if;
-    end if;
-  end process;
-end architecture;
-)",
-                      op.getWidth(), op.getInBeats(), op.getOutBeats(),
-                      op.getKernel(), op.getStride(), op.getPadding(),
-                      op.getFunction() == "max" ? "true" : "false",
-                      op.getCountIncludePad() ? "true" : "false",
-                      roundingCode(op.getRounding()),
-                      llvm::PowerOf2Ceil(op.getInBeats()))
-            .str();
-    files.push_back({entity.str() + ".vhd", text});
+  std::string printPool(const PoolSchedule &s, PoolOp op, StringRef entity) {
+    return use() +
+           stageEntity(entity,
+                       "Layer " + op.getSymName() + ": " + op.getFunction() +
+                           " pooling, kernel " + Twine(s.kernel) + ", stride " +
+                           Twine(s.stride) + ", padding " + Twine(s.padding) +
+                           ".",
+                       s.width, s.width) +
+           vhdl::expand(poolTemplate, {{"ch", s.width},
+                                       {"in_len", s.inLen},
+                                       {"out_len", s.outLen},
+                                       {"ksize", s.kernel},
+                                       {"stride", s.stride},
+                                       {"pad", s.padding},
+                                       {"is_max", s.isMax},
+                                       {"include_pad", s.includePad},
+                                       {"rounding", s.rounding},
+                                       {"rows2", s.rows2}});
   }
 
   /// An add or concat: one FIFO per input, one output register.
@@ -1521,9 +1554,8 @@ end architecture;
       } else {
         available += llvm::formatv("{0}vis{1} > 0", i ? " and " : "", i);
         if (f == "concat_channels")
-          data +=
-              llvm::formatv("          o_data({0} to {1}) <= q{2};\n",
-                            offset, offset + widths[i] - 1, i);
+          data += llvm::formatv("          o_data({0} to {1}) <= q{2};\n",
+                                offset, offset + widths[i] - 1, i);
       }
       offset += widths[i];
     }
@@ -1738,9 +1770,8 @@ end architecture;
         ideal += s->idealCycles;
         tables = s->tableBits;
       }
-      if (auto pool = dyn_cast<PoolOp>(stage)) // two banks of rows2 rows
-        buffer = 2 * int64_t(llvm::PowerOf2Ceil(pool.getInBeats())) *
-                 pool.getWidth() * design.getDataBits();
+      if (const std::optional<PoolSchedule> &s = pools[i])
+        buffer = s->bufferBits;
       if (auto join = dyn_cast<JoinOp>(stage)) {
         for (auto [w, d] : llvm::zip(join.getInWidths(), fifoDepths[i]))
           buffer += w * fifoSlots(d) * design.getDataBits();
@@ -1893,8 +1924,11 @@ end architecture;
     // Prepare every stage's schedule, then print.
     for (Operation &stage : design.getBody().front()) {
       schedules.emplace_back();
+      pools.emplace_back();
       if (auto unit = dyn_cast<MacUnitOp>(stage))
         schedules.back() = prepareMac(unit);
+      else if (auto pool = dyn_cast<PoolOp>(stage))
+        pools.back() = preparePool(pool);
     }
     std::vector<const vhdl::MacCounters *> macs;
     for (const std::optional<MacSchedule> &s : schedules)
@@ -1911,7 +1945,8 @@ end architecture;
       else if (auto join = dyn_cast<JoinOp>(stage))
         emitJoin(join, entities[i], fifoDepths[i]);
       else if (auto pool = dyn_cast<PoolOp>(stage))
-        emitPool(pool, entities[i]);
+        files.push_back(
+            {entities[i] + ".vhd", printPool(*pools[i], pool, entities[i])});
       else
         emitElementwise(cast<ElementwiseOp>(stage), entities[i]);
       ++i;
