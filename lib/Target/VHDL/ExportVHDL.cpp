@@ -991,6 +991,156 @@ struct PoolSchedule {
   int64_t bufferBits; // report figure
 };
 
+/// A join stage: its entity around one FIFO per input; the fields come from
+/// Emitter::printJoin, which fills the pieces below once per input.
+const char *joinTemplate = R"(
+-- Layer {name}: {function} of {inputs} streams, each behind a FIFO, one register stage.
+entity {entity} is
+  port (
+    clk       : in  std_logic;
+    rst       : in  std_logic;
+{ports}    out_valid : out std_logic;
+    out_ready : in  std_logic;
+    out_data  : out sample_vector(0 to {out_last}));
+end entity;
+
+architecture rtl of {entity} is
+  constant OUT_W : natural := {out_w};
+{decls}  signal o_valid : std_logic;
+  signal o_data  : sample_vector(0 to OUT_W - 1);
+  signal fire    : std_logic; -- the output register takes a beat
+  -- concat_length: the input being passed on and its beats so far
+  signal part    : natural range 0 to {last_part};
+  signal sent    : natural range 0 to {last_sent};
+begin
+{ready}  out_valid <= o_valid;
+  out_data  <= o_data;
+  fire <= '1' when (o_valid = '0' or out_ready = '1') and ({available}) else '0';
+
+  process (clk)
+    variable push, pop : boolean;
+    variable rdn : natural; -- the read address after this edge
+  begin
+    if rising_edge(clk) then
+      if rst = '1' then
+{resets}        o_valid <= '0';
+        part <= 0;
+        sent <= 0;
+      else
+{pushes}        if o_valid = '1' and out_ready = '1' then
+          o_valid <= '0';
+        end if;
+        if fire = '1' then
+          o_valid <= '1';
+{data}        end if;
+      end if;
+    end if;
+  end process;
+end architecture;
+)";
+
+/// A join's ports of input {i}.
+const char *joinPortTemplate = R"(    in{i}_valid : in  std_logic;
+    in{i}_ready : out std_logic;
+    in{i}_data  : in  sample_vector(0 to {last});
+)";
+
+/// A join's FIFO of input {i}: its declarations.
+const char *joinFifoTemplate =
+    R"(  -- FIFO {i}: as many beats of input {i} as its branch runs ahead ({beats} per
+  -- inference) and the beat pushed in the cycle before
+  constant D{i} : natural := {slots};
+  constant B{i} : natural := {beats};
+  type mem{i}_t is array (0 to D{i} - 1) of sample_vector(0 to {last});
+  signal mem{i} : mem{i}_t;
+  signal wr{i}, rd{i} : natural range 0 to D{i} - 1;
+  signal cnt{i} : natural range 0 to D{i};
+  -- the oldest entry, read at the last edge (a registered read port:
+  -- block RAM where the tools have it); vis{i}: the entries written
+  -- before that edge (q{i} shows the oldest when vis{i} > 0)
+  signal q{i} : sample_vector(0 to {last});
+  signal vis{i} : natural range 0 to D{i};
+)";
+
+/// A join's FIFO of input {i}: its ready and its reset.
+const char *joinReadyTemplate =
+    "  in{i}_ready <= '1' when cnt{i} < D{i} else '0';\n";
+const char *joinResetTemplate = R"(        wr{i} <= 0;
+        rd{i} <= 0;
+        cnt{i} <= 0;
+        vis{i} <= 0;
+)";
+
+/// A join's FIFO of input {i}: one clock edge.
+const char *joinPushTemplate =
+    R"(        -- FIFO {i}: push a beat, pop one when the output takes it
+        push := in{i}_valid = '1' and cnt{i} < D{i};
+        pop := {pop};
+        if push then
+          mem{i}(wr{i}) <= in{i}_data;
+          if wr{i} = D{i} - 1 then -- (no mod: D{i} is rarely a power of 2)
+            wr{i} <= 0;
+          else
+            wr{i} <= wr{i} + 1;
+          end if;
+        end if;
+        rdn := rd{i};
+        if pop then
+          if rd{i} = D{i} - 1 then
+            rdn := 0;
+          else
+            rdn := rd{i} + 1;
+          end if;
+          vis{i} <= cnt{i} - 1;
+        else
+          vis{i} <= cnt{i};
+        end if;
+        rd{i} <= rdn;
+        q{i} <= mem{i}(rdn);
+        if push and not pop then
+          cnt{i} <= cnt{i} + 1;
+        elsif pop and not push then
+          cnt{i} <= cnt{i} - 1;
+        end if;
+)";
+
+/// The output beat of a join: concat_length passes input {i} on when its
+/// part has come, concat_channels places each input at its lanes, add sums
+/// two.
+const char *joinPartTemplate = R"(          if part = {i} then
+            o_data <= q{i};
+            if sent = B{i} - 1 then
+              sent <= 0;
+              part <= {next};
+            else
+              sent <= sent + 1;
+            end if;
+          end if;
+)";
+const char *joinLanesTemplate = "          o_data({lo} to {hi}) <= q{i};\n";
+const char *joinAddTemplate = R"(          for i in 0 to OUT_W - 1 loop
+            o_data(i) <= requantize(resize(q0(i), DATA_BITS + 1) +
+              resize(q1(i), DATA_BITS + 1), 0, 0, {wrap}, {bits});
+          end loop;
+)";
+
+/// One join stage's schedule: its FIFOs and its report figures.
+struct JoinSchedule {
+  struct Input {
+    int64_t width, beats;
+    int64_t depth;  // beats its branch runs ahead (Emitter::sizeFifos)
+    int64_t slots;  // fifoSlots(depth): the FIFO's entries
+    int64_t offset; // its first output lane (concat_channels)
+  };
+  std::string function; // add, concat_channels or concat_length
+  std::vector<Input> inputs;
+  int64_t outWidth, maxBeats;
+  bool wrap;    // add: the sum wraps (else saturates)
+  int64_t bits; // add: the sum's bits
+  // report figures
+  int64_t bufferBits, serialBeats;
+};
+
 struct Emitter {
   DesignOp design;
   vhdl::Namer namer;
@@ -1000,6 +1150,7 @@ struct Emitter {
   std::string error; // set when a stage cannot be emitted
   std::vector<std::optional<MacSchedule>> schedules; // per stage
   std::vector<std::optional<PoolSchedule>> pools;    // per stage
+  std::vector<std::optional<JoinSchedule>> joins;    // per stage
   vhdl::Timing timing; // one inference alone, as the testbench feeds it
   /// Per stage, a join's FIFO depths: the most beats of each input its
   /// branch runs ahead of the others (sizeFifos).
@@ -1464,163 +1615,80 @@ end architecture;
                                        {"rows2", s.rows2}});
   }
 
-  /// An add or concat: one FIFO per input, one output register.
-  void emitJoin(JoinOp op, StringRef entity, ArrayRef<int64_t> depths) {
-    ArrayRef<int64_t> widths = op.getInWidths(), beats = op.getInBeats();
-    size_t n = widths.size();
-    std::string ports, decls, ready, resets, pushes, available, data;
-    StringRef f = op.getFunction();
+  /// Computes a join stage's schedule from its FIFO depths: nothing is
+  /// printed here.
+  JoinSchedule prepareJoin(JoinOp op, ArrayRef<int64_t> depths) {
+    JoinSchedule s;
+    s.function = op.getFunction().str();
     int64_t offset = 0;
-    for (size_t i = 0; i < n; ++i) {
-      int64_t d = fifoSlots(depths[i]);
-      ports += llvm::formatv("    in{0}_valid : in  std_logic;\n"
-                             "    in{0}_ready : out std_logic;\n"
-                             "    in{0}_data  : in  sample_vector(0 to {1});\n",
-                             i, widths[i] - 1);
-      decls += llvm::formatv(
-          "  -- FIFO {0}: as many beats of input {0} as its branch runs "
-          "ahead ({1} per\n  -- inference) and the beat pushed in the cycle "
-          "before\n"
-          "  constant D{0} : natural := {2};\n"
-          "  constant B{0} : natural := {1};\n"
-          "  type mem{0}_t is array (0 to D{0} - 1) of "
-          "sample_vector(0 to {3});\n"
-          "  signal mem{0} : mem{0}_t;\n"
-          "  signal wr{0}, rd{0} : natural range 0 to D{0} - 1;\n"
-          "  signal cnt{0} : natural range 0 to D{0};\n"
-          "  -- the oldest entry, read at the last edge (a registered read "
-          "port:\n  -- block RAM where the tools have it); vis{0}: the "
-          "entries written\n  -- before that edge (q{0} shows the oldest "
-          "when vis{0} > 0)\n"
-          "  signal q{0} : sample_vector(0 to {3});\n"
-          "  signal vis{0} : natural range 0 to D{0};\n",
-          i, beats[i], d, widths[i] - 1);
-      ready += llvm::formatv(
-          "  in{0}_ready <= '1' when cnt{0} < D{0} else '0';\n", i);
-      resets += llvm::formatv(
-          "        wr{0} <= 0;\n        rd{0} <= 0;\n        cnt{0} <= 0;\n"
-          "        vis{0} <= 0;\n",
-          i);
-      std::string pop =
-          f == "concat_length"
-              ? llvm::formatv("fire = '1' and part = {0}", i).str()
-              : "fire = '1'";
-      pushes += llvm::formatv(
-          R"(        -- FIFO {0}: push a beat, pop one when the output takes it
-        push := in{0}_valid = '1' and cnt{0} < D{0};
-        pop := {1};
-        if push then
-          mem{0}(wr{0}) <= in{0}_data;
-          if wr{0} = D{0} - 1 then -- (no mod: D{0} is rarely a power of 2)
-            wr{0} <= 0;
-          else
-            wr{0} <= wr{0} + 1;
-          end if;
-        end if;
-        rdn := rd{0};
-        if pop then
-          if rd{0} = D{0} - 1 then
-            rdn := 0;
-          else
-            rdn := rd{0} + 1;
-          end if;
-          vis{0} <= cnt{0} - 1;
-        else
-          vis{0} <= cnt{0};
-        end if;
-        rd{0} <= rdn;
-        q{0} <= mem{0}(rdn);
-        if push and not pop then
-          cnt{0} <= cnt{0} + 1;
-        elsif pop and not push then
-          cnt{0} <= cnt{0} - 1;
-        end if;
-)",
-          i, pop);
-      if (f == "concat_length") {
-        available +=
-            llvm::formatv("{0}(part = {1} and vis{1} > 0)", i ? " or " : "", i);
-        data += llvm::formatv(R"(          if part = {0} then
-            o_data <= q{0};
-            if sent = B{0} - 1 then
-              sent <= 0;
-              part <= {1};
-            else
-              sent <= sent + 1;
-            end if;
-          end if;
-)",
-                              i, (i + 1) % n);
-      } else {
-        available += llvm::formatv("{0}vis{1} > 0", i ? " and " : "", i);
-        if (f == "concat_channels")
-          data += llvm::formatv("          o_data({0} to {1}) <= q{2};\n",
-                                offset, offset + widths[i] - 1, i);
-      }
-      offset += widths[i];
+    for (auto [w, b, d] :
+         llvm::zip(op.getInWidths(), op.getInBeats(), depths)) {
+      s.inputs.push_back({w, b, d, fifoSlots(d), offset});
+      offset += w;
     }
-    if (f == "add")
-      data = "          for i in 0 to OUT_W - 1 loop\n"
-             "            o_data(i) <= requantize(resize(q0(i), "
-             "DATA_BITS + 1) +\n"
-             "              resize(q1(i), DATA_BITS + 1), 0, 0, " +
-             std::string(op.getOverflow() == "wrap" ? "true" : "false") + ", " +
-             std::to_string(op.getBits().value_or(design.getDataBits())) +
-             ");\n"
-             "          end loop;\n";
-    int64_t maxBeats = *llvm::max_element(beats);
-    std::string text =
-        use() + llvm::formatv(R"(
--- Layer {0}: {1} of {2} streams, each behind a FIFO, one register stage.
-entity {3} is
-  port (
-    clk       : in  std_logic;
-    rst       : in  std_logic;
-{4}    out_valid : out std_logic;
-    out_ready : in  std_logic;
-    out_data  : out sample_vector(0 to {5}));
-end entity;
+    s.outWidth = op.getOutWidth();
+    s.maxBeats = *llvm::max_element(op.getInBeats());
+    s.wrap = op.getOverflow() == "wrap";
+    s.bits = op.getBits().value_or(design.getDataBits());
+    s.bufferBits = 0;
+    for (const JoinSchedule::Input &in : s.inputs)
+      s.bufferBits += in.width * in.slots * design.getDataBits();
+    // concat_length sends its inputs one after the other
+    s.serialBeats = s.function == "concat_length" ? op.getOutBeats() : 0;
+    return s;
+  }
 
-architecture rtl of {3} is
-  constant OUT_W : natural := {6};
-{7}  signal o_valid : std_logic;
-  signal o_data  : sample_vector(0 to OUT_W - 1);
-  signal fire    : std_logic; -- the output register takes a beat
-  -- concat_length: the input being passed on and its beats so far
-  signal part    : natural range 0 to {8};
-  signal sent    : natural range 0 to {9};
-begin
-{10}  out_valid <= o_valid;
-  out_data  <= o_data;
-  fire <= '1' when (o_valid = '0' or out_ready = '1') and ({11}) else '0';
-
-  process (clk)
-    variable push, pop : boolean;
-    variable rdn : natural; -- the read address after this edge
-  begin
-    if rising_edge(clk) then
-      if rst = '1' then
-{12}        o_valid <= '0';
-        part <= 0;
-        sent <= 0;
-      else
-{13}        if o_valid = '1' and out_ready = '1' then
-          o_valid <= '0';
-        end if;
-        if fire = '1' then
-          o_valid <= '1';
-{14}        end if;
-      end if;
-    end if;
-  end process;
-end architecture;
-)",
-                              op.getSymName(), f, n, entity, ports,
-                              op.getOutWidth() - 1, op.getOutWidth(), decls,
-                              n - 1, maxBeats - 1, ready, available, resets,
-                              pushes, data)
-                    .str();
-    files.push_back({entity.str() + ".vhd", text});
+  /// Prints a join stage from its schedule.
+  std::string printJoin(const JoinSchedule &s, StringRef name,
+                        StringRef entity) {
+    std::string ports, decls, ready, resets, pushes, available, data;
+    size_t n = s.inputs.size();
+    bool serial = s.function == "concat_length";
+    for (size_t i = 0; i < n; ++i) {
+      const JoinSchedule::Input &in = s.inputs[i];
+      ports +=
+          vhdl::expand(joinPortTemplate, {{"i", i}, {"last", in.width - 1}});
+      decls += vhdl::expand(joinFifoTemplate, {{"i", i},
+                                               {"beats", in.beats},
+                                               {"slots", in.slots},
+                                               {"last", in.width - 1}});
+      ready += vhdl::expand(joinReadyTemplate, {{"i", i}});
+      resets += vhdl::expand(joinResetTemplate, {{"i", i}});
+      std::string pop =
+          serial ? "fire = '1' and part = " + std::to_string(i) : "fire = '1'";
+      pushes += vhdl::expand(joinPushTemplate, {{"i", i}, {"pop", pop}});
+      std::string vis = "vis" + std::to_string(i) + " > 0";
+      if (serial) {
+        available += (i ? " or " : "") +
+                     ("(part = " + std::to_string(i) + " and " + vis + ")");
+        data +=
+            vhdl::expand(joinPartTemplate, {{"i", i}, {"next", (i + 1) % n}});
+      } else {
+        available += (i ? " and " : "") + vis;
+        if (s.function == "concat_channels")
+          data += vhdl::expand(
+              joinLanesTemplate,
+              {{"i", i}, {"lo", in.offset}, {"hi", in.offset + in.width - 1}});
+      }
+    }
+    if (s.function == "add")
+      data =
+          vhdl::expand(joinAddTemplate, {{"wrap", s.wrap}, {"bits", s.bits}});
+    return use() + vhdl::expand(joinTemplate, {{"name", name.str()},
+                                               {"function", s.function},
+                                               {"inputs", n},
+                                               {"entity", entity.str()},
+                                               {"ports", ports},
+                                               {"out_last", s.outWidth - 1},
+                                               {"out_w", s.outWidth},
+                                               {"decls", decls},
+                                               {"last_part", n - 1},
+                                               {"last_sent", s.maxBeats - 1},
+                                               {"ready", ready},
+                                               {"available", available},
+                                               {"resets", resets},
+                                               {"pushes", pushes},
+                                               {"data", data}});
   }
 
   void emitTop() {
@@ -1772,18 +1840,17 @@ end architecture;
       }
       if (const std::optional<PoolSchedule> &s = pools[i])
         buffer = s->bufferBits;
-      if (auto join = dyn_cast<JoinOp>(stage)) {
-        for (auto [w, d] : llvm::zip(join.getInWidths(), fifoDepths[i]))
-          buffer += w * fifoSlots(d) * design.getDataBits();
-        fifoJson = ", \"fifo_depths\": [" +
-                   llvm::join(llvm::map_range(
-                                  fifoDepths[i],
-                                  [](int64_t d) { return std::to_string(d); }),
-                              ", ") +
-                   "]";
-        // concat_length sends its inputs one after the other
-        if (join.getFunction() == "concat_length")
-          serial += join.getOutBeats();
+      if (const std::optional<JoinSchedule> &s = joins[i]) {
+        buffer = s->bufferBits;
+        fifoJson =
+            ", \"fifo_depths\": [" +
+            llvm::join(llvm::map_range(s->inputs,
+                                       [](const JoinSchedule::Input &in) {
+                                         return std::to_string(in.depth);
+                                       }),
+                       ", ") +
+            "]";
+        serial += s->serialBeats;
       }
       // hardsigmoid multiplies every value by its constant slope
       int64_t constant = 0;
@@ -1935,15 +2002,23 @@ end architecture;
       macs.push_back(s ? &*s : nullptr);
     if (!sizeFifos(macs))
       return files;
-    emitPackage();
     size_t i = 0;
+    for (Operation &stage : design.getBody().front()) {
+      joins.emplace_back();
+      if (auto join = dyn_cast<JoinOp>(stage))
+        joins.back() = prepareJoin(join, fifoDepths[i]);
+      ++i;
+    }
+    emitPackage();
+    i = 0;
     for (Operation &stage : design.getBody().front()) {
       if (auto unit = dyn_cast<MacUnitOp>(stage))
         files.push_back(
             {entities[i] + ".vhd",
              printMac(*schedules[i], unit.getSymName(), entities[i])});
       else if (auto join = dyn_cast<JoinOp>(stage))
-        emitJoin(join, entities[i], fifoDepths[i]);
+        files.push_back({entities[i] + ".vhd",
+                         printJoin(*joins[i], join.getSymName(), entities[i])});
       else if (auto pool = dyn_cast<PoolOp>(stage))
         files.push_back(
             {entities[i] + ".vhd", printPool(*pools[i], pool, entities[i])});
