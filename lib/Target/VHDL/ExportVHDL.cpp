@@ -1141,6 +1141,111 @@ struct JoinSchedule {
   int64_t bufferBits, serialBeats;
 };
 
+/// An elementwise stage's constants and architecture around its function
+/// `f` ({body}); the fields come from Emitter::printElementwise.
+const char *elementwiseTemplate = R"(  constant W  : natural := {width};
+  constant LO : integer := {lo};
+  constant HI : integer := {hi};
+  signal o_valid : std_logic;
+  signal o_data  : sample_vector(0 to W - 1);
+
+  function f(x : sample_t) return sample_t is
+{body}  end function;
+begin
+  in_ready  <= '1' when o_valid = '0' or out_ready = '1' else '0';
+  out_valid <= o_valid;
+  out_data  <= o_data;
+
+  process (clk)
+  begin
+    if rising_edge(clk) then
+      if rst = '1' then
+        o_valid <= '0';
+      elsif o_valid = '0' or out_ready = '1' then
+        o_valid <= in_valid;
+        for i in 0 to W - 1 loop
+          o_data(i) <= f(in_data(i));
+        end loop;
+      end if;
+    end if;
+  end process;
+end architecture;
+)";
+
+/// The bodies of `f`: requantize and clamp, each then converting ({convert}:
+/// the requantize call or nothing), and hardsigmoid: u = x + 3 * 2^Fi; the
+/// result is the rounding of m / (3 * 2^J) with m = u * 2^E
+/// (fixed::hardsigmoid); floor(m / 3) is (m * MAGIC) >> MSHIFT, exact on
+/// 0 <= m <= LIMIT (checked by Emitter::prepareElementwise).
+const char *requantizeBodyTemplate = R"(    variable y : sample_t;
+  begin
+    y := x;
+{convert}    return y;
+)";
+const char *clampBodyTemplate = R"(    variable y : sample_t;
+  begin
+    y := x;
+    if y < to_signed(LO, DATA_BITS) then
+      y := to_signed(LO, DATA_BITS);
+    elsif y > to_signed(HI, DATA_BITS) then
+      y := to_signed(HI, DATA_BITS);
+    end if;
+{convert}    return y;
+)";
+const char *hardsigmoidBodyTemplate = R"(    constant FI     : natural := {fi};
+    constant E      : natural := {e};
+    constant J      : natural := {j};
+    constant MB     : natural := {mb};
+    constant MAGIC  : natural := {magic};
+    constant MAGB   : natural := {magb};
+    constant MSHIFT : natural := {mshift};
+    variable u : integer;
+    variable m, q : unsigned(MB - 1 downto 0);
+    variable r, t, d : unsigned(MB + 2 downto 0);
+  begin
+    u := to_integer(x) + 3 * 2 ** FI;
+    if u <= 0 then
+      return to_signed(0, DATA_BITS);
+    elsif u >= 6 * 2 ** FI then
+      return to_signed(HI, DATA_BITS);
+    end if;
+    m := shift_left(to_unsigned(u, MB), E);
+    q := resize(shift_right(m * to_unsigned(MAGIC, MAGB), MSHIFT), MB);
+    q := shift_right(q, J); -- floor(m / (3 * 2^J))
+    t := resize(q, MB + 3);
+    r := resize(m, MB + 3) - (shift_left(t, J) + shift_left(t, J + 1));
+    d := to_unsigned(3 * 2 ** J, MB + 3);
+    if ({rounding} = 1 and shift_left(r, 1) >= d) or
+       ({rounding} = 2 and (shift_left(r, 1) > d or
+                    (shift_left(r, 1) = d and q(0) = '1'))) then
+      q := q + 1;
+    end if;
+    if q > to_unsigned(HI, MB) then
+      return to_signed(HI, DATA_BITS);
+    end if;
+    return resize(signed(resize(q, MB + 1)), DATA_BITS);
+)";
+const char *convertTemplate =
+    "    y := requantize(y, {shift}, {rounding}, {wrap}, {bits});\n";
+const char *conversionCommentTemplate =
+    " ({in_frac} to {out_frac} fraction bits, {bits} bits, {rounding}, "
+    "{overflow})";
+
+/// One elementwise stage's schedule: its constants, its conversion and
+/// hardsigmoid's divide-by-3 constants, and its report figure.
+struct ElementwiseSchedule {
+  std::string function;
+  int64_t width, lo, hi;
+  bool converts; // in_frac, out_frac and bits are set: the value is converted
+  int64_t inFrac, outFrac, bits;
+  std::string roundingName, overflowName;
+  int rounding;
+  bool wrap;
+  // hardsigmoid: the constants of its body
+  int64_t e, j, mb, magic, magicBits, magicShift;
+  int64_t constantMultipliers; // report figure: hardsigmoid's slope per value
+};
+
 struct Emitter {
   DesignOp design;
   vhdl::Namer namer;
@@ -1148,9 +1253,10 @@ struct Emitter {
   std::vector<std::string> entities; // one per stage
   Files files;
   std::string error; // set when a stage cannot be emitted
-  std::vector<std::optional<MacSchedule>> schedules; // per stage
-  std::vector<std::optional<PoolSchedule>> pools;    // per stage
-  std::vector<std::optional<JoinSchedule>> joins;    // per stage
+  std::vector<std::optional<MacSchedule>> schedules;           // per stage
+  std::vector<std::optional<PoolSchedule>> pools;              // per stage
+  std::vector<std::optional<JoinSchedule>> joins;              // per stage
+  std::vector<std::optional<ElementwiseSchedule>> elementwise; // per stage
   vhdl::Timing timing; // one inference alone, as the testbench feeds it
   /// Per stage, a join's FIFO depths: the most beats of each input its
   /// branch runs ahead of the others (sizeFifos).
@@ -1391,36 +1497,27 @@ end package body;
                          {"row_slot", s.lineBuffer ? "b mod ROWS" : "b"}});
   }
 
-  /// The function of an elementwise stage on one value.
-  std::string elementwiseBody(ElementwiseOp op) {
-    StringRef f = op.getFunction();
-    bool converts = op.getInFrac().has_value();
-    std::string convert =
-        converts
-            ? llvm::formatv("    y := requantize(y, {0}, {1}, {2}, {3});\n",
-                            *op.getInFrac() - *op.getOutFrac(),
-                            roundingCode(op.getRounding()),
-                            op.getOverflow() == "wrap" ? "true" : "false",
-                            *op.getBits())
-                  .str()
-            : "";
-    if (f == "requantize")
-      return "    variable y : sample_t;\n  begin\n    y := x;\n" + convert +
-             "    return y;\n";
-    if (f == "clamp")
-      return R"(    variable y : sample_t;
-  begin
-    y := x;
-    if y < to_signed(LO, DATA_BITS) then
-      y := to_signed(LO, DATA_BITS);
-    elsif y > to_signed(HI, DATA_BITS) then
-      y := to_signed(HI, DATA_BITS);
-    end if;
-)" + convert +
-             "    return y;\n";
-    // hardsigmoid: u = x + 3 * 2^Fi; the result is the rounding of
-    // m / (3 * 2^J) with m = u * 2^E (fixed::hardsigmoid); floor(m / 3) is
-    // (m * MAGIC) >> MSHIFT, exact on 0 <= m <= LIMIT (checked below).
+  /// Computes an elementwise stage's schedule: nothing is printed here.
+  ElementwiseSchedule prepareElementwise(ElementwiseOp op) {
+    ElementwiseSchedule s;
+    s.function = op.getFunction().str();
+    s.width = op.getWidth();
+    s.lo = op.getLo();
+    s.hi = op.getHi();
+    s.converts = op.getInFrac().has_value();
+    s.inFrac = op.getInFrac().value_or(0);
+    s.outFrac = op.getOutFrac().value_or(0);
+    s.bits = op.getBits().value_or(0);
+    s.roundingName = op.getRounding().value_or("nearest").str();
+    s.overflowName = op.getOverflow().value_or("saturate").str();
+    s.rounding = roundingCode(op.getRounding());
+    s.wrap = op.getOverflow() == "wrap";
+    s.e = s.j = s.mb = s.magic = s.magicBits = s.magicShift = 0;
+    s.constantMultipliers = 0;
+    if (s.function == "requantize" || s.function == "clamp")
+      return s;
+    // hardsigmoid multiplies every value by its constant slope
+    s.constantMultipliers = s.width;
     int64_t fi = *op.getInFrac(), fo = *op.getOutFrac();
     fixed::HardsigmoidShape shape = fixed::hardsigmoidShape(fi, fo);
     int64_t limit = 6 * (int64_t(1) << std::max(fi, fo));
@@ -1428,92 +1525,53 @@ end package body;
     if (!d.ok)
       error = "no multiply-and-shift divides by 3 exactly below " +
               std::to_string(limit);
-    unsigned mb = fixed::ceilLog2(limit + 1) + 1;
-    unsigned magicBits = fixed::ceilLog2(d.magic + 1);
-    return llvm::formatv(R"(    constant FI     : natural := {0};
-    constant E      : natural := {1};
-    constant J      : natural := {2};
-    constant MB     : natural := {3};
-    constant MAGIC  : natural := {4};
-    constant MAGB   : natural := {5};
-    constant MSHIFT : natural := {6};
-    variable u : integer;
-    variable m, q : unsigned(MB - 1 downto 0);
-    variable r, t, d : unsigned(MB + 2 downto 0);
-  begin
-    u := to_integer(x) + 3 * 2 ** FI;
-    if u <= 0 then
-      return to_signed(0, DATA_BITS);
-    elsif u >= 6 * 2 ** FI then
-      return to_signed(HI, DATA_BITS);
-    end if;
-    m := shift_left(to_unsigned(u, MB), E);
-    q := resize(shift_right(m * to_unsigned(MAGIC, MAGB), MSHIFT), MB);
-    q := shift_right(q, J); -- floor(m / (3 * 2^J))
-    t := resize(q, MB + 3);
-    r := resize(m, MB + 3) - (shift_left(t, J) + shift_left(t, J + 1));
-    d := to_unsigned(3 * 2 ** J, MB + 3);
-    if ({7} = 1 and shift_left(r, 1) >= d) or
-       ({7} = 2 and (shift_left(r, 1) > d or
-                    (shift_left(r, 1) = d and q(0) = '1'))) then
-      q := q + 1;
-    end if;
-    if q > to_unsigned(HI, MB) then
-      return to_signed(HI, DATA_BITS);
-    end if;
-    return resize(signed(resize(q, MB + 1)), DATA_BITS);
-)",
-                         fi, std::max(shape.e, 0), shape.j, mb, d.magic,
-                         magicBits, d.shift, roundingCode(op.getRounding()))
-        .str();
+    s.e = std::max(shape.e, 0);
+    s.j = shape.j;
+    s.mb = fixed::ceilLog2(limit + 1) + 1;
+    s.magic = d.magic;
+    s.magicBits = fixed::ceilLog2(d.magic + 1);
+    s.magicShift = d.shift;
+    return s;
   }
 
-  void emitElementwise(ElementwiseOp op, StringRef entity) {
-    std::string comment = (op.getFunction() + " on every value").str();
-    if (op.getInFrac())
-      comment += llvm::formatv(" ({0} to {1} fraction bits, {2} bits, {3}, "
-                               "{4})",
-                               *op.getInFrac(), *op.getOutFrac(), *op.getBits(),
-                               op.getRounding().value_or("nearest"),
-                               op.getOverflow().value_or("saturate"))
-                     .str();
-    std::string text = use() +
-                       stageEntity(entity,
-                                   "Layer " + op.getSymName() + ": " + comment +
-                                       ", one register stage.",
-                                   op.getWidth(), op.getWidth()) +
-                       llvm::formatv(R"(  constant W  : natural := {0};
-  constant LO : integer := {1};
-  constant HI : integer := {2};
-  signal o_valid : std_logic;
-  signal o_data  : sample_vector(0 to W - 1);
-
-  function f(x : sample_t) return sample_t is
-{3}  end function;
-begin
-  in_ready  <= '1' when o_valid = '0' or out_ready = '1' else '0';
-  out_valid <= o_valid;
-  out_data  <= o_data;
-
-  process (clk)
-  begin
-    if rising_edge(clk) then
-      if rst = '1' then
-        o_valid <= '0';
-      elsif o_valid = '0' or out_ready = '1' then
-        o_valid <= in_valid;
-        for i in 0 to W - 1 loop
-          o_data(i) <= f(in_data(i));
-        end loop;
-      end if;
-    end if;
-  end process;
-end architecture;
-)",
-                                     op.getWidth(), op.getLo(), op.getHi(),
-                                     elementwiseBody(op))
-                           .str();
-    files.push_back({entity.str() + ".vhd", text});
+  /// Prints an elementwise stage from its schedule.
+  std::string printElementwise(const ElementwiseSchedule &s, StringRef name,
+                               StringRef entity) {
+    std::string comment = s.function + " on every value", convert, body;
+    if (s.converts) {
+      comment += vhdl::expand(conversionCommentTemplate,
+                              {{"in_frac", s.inFrac},
+                               {"out_frac", s.outFrac},
+                               {"bits", s.bits},
+                               {"rounding", s.roundingName},
+                               {"overflow", s.overflowName}});
+      convert = vhdl::expand(convertTemplate, {{"shift", s.inFrac - s.outFrac},
+                                               {"rounding", s.rounding},
+                                               {"wrap", s.wrap},
+                                               {"bits", s.bits}});
+    }
+    if (s.function == "requantize")
+      body = vhdl::expand(requantizeBodyTemplate, {{"convert", convert}});
+    else if (s.function == "clamp")
+      body = vhdl::expand(clampBodyTemplate, {{"convert", convert}});
+    else
+      body = vhdl::expand(hardsigmoidBodyTemplate, {{"fi", s.inFrac},
+                                                    {"e", s.e},
+                                                    {"j", s.j},
+                                                    {"mb", s.mb},
+                                                    {"magic", s.magic},
+                                                    {"magb", s.magicBits},
+                                                    {"mshift", s.magicShift},
+                                                    {"rounding", s.rounding}});
+    return use() +
+           stageEntity(entity,
+                       "Layer " + name + ": " + comment +
+                           ", one register stage.",
+                       s.width, s.width) +
+           vhdl::expand(elementwiseTemplate, {{"width", s.width},
+                                              {"lo", s.lo},
+                                              {"hi", s.hi},
+                                              {"body", body}});
   }
 
   /// One entity for every fork: each reader takes the beat once; the
@@ -1852,10 +1910,9 @@ end architecture;
             "]";
         serial += s->serialBeats;
       }
-      // hardsigmoid multiplies every value by its constant slope
       int64_t constant = 0;
-      if (auto ew = dyn_cast<ElementwiseOp>(stage))
-        constant = ew.getFunction() == "hardsigmoid" ? ew.getWidth() : 0;
+      if (const std::optional<ElementwiseSchedule> &s = elementwise[i])
+        constant = s->constantMultipliers;
       constantMultipliers += constant;
       int64_t d = getPipelineDepth(&stage);
       // Every stage takes the next inference while it finishes the current
@@ -1992,10 +2049,13 @@ end architecture;
     for (Operation &stage : design.getBody().front()) {
       schedules.emplace_back();
       pools.emplace_back();
+      elementwise.emplace_back();
       if (auto unit = dyn_cast<MacUnitOp>(stage))
         schedules.back() = prepareMac(unit);
       else if (auto pool = dyn_cast<PoolOp>(stage))
         pools.back() = preparePool(pool);
+      else if (auto ew = dyn_cast<ElementwiseOp>(stage))
+        elementwise.back() = prepareElementwise(ew);
     }
     std::vector<const vhdl::MacCounters *> macs;
     for (const std::optional<MacSchedule> &s : schedules)
@@ -2023,7 +2083,11 @@ end architecture;
         files.push_back(
             {entities[i] + ".vhd", printPool(*pools[i], pool, entities[i])});
       else
-        emitElementwise(cast<ElementwiseOp>(stage), entities[i]);
+        files.push_back(
+            {entities[i] + ".vhd",
+             printElementwise(*elementwise[i],
+                              cast<ElementwiseOp>(stage).getSymName(),
+                              entities[i])});
       ++i;
     }
     if (!fork.empty())
