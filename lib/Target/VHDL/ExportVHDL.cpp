@@ -1246,6 +1246,88 @@ struct ElementwiseSchedule {
   int64_t constantMultipliers; // report figure: hardsigmoid's slope per value
 };
 
+/// The top level: the stages as a graph between the design's ports; the
+/// fields come from Emitter::printTop, which fills the pieces below per
+/// stream and per stage.
+const char *topTemplate = R"(
+-- Network {design}: the stages as a graph. Streaming interface (docs/VHDLInterface.md):
+-- one beat = {in_w} values (in) / {out_w} values (out) of {n} bits, value i in bits
+-- (i+1)*{n}-1 downto i*{n}; a beat moves when valid and ready are both '1'
+-- at a rising clock edge; rst is synchronous and active high.
+entity {top} is
+  port (
+    clk       : in  std_logic;
+    rst       : in  std_logic;
+    in_valid  : in  std_logic;
+    in_ready  : out std_logic;
+    in_data   : in  std_logic_vector({in_last} downto 0);
+    out_valid : out std_logic;
+    out_ready : in  std_logic;
+    out_data  : out std_logic_vector({out_last} downto 0));
+end entity;
+
+architecture rtl of {top} is
+{decls}begin
+  s0_valid <= in_valid;
+  in_ready <= s0_ready;
+  unpack : for i in 0 to {in_lanes_last} generate
+    s0_data(i) <= signed(in_data((i + 1) * {n} - 1 downto i * {n}));
+  end generate;
+{body}  out_valid <= {out_valid};
+  {out_ready} <= out_ready;
+  pack : for i in 0 to {out_lanes_last} generate
+    out_data((i + 1) * {n} - 1 downto i * {n}) <= std_logic_vector({out_stream}_data(i));
+  end generate;
+end architecture;
+)";
+
+/// A stream {s} of lanes 0 to {last}, and the valid and ready of its fork's
+/// readers.
+const char *topStreamTemplate =
+    "  signal {s}_valid, {s}_ready : std_logic;\n"
+    "  signal {s}_data : sample_vector(0 to {last});\n";
+const char *topForkSignalsTemplate =
+    "  signal {f}_valid, {f}_ready : std_logic_vector(0 to {last});\n";
+/// The fork {f} of stream {s}.
+const char *topForkTemplate = R"(  {f} : entity work.{fork}
+    generic map (OUTS => {outs})
+    port map (
+      clk => clk, rst => rst, in_valid => {s}_valid, in_ready => {s}_ready,
+      out_valid => {f}_valid, out_ready => {f}_ready);
+)";
+/// Stage {i}, and one of its input ports.
+const char *topInstanceTemplate = R"(  u{i} : entity work.{entity}
+    port map (
+      clk => clk, rst => rst,
+{ports}      out_valid => {s}_valid, out_ready => {s}_ready, out_data => {s}_data);
+)";
+const char *topPortTemplate =
+    "      {prefix}_valid => {valid}, {prefix}_ready => {ready},\n"
+    "      {prefix}_data => {source}_data,\n";
+
+/// The top level's wiring: a stream per producer (0 the design input, i + 1
+/// stage i), a fork where a stream has several readers, an instance per
+/// stage.
+struct TopSchedule {
+  struct Stream {
+    std::string name; // its signals' prefix
+    int64_t width;
+    std::string fork; // the fork's signals' prefix, when readers > 1
+    size_t readers;
+  };
+  struct Port {
+    std::string prefix, valid, ready, source;
+  };
+  struct Instance {
+    std::string entity;
+    std::vector<Port> ports;
+    std::string out; // the stream it drives
+  };
+  std::vector<Stream> streams;
+  std::vector<Instance> instances;
+  std::string outValid, outReady, outStream; // the design output's
+};
+
 struct Emitter {
   DesignOp design;
   vhdl::Namer namer;
@@ -1749,96 +1831,86 @@ end architecture;
                                                {"data", data}});
   }
 
-  void emitTop() {
-    int64_t n = design.getDataBits();
-    std::string decls, body;
+  /// Computes the top level's wiring: nothing is printed here.
+  TopSchedule prepareTop() {
+    TopSchedule s;
     auto sig = [](size_t i) { return "s" + std::to_string(i); };
     // valid and ready of every (consumer stage, port); stage -1 the output
     std::map<std::pair<int, int>, std::pair<std::string, std::string>> edge;
     for (size_t p = 0; p < consumers.size(); ++p) {
-      decls += llvm::formatv("  signal {0}_valid, {0}_ready : std_logic;\n"
-                             "  signal {0}_data : sample_vector(0 to {1});\n",
-                             sig(p), producerWidth[p] - 1);
       size_t k = consumers[p].size();
+      s.streams.push_back(
+          {sig(p), producerWidth[p], k == 1 ? "" : "f" + std::to_string(p), k});
       if (k == 1) {
         edge[consumers[p][0]] = {sig(p) + "_valid", sig(p) + "_ready"};
         continue;
       }
-      std::string f = "f" + std::to_string(p);
-      decls += llvm::formatv(
-          "  signal {0}_valid, {0}_ready : std_logic_vector(0 to {1});\n", f,
-          k - 1);
-      body += llvm::formatv(R"(  {0} : entity work.{1}
-    generic map (OUTS => {2})
-    port map (
-      clk => clk, rst => rst, in_valid => {3}_valid, in_ready => {3}_ready,
-      out_valid => {0}_valid, out_ready => {0}_ready);
-)",
-                            f, fork, k, sig(p));
+      const std::string &f = s.streams.back().fork;
       for (size_t j = 0; j < k; ++j)
         edge[consumers[p][j]] = {f + "_valid(" + std::to_string(j) + ")",
                                  f + "_ready(" + std::to_string(j) + ")"};
     }
     size_t i = 0;
     for (Operation &stage : design.getBody().front()) {
-      std::string ins;
+      TopSchedule::Instance instance{entities[i], {}, sig(i + 1)};
       for (size_t port = 0; port < stageInputs[i].size(); ++port) {
         auto [valid, ready] = edge[{int(i), int(port)}];
-        std::string prefix =
-            isa<JoinOp>(stage) ? "in" + std::to_string(port) : "in";
-        ins += llvm::formatv("      {0}_valid => {1}, {0}_ready => {2},\n"
-                             "      {0}_data => {3}_data,\n",
-                             prefix, valid, ready, sig(stageInputs[i][port]));
+        instance.ports.push_back(
+            {isa<JoinOp>(stage) ? "in" + std::to_string(port) : "in", valid,
+             ready, sig(stageInputs[i][port])});
       }
-      body += llvm::formatv(R"(  u{0} : entity work.{1}
-    port map (
-      clk => clk, rst => rst,
-{2}      out_valid => {3}_valid, out_ready => {3}_ready, out_data => {3}_data);
-)",
-                            i, entities[i], ins, sig(i + 1));
+      s.instances.push_back(std::move(instance));
       ++i;
     }
-    auto [outValid, outReady] = edge[{-1, 0}];
-    std::string text =
-        use() + llvm::formatv(R"(
--- Network {0}: the stages as a graph. Streaming interface (docs/VHDLInterface.md):
--- one beat = {1} values (in) / {2} values (out) of {3} bits, value i in bits
--- (i+1)*{3}-1 downto i*{3}; a beat moves when valid and ready are both '1'
--- at a rising clock edge; rst is synchronous and active high.
-entity {4} is
-  port (
-    clk       : in  std_logic;
-    rst       : in  std_logic;
-    in_valid  : in  std_logic;
-    in_ready  : out std_logic;
-    in_data   : in  std_logic_vector({5} downto 0);
-    out_valid : out std_logic;
-    out_ready : in  std_logic;
-    out_data  : out std_logic_vector({6} downto 0));
-end entity;
+    std::tie(s.outValid, s.outReady) = edge[{-1, 0}];
+    s.outStream = sig(outputProducer);
+    return s;
+  }
 
-architecture rtl of {4} is
-{7}begin
-  s0_valid <= in_valid;
-  in_ready <= s0_ready;
-  unpack : for i in 0 to {8} generate
-    s0_data(i) <= signed(in_data((i + 1) * {3} - 1 downto i * {3}));
-  end generate;
-{9}  out_valid <= {10};
-  {11} <= out_ready;
-  pack : for i in 0 to {12} generate
-    out_data((i + 1) * {3} - 1 downto i * {3}) <= std_logic_vector({13}_data(i));
-  end generate;
-end architecture;
-)",
-                              design.getSymName(), design.getInWidth(),
-                              design.getOutWidth(), n, top,
-                              design.getInWidth() * n - 1,
-                              design.getOutWidth() * n - 1, decls,
-                              design.getInWidth() - 1, body, outValid, outReady,
-                              design.getOutWidth() - 1, sig(outputProducer))
-                    .str();
-    files.push_back({top + ".vhd", text});
+  /// Prints the top level from its wiring.
+  std::string printTop(const TopSchedule &s) {
+    int64_t n = design.getDataBits();
+    std::string decls, body;
+    for (const TopSchedule::Stream &stream : s.streams) {
+      decls += vhdl::expand(topStreamTemplate,
+                            {{"s", stream.name}, {"last", stream.width - 1}});
+      if (stream.fork.empty())
+        continue;
+      decls += vhdl::expand(topForkSignalsTemplate,
+                            {{"f", stream.fork}, {"last", stream.readers - 1}});
+      body += vhdl::expand(topForkTemplate, {{"f", stream.fork},
+                                             {"fork", fork},
+                                             {"outs", stream.readers},
+                                             {"s", stream.name}});
+    }
+    for (size_t i = 0; i < s.instances.size(); ++i) {
+      const TopSchedule::Instance &instance = s.instances[i];
+      std::string ports;
+      for (const TopSchedule::Port &port : instance.ports)
+        ports += vhdl::expand(topPortTemplate, {{"prefix", port.prefix},
+                                                {"valid", port.valid},
+                                                {"ready", port.ready},
+                                                {"source", port.source}});
+      body += vhdl::expand(topInstanceTemplate, {{"i", i},
+                                                 {"entity", instance.entity},
+                                                 {"ports", ports},
+                                                 {"s", instance.out}});
+    }
+    return use() + vhdl::expand(topTemplate,
+                                {{"design", design.getSymName().str()},
+                                 {"in_w", design.getInWidth()},
+                                 {"out_w", design.getOutWidth()},
+                                 {"n", n},
+                                 {"top", top},
+                                 {"in_last", design.getInWidth() * n - 1},
+                                 {"out_last", design.getOutWidth() * n - 1},
+                                 {"decls", decls},
+                                 {"in_lanes_last", design.getInWidth() - 1},
+                                 {"body", body},
+                                 {"out_valid", s.outValid},
+                                 {"out_ready", s.outReady},
+                                 {"out_lanes_last", design.getOutWidth() - 1},
+                                 {"out_stream", s.outStream}});
   }
 
   void emitTestbench() {
@@ -2069,6 +2141,7 @@ end architecture;
         joins.back() = prepareJoin(join, fifoDepths[i]);
       ++i;
     }
+    TopSchedule wiring = prepareTop();
     emitPackage();
     i = 0;
     for (Operation &stage : design.getBody().front()) {
@@ -2092,7 +2165,7 @@ end architecture;
     }
     if (!fork.empty())
       emitFork();
-    emitTop();
+    files.push_back({top + ".vhd", printTop(wiring)});
     emitTestbench();
     emitReport();
     return files;
