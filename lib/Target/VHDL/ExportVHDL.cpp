@@ -1792,7 +1792,8 @@ struct Emitter {
     return s;
   }
 
-  /// Prints a join stage from its schedule.
+  /// Prints a join stage from its schedule: an add or concat, one FIFO per
+  /// input, one output register.
   std::string printJoin(const JoinSchedule &s, StringRef name,
                         StringRef entity) {
     std::string ports, decls, ready, resets, pushes, available, data;
