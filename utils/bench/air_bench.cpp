@@ -874,6 +874,13 @@ int usage(const char *argv0) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // The single-core tables pin this process to one CPU and the threads
+  // tables widen it again; libomp (oneDNN's and the JIT kernels' runtime)
+  // binds the workers it creates to the mask it saw when it initialised
+  // (docs/AirABI.md#threads), so a libomp first used while pinned kept one
+  // kernel's two threads on one CPU: rows at exactly 1.00x, at random. The
+  // bench leaves placement to the kernel (a user's KMP_AFFINITY wins).
+  setenv("KMP_AFFINITY", "disabled", /*overwrite=*/0);
   Options opt;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
