@@ -11,7 +11,11 @@
 // The outbox is a rowid table keyed by the invocation's id alone (ids are
 // unique per process, from a random 63-bit start): inserting and deleting
 // by an integer key is what costs least, and it holds only pending
-// invocations, so reading one session's scans it without an index.
+// invocations, so reading one session's scans it without an index. The one
+// id every session shares, 0 (the runner's report entry), lives in its own
+// table keyed by session: two sessions running at once would otherwise
+// replace each other's report entry, and a session killed before reporting
+// would not be resumed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +55,9 @@ CREATE TABLE IF NOT EXISTS unum_kv(
 CREATE TABLE IF NOT EXISTS unum_outbox(
   id INTEGER PRIMARY KEY, session TEXT NOT NULL, function TEXT NOT NULL,
   payload TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS unum_outbox0(
+  session TEXT PRIMARY KEY, function TEXT NOT NULL, payload TEXT NOT NULL)
+  WITHOUT ROWID;
 )sql";
 
 // After kSchema: databases written before tombstones could expire gain the
@@ -385,7 +392,8 @@ public:
     std::lock_guard<std::mutex> lock(mu);
     auto r = transaction<bool>([&]() -> Result<bool> {
       for (const char *table : {"unum_records", "unum_sets", "unum_members",
-                                "unum_effects", "unum_kv", "unum_outbox"}) {
+                                "unum_effects", "unum_kv", "unum_outbox",
+                                "unum_outbox0"}) {
         sqlite3_stmt *d =
             stmt(std::string("DELETE FROM ") + table + " WHERE session=?1");
         bind(d, 1, session);
@@ -411,7 +419,8 @@ public:
       return s;
     std::lock_guard<std::mutex> lock(mu);
     sqlite3_stmt *s = stmt("SELECT id, function, payload FROM unum_outbox "
-                           "WHERE session=?1");
+                           "WHERE session=?1 UNION ALL SELECT 0, function, "
+                           "payload FROM unum_outbox0 WHERE session=?1");
     bind(s, 1, session);
     std::vector<Pending> out;
     if (!eachRow(s, [&] {
@@ -427,7 +436,8 @@ public:
     Status st = flushOutbox();
     std::lock_guard<std::mutex> lock(mu);
     sqlite3_stmt *s =
-        stmt("SELECT DISTINCT session FROM unum_outbox ORDER BY session");
+        stmt("SELECT session FROM unum_outbox UNION SELECT session FROM "
+             "unum_outbox0 ORDER BY session");
     if (st && !eachRow(s, [&] { out.push_back(column(s, 0)); }))
       st = fail("reading the outbox");
     if (!st)
@@ -456,6 +466,11 @@ private:
     sqlite3_stmt *del =
         stmt("DELETE FROM unum_outbox WHERE id=?1 AND session=?2");
     for (const OutboxChange &c : changes) {
+      if (c.id == 0) {
+        if (!applyOutbox0(c))
+          return fail("writing the outbox");
+        continue;
+      }
       sqlite3_stmt *s = c.issued ? ins : del;
       sqlite3_bind_int64(s, 1, int64_t(c.id));
       bind(s, 2, c.session);
@@ -467,6 +482,28 @@ private:
         return fail("writing the outbox");
     }
     return Status::ok();
+  }
+
+  /// Entry 0 of a session (unum_outbox0). Finishing it also removes an
+  /// entry 0 that a database written before that table keeps in unum_outbox.
+  bool applyOutbox0(const OutboxChange &c) {
+    if (c.issued) {
+      sqlite3_stmt *s = stmt("INSERT OR REPLACE INTO unum_outbox0(session, "
+                             "function, payload) VALUES(?1,?2,?3)");
+      bind(s, 1, c.session);
+      bind(s, 2, c.function);
+      bind(s, 3, c.payload);
+      return stepDone(s);
+    }
+    for (const char *sql :
+         {"DELETE FROM unum_outbox0 WHERE session=?1",
+          "DELETE FROM unum_outbox WHERE id=0 AND session=?1"}) {
+      sqlite3_stmt *s = stmt(sql);
+      bind(s, 1, c.session);
+      if (!stepDone(s))
+        return false;
+    }
+    return true;
   }
 
   Status exec(const char *sql) {

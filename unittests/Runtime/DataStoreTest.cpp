@@ -358,6 +358,36 @@ TEST_P(DataStoreTest, OutboxesOfSessionsWithSharedPrefixes) {
   EXPECT_TRUE(store->outbox(other)->empty());
 }
 
+// Every session has an entry 0 (the runner's report entry): two sessions
+// pending at once keep theirs (SQLite keyed its outbox by id alone and the
+// second replaced the first: a killed first session was never resumed).
+TEST_P(DataStoreTest, EverySessionKeepsItsOwnEntryZero) {
+  const std::string other = session + "-other";
+  store->stageIssued(session, 0, "", "");
+  store->stageIssued(other, 0, "", "");
+  ASSERT_TRUE(store->flushOutbox().isOk());
+  for (const std::string &s : {session, other}) {
+    auto pending = store->outbox(s);
+    ASSERT_TRUE(pending.isOk()) << pending.getStatus().message();
+    ASSERT_EQ(pending->size(), 1u) << s;
+    EXPECT_EQ((*pending)[0].id, 0u);
+  }
+  auto unfinished = store->unfinishedSessions();
+  ASSERT_TRUE(unfinished.isOk()) << unfinished.getStatus().message();
+  for (const std::string &s : {session, other})
+    EXPECT_EQ(std::count(unfinished->begin(), unfinished->end(), s), 1) << s;
+  store->stageFinished(session, 0, "");
+  ASSERT_TRUE(store->flushOutbox().isOk());
+  EXPECT_TRUE(store->outbox(session)->empty());
+  EXPECT_EQ(store->outbox(other)->size(), 1u);
+  ASSERT_TRUE(store->deleteSession(other).isOk());
+  EXPECT_TRUE(store->outbox(other)->empty());
+  unfinished = store->unfinishedSessions();
+  ASSERT_TRUE(unfinished.isOk());
+  for (const std::string &s : {session, other})
+    EXPECT_EQ(std::count(unfinished->begin(), unfinished->end(), s), 0) << s;
+}
+
 // An entry staged more than once in one batch (finished twice: a
 // redelivery ran it again before the first finish was flushed; or finished,
 // then delivered and issued again): the last change is what lands.
