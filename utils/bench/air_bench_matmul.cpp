@@ -76,6 +76,15 @@ private:
 /// air_bench_conv.cpp) for its KMP_BLOCKTIME (200 ms). The next kernel timed
 /// on two threads would share a CPU with them (it measured n = 256 matmul at
 /// 0.84x of one thread, right after OpenBLAS's rows).
+/// Fills `v` with values in [-0.5, 0.5) from a linear congruential stream
+/// that `seed` carries on (the same inputs every run, no <random> needed).
+void fillRandom(std::vector<float> &v, unsigned &seed) {
+  for (float &x : v) {
+    seed = seed * 1103515245u + 12345u;
+    x = (float)((seed >> 9) & 0xffff) / 65536.f - 0.5f;
+  }
+}
+
 void letIdleWorkersSleep() {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
 }
@@ -234,14 +243,8 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
     int64_t nn = (int64_t)n * n;
     std::vector<float> a(nn), b(nn), want(nn, 0.f);
     unsigned seed = 12345;
-    auto rnd = [&] {
-      seed = seed * 1103515245u + 12345u;
-      return (float)((seed >> 9) & 0xffff) / 65536.f - 0.5f;
-    };
-    for (auto &x : a)
-      x = rnd();
-    for (auto &x : b)
-      x = rnd();
+    fillRandom(a, seed);
+    fillRandom(b, seed);
     double flops = 2.0 * n * (double)n * n;
     auto gf = [&](double t) { return t > 0 ? flops / t * 1e-9 : 0.0; };
     double blasTime[3] = {0, 0, 0};
@@ -347,17 +350,11 @@ bool benchConvThreads(int reps, bool median) {
   bool ok = true;
   std::vector<float> x(L * C);
   unsigned seed = 777;
-  auto rnd = [&] {
-    seed = seed * 1103515245u + 12345u;
-    return (float)((seed >> 9) & 0xffff) / 65536.f - 0.5f;
-  };
-  for (auto &v : x)
-    v = rnd();
+  fillRandom(x, seed);
   for (int K : {3, 5, 7, 9}) {
     const int64_t lout = L - K + 1;
     std::vector<float> w(K * C * C), want(lout * C, 0.f);
-    for (auto &v : w)
-      v = rnd();
+    fillRandom(w, seed);
     for (int64_t l = 0; l < lout; ++l)
       for (int64_t k = 0; k < K; ++k)
         for (int64_t ci = 0; ci < C; ++ci)
