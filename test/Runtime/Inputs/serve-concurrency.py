@@ -15,7 +15,7 @@ whatever the machine's load.)
 import json, os, signal, subprocess, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from netutil import free_port, request  # noqa: E402
+from netutil import free_port, healthy, request  # noqa: E402
 
 unum_serve, work, n, concurrency = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 app = os.path.join(work, "app")
@@ -42,11 +42,8 @@ host = subprocess.Popen([unum_serve, app, "--listen", "127.0.0.1:%d" % port,
                         env=dict(os.environ, SLOW_MARKS=marks),
                         stderr=subprocess.PIPE)
 for _ in range(1000):
-    try:
-        if request(port, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")[0].endswith("200 OK"):
-            break
-    except OSError:
-        pass
+    if healthy(port):
+        break
     time.sleep(0.01)
 
 answers = []
