@@ -210,20 +210,23 @@ enum class Read { Data, TimedOut, Closed };
 
 /// Appends what `fd` has, at most `max` bytes, to `into`, waiting for it
 /// until `deadline`. Closed: the client went away (or the server shut the
-/// connection down).
+/// connection down). (Waits only when nothing is there: one system call
+/// for a request that arrived, as after the idle wait.)
 Read readSome(int fd, std::string &into, size_t max,
               Clock::time_point deadline) {
   char buf[kReadChunk];
   for (;;) {
+    ssize_t n = recv(fd, buf, std::min(sizeof(buf), max), MSG_DONTWAIT);
+    if (n > 0) {
+      into.append(buf, size_t(n));
+      return Read::Data;
+    }
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+      return Read::Closed;
     if (!waitUntil(fd, POLLIN, deadline))
       return Clock::now() < deadline ? Read::Closed : Read::TimedOut;
-    ssize_t n = recv(fd, buf, std::min(sizeof(buf), max), MSG_DONTWAIT);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
-      continue;
-    if (n <= 0)
-      return Read::Closed;
-    into.append(buf, size_t(n));
-    return Read::Data;
   }
 }
 

@@ -40,19 +40,24 @@ inline bool waitUntil(int fd, short events, Clock::time_point deadline) {
 }
 
 /// Sends all of `data` by `deadline`: 0, ETIMEDOUT, or the send error.
+/// (Waits only when the socket's buffer is full: one system call for a
+/// short message.)
 inline int sendAll(int fd, const std::string &data,
                    Clock::time_point deadline) {
   size_t sent = 0;
   while (sent < data.size()) {
-    if (!waitUntil(fd, POLLOUT, deadline))
-      return ETIMEDOUT;
     ssize_t n = send(fd, data.data() + sent, data.size() - sent,
                      MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+    if (n > 0) {
+      sent += size_t(n);
       continue;
-    if (n <= 0)
+    }
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
       return n < 0 ? errno : EPIPE;
-    sent += size_t(n);
+    if (!waitUntil(fd, POLLOUT, deadline))
+      return ETIMEDOUT;
   }
   return 0;
 }
