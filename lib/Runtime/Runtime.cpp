@@ -1454,7 +1454,7 @@ UNUM_HOT Status Runtime::Impl::run(Invocation &inv) {
     const std::vector<Effect> &effects = staged ? *staged : noEffects;
 
     inv.fresh = detail::hints(payload).fresh;
-    if (UNUM_UNLIKELY(defersPut(inv))) {
+    if (UNUM_UNLIKELY(detail::hints(payload).outboxId) && defersPut(inv)) {
       // Made by continuations(), with the continuations it journals.
       auto &d = inv.deferred.emplace();
       d.record.push_back(*flag);
