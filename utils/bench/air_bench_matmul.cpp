@@ -27,12 +27,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <dlfcn.h>
 #include <fstream>
 #include <memory>
 #include <sched.h>
 #include <string>
-#include <sys/resource.h>
 #include <thread>
 #include <vector>
 
@@ -181,12 +181,12 @@ bool build(Kernel &k, const char *air = kMatmulAir) {
   return k.jit != nullptr;
 }
 
-/// Seconds of CPU (user + system) this process's threads have used.
+/// Seconds of CPU this process's threads have run (the scheduler's exact
+/// count: getrusage's user/system split lags by ticks over a few ms).
 double processCpuSeconds() {
-  rusage u;
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_utime.tv_sec + u.ru_stime.tv_sec +
-         1e-6 * (u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
 /// Best and median seconds of a call, and the CPUs the process had while
