@@ -19,7 +19,8 @@
 // Channels that do not fill N vectors take a block with masked loads and
 // stores (vector.maskedload / maskedstore), so any C_out works; output
 // positions that do not fill R rows take a block with fewer rows (static L)
-// or one row at a time (dynamic L). Nothing is gathered or scattered.
+// or blocks of 4, 2 and 1 rows as their count needs (dynamic L). Nothing is
+// gathered or scattered.
 //
 // The loop over blocks of R output positions is the outer one, with every
 // channel block inside: with threads it is the one loop shared between them
@@ -55,6 +56,7 @@
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace unum {
 #define GEN_PASS_DEF_AIRVECTORIZECONV1D
@@ -240,17 +242,28 @@ public:
                            });
     // Blocks of output positions write disjoint rows of y.
     unum::air::parallelize(b, blocks, threads, useThreads);
-    // The rows left: one block (static) or one row at a time (dynamic).
+    // The rows left: one block (static) or, dynamic, blocks of the powers
+    // of two their count is made of (4 + 2 + 1 rows for 7; at most R - 1):
+    // a few register blocks, none row by row (the blocks of air-fuse-rows
+    // leave 64 mod R rows in each).
     if (staticRows >= 0) {
       if (staticRows % r)
         allChannels(fullRows, staticRows % r, shape.vectors);
       return;
     }
-    scf::ForOp::create(b, loc, fullRows, rowsOut, index(1), ValueRange{},
-                       [&](OpBuilder &, Location, Value l0, ValueRange) {
-                         allChannels(l0, 1, shape.vectors);
-                         scf::YieldOp::create(b, loc);
-                       });
+    Value left = arith::SubIOp::create(b, loc, rowsOut, fullRows);
+    Value at = fullRows;
+    for (int64_t bit = llvm::PowerOf2Ceil(r) / 2; bit >= 1; bit /= 2) {
+      Value rows = arith::AndIOp::create(b, loc, left, index(bit));
+      Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rows,
+                                        index(0));
+      Value from = at;
+      scf::IfOp::create(b, loc, any, [&](OpBuilder &, Location) {
+        allChannels(from, bit, shape.vectors);
+        scf::YieldOp::create(b, loc);
+      });
+      at = add(at, rows);
+    }
   }
 
 private:
