@@ -154,8 +154,12 @@ struct LocalRunner::Impl {
   Impl(const App &app, DataStore &store, Options options);
   ~Impl();
 
+  /// `run`: admit() (not queued, left in *run); nullptr: accept().
   Status accept(const std::string &function, Payload &&payload,
-                bool newSession = false);
+                bool newSession = false, std::function<void()> *run = nullptr);
+  /// accept()'s last step: queues the invocation, or leaves it in `*run`.
+  Status queueOrHandBack(const std::string &function, Payload &&payload,
+                         std::function<void()> *run);
   Result<size_t> collectSessions(const std::vector<std::string> &sessions,
                                  std::chrono::milliseconds retain);
   Result<size_t>
@@ -277,8 +281,26 @@ void LocalRunner::Impl::journalIssued(const std::string &function, Payload &p) {
                     detail::payloadJson(p));
 }
 
+Status LocalRunner::Impl::queueOrHandBack(const std::string &function,
+                                          Payload &&p,
+                                          std::function<void()> *run) {
+  if (!run)
+    return pool->invoke(function, std::move(p));
+  // (std::function needs a copyable callable: the payload is shared.)
+  auto payload = std::make_shared<Payload>(std::move(p));
+  *run = [this, function, payload] {
+    const uint64_t id = detail::hints(*payload).outboxId;
+    // The pool refuses only while it is destroyed: the journal entry stays
+    // for a sweep (then no longer in flight here).
+    if (!pool->invokeHere(function, std::move(*payload)) &&
+        opts.trackInFlight && id)
+      setInFlight(id, false);
+  };
+  return Status::ok();
+}
+
 Status LocalRunner::Impl::accept(const std::string &function, Payload &&p,
-                                 bool newSession) {
+                                 bool newSession, std::function<void()> *run) {
   if (journaling && detail::hints(p).issuedMs && !p.session.empty()) {
     // Journaled by its sender with its checkpoint (Payload.h "Outbox"): no
     // store access before the 202. A duplicate of an entry running here
@@ -288,7 +310,7 @@ Status LocalRunner::Impl::accept(const std::string &function, Payload &&p,
     const uint64_t id = detail::hints(p).outboxId;
     if (opts.trackInFlight && !claim(id))
       return Status::ok();
-    if (Status s = pool->invoke(function, std::move(p)); !s) {
+    if (Status s = queueOrHandBack(function, std::move(p), run); !s) {
       if (opts.trackInFlight)
         setInFlight(id, false);
       return s;
@@ -296,7 +318,7 @@ Status LocalRunner::Impl::accept(const std::string &function, Payload &&p,
     return Status::ok();
   }
   if (!journaling || p.session.empty() || detail::hints(p).outboxId)
-    return pool->invoke(function, std::move(p));
+    return queueOrHandBack(function, std::move(p), run);
   journalIssued(function, p);
   const uint64_t id = detail::hints(p).outboxId;
   // After the invocation: a batch that another thread takes in between
@@ -326,7 +348,7 @@ Status LocalRunner::Impl::accept(const std::string &function, Payload &&p,
       setInFlight(id, false);
     return s;
   }
-  return pool->invoke(function, std::move(p));
+  return queueOrHandBack(function, std::move(p), run);
 }
 
 Result<size_t>
@@ -686,6 +708,11 @@ Status LocalRunner::accept(const std::string &function, Payload &&payload) {
 Status LocalRunner::acceptNewSession(const std::string &function,
                                      Payload &&payload) {
   return impl->accept(function, std::move(payload), /*newSession=*/true);
+}
+
+Status LocalRunner::admit(const std::string &function, Payload &&payload,
+                          std::function<void()> &run, bool newSession) {
+  return impl->accept(function, std::move(payload), newSession, &run);
 }
 
 Result<size_t>

@@ -305,8 +305,11 @@ static int serve(const Config &cfg, const App &app, DataStore &store,
   const bool durable = runner.durable();
 
   std::atomic<bool> draining{false};
+  // Answers 202 once the invocation is durable, then runs it on the
+  // connection's thread (Reply::after) when one of the --concurrency slots
+  // is free, else queues it for the runner's workers.
   auto accept = [&](const std::string &path,
-                    const std::string &body) -> HttpResponse {
+                    const std::string &body) -> HttpServer::Reply {
     std::string fn = path == "/"                  ? single
                      : path.rfind("/fn/", 0) == 0 ? path.substr(4)
                                                   : "";
@@ -337,21 +340,20 @@ static int serve(const Config &cfg, const App &app, DataStore &store,
     }
     std::string session = p->session;
     // Durable before the 202: a host killed now leaves it in the outbox.
-    if (Status s = starts ? runner.acceptNewSession(fn, p.take())
-                          : runner.accept(fn, p.take());
-        !s)
+    std::function<void()> run;
+    if (Status s = runner.admit(fn, p.take(), run, /*newSession=*/starts); !s)
       return {503, s.message() + "\n"};
     Value ack = Value::object();
     ack.set("Session", session);
-    return {202, toJson(ack) + "\n"};
+    return {{202, toJson(ack) + "\n"}, std::move(run)};
   };
 
   HttpServerOptions serverOptions;
   serverOptions.secret = secret;
   serverOptions.maxBody = cfg.maxBody;
-  // A request's handler only journals the invocation (the runner's
-  // workers, --concurrency of them, run it): twice as many may journal at
-  // once, so that their outbox flushes share round trips.
+  // A request's handler only journals the invocation (its Reply::after or
+  // the runner's workers, --concurrency at once, run it): twice as many may
+  // journal at once, so that their outbox flushes share round trips.
   serverOptions.maxHandlers = std::max(4u, 2 * cfg.concurrency);
   serverOptions.onGet = [&draining](const std::string &path) -> HttpResponse {
     if (path != "/healthz" && path != "/health" && path != "/_/health")
@@ -436,24 +438,27 @@ static int serve(const Config &cfg, const App &app, DataStore &store,
   log(std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") +
       ": draining");
   draining = true;
-  gateway.reset(); // stops accepting; answered requests are journaled
+  // Running invocations finish within the drain timeout; what is left stays
+  // in the store's outbox for the next host of these functions. The
+  // gateway stops accepting at once; its destructor waits for the
+  // invocations that run on its connections' threads (Reply::after),
+  // runner.wait() for the workers'.
+  std::mutex doneMu;
+  std::condition_variable doneCv;
+  bool done = false;
+  std::thread waiter([&] {
+    gateway.reset();
+    runner.wait();
+    std::lock_guard<std::mutex> lock(doneMu);
+    done = true;
+    doneCv.notify_all();
+  });
   {
     std::lock_guard<std::mutex> lock(bgMu);
     bgStop = true;
   }
   bgWake.notify_all();
   background.join();
-  // Running invocations finish within the drain timeout; what is left stays
-  // in the store's outbox for the next host of these functions.
-  std::mutex doneMu;
-  std::condition_variable doneCv;
-  bool done = false;
-  std::thread waiter([&] {
-    runner.wait();
-    std::lock_guard<std::mutex> lock(doneMu);
-    done = true;
-    doneCv.notify_all();
-  });
   bool drained;
   {
     std::unique_lock<std::mutex> lock(doneMu);

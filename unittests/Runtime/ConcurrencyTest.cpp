@@ -24,7 +24,9 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 using namespace unum::runtime;
 using namespace unum::runtime::test;
@@ -455,4 +457,61 @@ TEST(ServeProtocol, ContinuationsToOtherHostsAreJournaledWithTheCheckpoint) {
   EXPECT_TRUE(store->outbox(s2)->empty());
   EXPECT_TRUE(store->deleteSession(s).isOk());
   EXPECT_TRUE(store->deleteSession(s2).isOk());
+
+// invokeHere runs an invocation on the calling thread while one of the
+// pool's `workers` slots is free, and queues it otherwise; the pool's own
+// threads take a queued task only while a slot is free, so the bound holds
+// for both together. Ordering, not timing: a task queued while the only
+// slot runs on the caller starts only after that one ended.
+TEST(ThreadPool, InvokeHereRunsOnTheCallerWithinTheBound) {
+  ThreadPoolInvoker pool(1);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> log; // "start X" / "end X" / "X"
+  std::map<std::string, std::thread::id> where;
+  bool release = false, started = false;
+  pool.setDispatch([&](const std::string &fn, const Payload &) {
+    std::unique_lock<std::mutex> lock(mu);
+    where[fn] = std::this_thread::get_id();
+    if (fn.rfind("block", 0) != 0) {
+      log.push_back(fn);
+      return Status::ok();
+    }
+    log.push_back("start " + fn);
+    started = true;
+    cv.notify_all();
+    EXPECT_TRUE(
+        cv.wait_for(lock, std::chrono::seconds(30), [&] { return release; }));
+    log.push_back("end " + fn);
+    return Status::ok();
+  });
+  // A free slot: it runs here, before invokeHere returns.
+  ASSERT_TRUE(pool.invokeHere("here", Payload()));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_EQ(log, std::vector<std::string>{"here"});
+    EXPECT_EQ(where["here"], std::this_thread::get_id());
+  }
+  // The only slot runs on another caller's thread: the worker leaves a
+  // queued task alone until it ends, and invokeHere queues too.
+  std::thread caller(
+      [&] { EXPECT_TRUE(pool.invokeHere("block1", Payload())); });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return started; });
+  }
+  ASSERT_TRUE(pool.invoke("queued", Payload()));
+  ASSERT_TRUE(pool.invokeHere("queuedHere", Payload())); // returns at once
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    release = true;
+    cv.notify_all();
+  }
+  caller.join();
+  pool.wait();
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(log, (std::vector<std::string>{"here", "start block1", "end block1",
+                                           "queued", "queuedHere"}));
+  EXPECT_NE(where["queuedHere"], std::this_thread::get_id());
+  EXPECT_NE(where["queued"], where["block1"]);
 }

@@ -299,6 +299,16 @@ public:
   /// also journals a start marker, so that collectSessions() deletes the
   /// session once all its work is done.
   Status acceptNewSession(const std::string &function, Payload &&payload);
+  /// accept() (acceptNewSession() with `newSession`) for a host that
+  /// answers before the invocation runs: on success the invocation is not
+  /// queued but left in `run`, which the caller must call exactly once,
+  /// after its answer: it runs the invocation on the calling thread when
+  /// one of the `workers` slots is free (ThreadPoolInvoker::invokeHere),
+  /// else queues it. (No hand-off to a worker thread on the critical
+  /// path.) Call it before the runner is destroyed; wait() does not see the
+  /// invocation until `run` is called.
+  Status admit(const std::string &function, Payload &&payload,
+               std::function<void()> &run, bool newSession = false);
   /// Deletes, among `sessions` (DataStore::unfinishedSessions()), those
   /// started by acceptNewSession() (on any host sharing the store) whose
   /// work is all done (their outbox holds no invocation), once this runner
