@@ -21,8 +21,10 @@
 // whole table (every host sweeps every second: scans of a large table are
 // what overloaded dynalite). The shards spread the outbox's writes over
 // several partitions. ("unum-outbox#..." is no session's name:
-// deleteSession refuses it. Entries a store before this layout left, o#ID
-// in the session's partition, are not read.)
+// deleteSession refuses it.) The item (unum-layout, layout) marks a table
+// of this layout: a store before it kept its outbox entries as o#ID items
+// in the session's partition, which this one does not read, so a table
+// without the marker is refused unless it is empty (checkLayout).
 //
 // DynamoDB makes single items atomic, and that is all the protocol needs
 // (DataStore.h), with one twist: a checkpoint's effects are written inside
@@ -227,11 +229,66 @@ public:
                              "), expected (pk, sk): string attributes, pk "
                              "the partition key, sk the sort key");
       if (status && status->isString() && status->getString() == "ACTIVE")
-        return Status::ok();
+        return checkLayout();
       if (i >= 300)
         return Status::error(describe() + ": the table did not become "
                                           "ACTIVE within 30 s");
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  /// The table's layout marker (kLayoutPk, sk "layout", n = kLayout) says
+  /// this layout wrote it. A table without one is adopted (the marker
+  /// written) only while it is empty: one that an older store wrote keeps
+  /// its outbox in the sessions' partitions (o#ID items), which this store
+  /// does not read, so its unfinished sessions would never be resumed, and
+  /// it is refused. One Scan of at most one item, once per table.
+  Status checkLayout() {
+    for (int attempt = 0;; ++attempt) {
+      auto marker = getItem(kLayoutPk, "layout");
+      if (!marker)
+        return marker.getStatus();
+      if (*marker) {
+        auto n = numAttr(**marker, "n");
+        if (n && *n == kLayout)
+          return Status::ok();
+        return Status::error(describe() + ": the table's layout is " +
+                             (n ? std::to_string(*n) : std::string("unknown")) +
+                             ", this store reads layout " +
+                             std::to_string(kLayout) +
+                             ": another version of Unum wrote it");
+      }
+      if (attempt > 0) // held items, and no marker appeared since
+        return Status::error(
+            describe() + ": the table '" + table +
+            "' holds items but no layout marker: an older Unum store wrote "
+            "it, which kept its outbox in the sessions' partitions (o#ID "
+            "items), where this store does not look, so its unfinished "
+            "sessions would never be resumed. Finish them with the Unum "
+            "that wrote the table, then empty or recreate it");
+      Value req = request();
+      req.set("Limit", int64_t(1));
+      req.set("Select", "SPECIFIC_ATTRIBUTES"); // what the IAM policy allows
+      req.set("ProjectionExpression", "#pk");
+      req.set("ExpressionAttributeNames", names({"pk"}));
+      req.set("ConsistentRead", true);
+      auto r = call("Scan", req);
+      if (!r)
+        return r.getStatus();
+      const Value *items = r->find("Items");
+      if (items && items->isArray() && !items->getArray().empty())
+        continue; // another store may have adopted it meanwhile: read again
+      Value item = key(kLayoutPk, "layout");
+      item.set("n", N(kLayout));
+      Value put = request();
+      put.set("Item", std::move(item));
+      put.set("ConditionExpression", "attribute_not_exists(#pk)");
+      put.set("ExpressionAttributeNames", names({"pk"}));
+      DynamoError err;
+      auto w = call("PutItem", put, &err);
+      if (!w && err.type != "ConditionalCheckFailedException")
+        return w.getStatus();
+      return Status::ok(); // written here, or by another store just now
     }
   }
 
@@ -576,9 +633,9 @@ public:
   }
 
   Status deleteSession(const std::string &session) override {
-    if (session.rfind(kOutboxPartition, 0) == 0)
+    if (session.rfind(kOutboxPartition, 0) == 0 || session == kLayoutPk)
       return Status::error(describe() + ": '" + session +
-                           "' is the outbox's partition, not a session");
+                           "' is the store's own partition, not a session");
     if (Status st = flushStaged(); !st)
       return st;
     auto items = query(session, "", /*keysOnly=*/true, /*withExpired=*/true);
@@ -661,6 +718,10 @@ private:
   static constexpr const char kOutboxPartition[] = "unum-outbox#";
   static constexpr unsigned kOutboxShards = 8;
   static constexpr size_t kIdDigits = 20;
+  /// The layout marker's partition, and the layout this store writes (2:
+  /// the outbox partitions; 1, unmarked: o#ID items in the sessions).
+  static constexpr const char kLayoutPk[] = "unum-layout";
+  static constexpr int64_t kLayout = 2;
 
   /// The session's outbox partition (FNV-1a of its name).
   static std::string outboxPk(const std::string &session) {

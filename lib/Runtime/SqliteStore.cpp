@@ -17,6 +17,20 @@
 // replace each other's report entry, and a session killed before reporting
 // would not be resumed.
 //
+// An entry issued in a checkpoint's transaction is kept in that checkpoint's
+// row instead (columns ob_id, ob_fn, ob_payload of unum_records), and its
+// removal clears them, in the statement that retires the row when that is
+// in the same transaction (a chain step: its own entry goes into its new
+// row, its sender's is cleared with the sender's retirement). A commit then
+// writes the pages of the checkpoints alone: an outbox page more per
+// transaction cost a chain step a third of its time (a WAL frame and twice
+// the checkpointing). outbox() reads both places. Only a session whose
+// standing entry (the report entry 0, or a host's start marker) this store
+// committed gets entries in its rows, so that unfinishedSessions() still
+// finds every session in the outbox tables; removing that standing entry
+// moves any entry left in the rows back to unum_outbox. Tombstones holding
+// an entry do not expire.
+//
 //===----------------------------------------------------------------------===//
 
 #include "unum/Runtime/DataStore.h"
@@ -28,6 +42,7 @@
 #include <cstdio>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 using namespace unum::runtime;
 
@@ -61,7 +76,8 @@ CREATE TABLE IF NOT EXISTS unum_outbox0(
 )sql";
 
 // After kSchema: databases written before tombstones could expire gain the
-// column, then the indexes that find what has expired.
+// column (and those before outbox entries in checkpoint rows ob_id, ob_fn,
+// ob_payload), then the indexes that find what has expired.
 const char *const kExpiryIndexes = R"sql(
 CREATE INDEX IF NOT EXISTS unum_records_expires ON unum_records(expires)
   WHERE expires IS NOT NULL;
@@ -109,6 +125,10 @@ public:
         s = exec((std::string("ALTER TABLE ") + table +
                   " ADD COLUMN expires INTEGER")
                      .c_str());
+    if (s && !hasColumn("unum_records", "ob_id"))
+      s = exec("ALTER TABLE unum_records ADD COLUMN ob_id INTEGER;"
+               "ALTER TABLE unum_records ADD COLUMN ob_fn TEXT;"
+               "ALTER TABLE unum_records ADD COLUMN ob_payload TEXT");
     if (s)
       s = exec(kExpiryIndexes);
     if (!s) {
@@ -174,32 +194,44 @@ public:
                                 NameList retireList) override {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
-    return transaction<PutResult>([&]() -> Result<PutResult> {
-      if (Status st = retireLocked(session, retireList); !st)
-        return st;
-      sqlite3_stmt *ins = stmt("INSERT OR IGNORE INTO unum_records"
-                               "(session, instance, record) VALUES(?1,?2,?3)");
-      bind(ins, 1, session);
-      bind(ins, 2, instance);
-      bindBlob(ins, 3, rec);
-      if (!stepDone(ins))
-        return fail("writing checkpoint");
-      if (sqlite3_changes(db) == 0) {
-        sqlite3_stmt *s = stmt("SELECT record FROM unum_records WHERE "
-                               "session=?1 AND instance=?2");
-        bind(s, 1, session);
-        bind(s, 2, instance);
-        int rc = sqlite3_step(s);
-        std::string winner = rc == SQLITE_ROW ? column(s, 0) : std::string();
-        sqlite3_reset(s);
-        if (rc != SQLITE_ROW)
-          return fail("reading the winning checkpoint");
-        return PutResult{false, winner};
-      }
-      if (Status st = appendLocked(session, effects); !st)
-        return st;
-      return PutResult{true, {}};
-    });
+    Put put{session, instance, retireList};
+    return transaction<PutResult>(
+        [&]() -> Result<PutResult> {
+          if (Status st = retireLocked(session, retireList, &put); !st)
+            return st;
+          sqlite3_stmt *ins = stmt(
+              "INSERT OR IGNORE INTO unum_records(session, instance, "
+              "record, ob_id, ob_fn, ob_payload) VALUES(?1,?2,?3,?4,?5,?6)");
+          bind(ins, 1, session);
+          bind(ins, 2, instance);
+          bindBlob(ins, 3, rec);
+          bindEntry(ins, 4, put.entry);
+          if (!stepDone(ins))
+            return fail("writing checkpoint");
+          if (sqlite3_changes(db) == 0) {
+            // Lost: the entry goes where every other does.
+            if (put.entry) {
+              if (!insertOutbox(*put.entry))
+                return fail("writing the outbox");
+              put.entry = nullptr;
+            }
+            sqlite3_stmt *s = stmt("SELECT record FROM unum_records WHERE "
+                                   "session=?1 AND instance=?2");
+            bind(s, 1, session);
+            bind(s, 2, instance);
+            int rc = sqlite3_step(s);
+            std::string winner =
+                rc == SQLITE_ROW ? column(s, 0) : std::string();
+            sqlite3_reset(s);
+            if (rc != SQLITE_ROW)
+              return fail("reading the winning checkpoint");
+            return PutResult{false, winner};
+          }
+          if (Status st = appendLocked(session, effects); !st)
+            return st;
+          return PutResult{true, {}};
+        },
+        &put);
   }
 
   Status retire(const std::string &session, NameList instances) override {
@@ -391,9 +423,9 @@ public:
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     auto r = transaction<bool>([&]() -> Result<bool> {
-      for (const char *table : {"unum_records", "unum_sets", "unum_members",
-                                "unum_effects", "unum_kv", "unum_outbox",
-                                "unum_outbox0"}) {
+      for (const char *table :
+           {"unum_records", "unum_sets", "unum_members", "unum_effects",
+            "unum_kv", "unum_outbox", "unum_outbox0"}) {
         sqlite3_stmt *d =
             stmt(std::string("DELETE FROM ") + table + " WHERE session=?1");
         bind(d, 1, session);
@@ -402,6 +434,8 @@ public:
       }
       return true;
     });
+    if (r)
+      anchored.erase(session);
     return r ? Status::ok() : r.getStatus();
   }
 
@@ -418,9 +452,13 @@ public:
     if (Status s = flushOutbox(); !s)
       return s;
     std::lock_guard<std::mutex> lock(mu);
-    sqlite3_stmt *s = stmt("SELECT id, function, payload FROM unum_outbox "
-                           "WHERE session=?1 UNION ALL SELECT 0, function, "
-                           "payload FROM unum_outbox0 WHERE session=?1");
+    // (GROUP BY: an entry issued again may be in a row and in unum_outbox.)
+    sqlite3_stmt *s = stmt(
+        "SELECT id, function, payload FROM (SELECT id, function, payload "
+        "FROM unum_outbox WHERE session=?1 UNION ALL SELECT 0, function, "
+        "payload FROM unum_outbox0 WHERE session=?1 UNION ALL SELECT ob_id, "
+        "ob_fn, ob_payload FROM unum_records WHERE session=?1 AND ob_id IS "
+        "NOT NULL) GROUP BY id");
     bind(s, 1, session);
     std::vector<Pending> out;
     if (!eachRow(s, [&] {
@@ -459,29 +497,113 @@ public:
   }
 
 private:
-  /// Applies the staged outbox changes (in the caller's transaction).
-  Status applyOutbox(const std::vector<OutboxChange> &changes) {
-    sqlite3_stmt *ins = stmt("INSERT OR REPLACE INTO unum_outbox(id, session, "
-                             "function, payload) VALUES(?1,?2,?3,?4)");
-    sqlite3_stmt *del =
-        stmt("DELETE FROM unum_outbox WHERE id=?1 AND session=?2");
+  /// A checkpoint's put, for the outbox changes of its transaction: the
+  /// entry kept in its new row, and the entries in the rows it retires that
+  /// the changes finish (see the file comment).
+  struct Put {
+    const std::string &session, &instance;
+    NameList retire;
+    const OutboxChange *entry = nullptr;
+    std::vector<std::pair<const std::string *, uint64_t>> cleared;
+  };
+
+  /// A standing entry: the report entry 0, or a host's start marker (no
+  /// function). A session has one while it may have entries in its rows.
+  static bool standing(const OutboxChange &c) {
+    return c.id == 0 || c.function.empty();
+  }
+
+  /// Applies the staged outbox changes (in the caller's transaction); with
+  /// a put, leaves it the entry for its row and the entries it clears.
+  Status applyOutbox(const std::vector<OutboxChange> &changes, Put *put) {
+    if (put)
+      planPut(changes, *put);
     for (const OutboxChange &c : changes) {
-      if (c.id == 0) {
-        if (!applyOutbox0(c))
-          return fail("writing the outbox");
+      if (put && &c == put->entry)
         continue;
-      }
-      sqlite3_stmt *s = c.issued ? ins : del;
-      sqlite3_bind_int64(s, 1, int64_t(c.id));
-      bind(s, 2, c.session);
-      if (c.issued) {
-        bind(s, 3, c.function);
-        bind(s, 4, c.payload);
-      }
-      if (!stepDone(s))
+      bool ok = c.id == 0  ? applyOutbox0(c)
+                : c.issued ? insertOutbox(c)
+                           : finishOutbox(c, put && cleared(*put, c));
+      if (ok && !c.issued && standing(c))
+        ok = unanchor(c.session);
+      if (!ok)
         return fail("writing the outbox");
     }
     return Status::ok();
+  }
+
+  /// Which entry goes into the put's row (one its session issues, if the
+  /// session has a standing entry that stays), and which finished entries
+  /// the put's retirement clears (those in the rows it retires).
+  void planPut(const std::vector<OutboxChange> &changes, Put &put) {
+    bool anchor = anchored.count(put.session) != 0, unanchors = false;
+    for (const OutboxChange &c : changes)
+      if (c.session == put.session && standing(c))
+        (c.issued ? anchor : unanchors) = true;
+    if (unanchors)
+      return;
+    for (const OutboxChange &c : changes) {
+      if (c.session != put.session)
+        continue;
+      if (c.issued) {
+        if (anchor && !put.entry && !standing(c))
+          put.entry = &c;
+        continue;
+      }
+      auto it = inRows.find(c.id);
+      if (it != inRows.end() && it->second.first == c.session)
+        for (const std::string &n : put.retire)
+          if (n == it->second.second)
+            put.cleared.emplace_back(&n, c.id);
+    }
+  }
+
+  static bool cleared(const Put &put, const OutboxChange &c) {
+    if (c.issued)
+      return false;
+    for (const auto &[name, id] : put.cleared)
+      if (id == c.id)
+        return true;
+    return false;
+  }
+
+  bool insertOutbox(const OutboxChange &c) {
+    sqlite3_stmt *s = stmt("INSERT OR REPLACE INTO unum_outbox(id, session, "
+                           "function, payload) VALUES(?1,?2,?3,?4)");
+    sqlite3_bind_int64(s, 1, int64_t(c.id));
+    bind(s, 2, c.session);
+    bind(s, 3, c.function);
+    bind(s, 4, c.payload);
+    return stepDone(s);
+  }
+
+  /// Removes an entry from unum_outbox and from the row this store put it
+  /// in (`inRow`: that row's retirement clears it); one in neither is looked
+  /// for in the session's rows (another process put it there).
+  bool finishOutbox(const OutboxChange &c, bool inRow = false) {
+    sqlite3_stmt *del =
+        stmt("DELETE FROM unum_outbox WHERE id=?1 AND session=?2");
+    sqlite3_bind_int64(del, 1, int64_t(c.id));
+    bind(del, 2, c.session);
+    if (!stepDone(del))
+      return false;
+    if (inRow)
+      return true;
+    bool found = sqlite3_changes(db) > 0;
+    auto it = inRows.find(c.id);
+    bool known = it != inRows.end() && it->second.first == c.session;
+    if (found && !known)
+      return true;
+    sqlite3_stmt *s = stmt(
+        known ? "UPDATE unum_records SET ob_id=NULL, ob_fn=NULL, "
+                "ob_payload=NULL WHERE session=?2 AND instance=?3 AND ob_id=?1"
+              : "UPDATE unum_records SET ob_id=NULL, ob_fn=NULL, "
+                "ob_payload=NULL WHERE session=?2 AND ob_id=?1");
+    sqlite3_bind_int64(s, 1, int64_t(c.id));
+    bind(s, 2, c.session);
+    if (known)
+      bind(s, 3, it->second.second);
+    return stepDone(s);
   }
 
   /// Entry 0 of a session (unum_outbox0). Finishing it also removes an
@@ -504,6 +626,41 @@ private:
         return false;
     }
     return true;
+  }
+
+  /// A session's standing entry goes: the entries in its rows move back to
+  /// unum_outbox, where unfinishedSessions() finds them.
+  bool unanchor(const std::string &session) {
+    for (const char *sql :
+         {"INSERT OR REPLACE INTO unum_outbox(id, session, function, payload) "
+          "SELECT ob_id, session, ob_fn, ob_payload FROM unum_records WHERE "
+          "session=?1 AND ob_id IS NOT NULL",
+          "UPDATE unum_records SET ob_id=NULL, ob_fn=NULL, ob_payload=NULL "
+          "WHERE session=?1 AND ob_id IS NOT NULL"}) {
+      sqlite3_stmt *s = stmt(sql);
+      bind(s, 1, session);
+      if (!stepDone(s))
+        return false;
+    }
+    return true;
+  }
+
+  /// After a commit: which entries are in which rows, which sessions have a
+  /// standing entry.
+  void committed(const std::vector<OutboxChange> &changes, const Put *put) {
+    for (const OutboxChange &c : changes) {
+      if (c.issued) {
+        if (standing(c))
+          anchored.insert(c.session);
+        continue;
+      }
+      inRows.erase(c.id);
+      if (standing(c))
+        anchored.erase(c.session);
+    }
+    if (put && put->entry)
+      inRows.emplace(put->entry->id,
+                     std::make_pair(put->session, put->instance));
   }
 
   Status exec(const char *sql) {
@@ -555,6 +712,17 @@ private:
   static void bind(sqlite3_stmt *s, int i, const std::string &v) {
     sqlite3_bind_text(s, i, v.data(), int(v.size()), SQLITE_TRANSIENT);
   }
+  /// An outbox entry's id, function and payload at i, i+1, i+2 (or NULLs).
+  static void bindEntry(sqlite3_stmt *s, int i, const OutboxChange *c) {
+    if (!c) {
+      for (int k = 0; k < 3; ++k)
+        sqlite3_bind_null(s, i + k);
+      return;
+    }
+    sqlite3_bind_int64(s, i, int64_t(c->id));
+    bind(s, i + 1, c->function);
+    bind(s, i + 2, c->payload);
+  }
   static void bindBlob(sqlite3_stmt *s, int i, const std::string &v) {
     sqlite3_bind_blob(s, i, v.data(), int(v.size()), SQLITE_TRANSIENT);
   }
@@ -592,15 +760,26 @@ private:
     return Status::ok();
   }
 
-  Status retireLocked(const std::string &session, NameList names) {
+  /// Retires `names`; in a put's transaction, also clears the outbox entry
+  /// in a retired row that the transaction's changes finish (put->cleared).
+  Status retireLocked(const std::string &session, NameList names,
+                      const Put *put = nullptr) {
     if (names.empty())
       return Status::ok();
-    sqlite3_stmt *s = stmt("UPDATE unum_records SET record=X'74', expires=?3 "
-                           "WHERE session=?1 AND instance=?2");
+    sqlite3_stmt *s = stmt(
+        "UPDATE unum_records SET record=X'74', expires=?3, ob_id=CASE WHEN "
+        "ob_id=?4 THEN NULL ELSE ob_id END, ob_fn=CASE WHEN ob_id=?4 THEN "
+        "NULL ELSE ob_fn END, ob_payload=CASE WHEN ob_id=?4 THEN NULL ELSE "
+        "ob_payload END WHERE session=?1 AND instance=?2");
     for (const std::string &n : names) {
       bind(s, 1, session);
       bind(s, 2, n);
       bindExpiry(s, 3);
+      sqlite3_bind_null(s, 4);
+      if (put)
+        for (const auto &[instance, id] : put->cleared)
+          if (*instance == n)
+            sqlite3_bind_int64(s, 4, int64_t(id));
       if (!stepDone(s))
         return fail("retiring checkpoint");
     }
@@ -624,7 +803,8 @@ private:
     if (now < nextPurge)
       return Status::ok();
     nextPurge = now + std::min<int64_t>(ttlMs, 1000);
-    for (const char *sql : {"DELETE FROM unum_records WHERE expires <= ?1",
+    for (const char *sql : {"DELETE FROM unum_records WHERE expires <= ?1 "
+                            "AND ob_id IS NULL",
                             "DELETE FROM unum_sets WHERE expires <= ?1"}) {
       sqlite3_stmt *d = stmt(sql);
       sqlite3_bind_int64(d, 1, now);
@@ -648,14 +828,16 @@ private:
   }
 
   /// Runs `body` in BEGIN IMMEDIATE ... COMMIT, after the staged outbox
-  /// changes, rolling back on failure (the changes are staged again).
-  template <typename T, typename F> Result<T> transaction(F body) {
+  /// changes, rolling back on failure (the changes are staged again). With
+  /// `put`, the body is that checkpoint's put (applyOutbox).
+  template <typename T, typename F>
+  Result<T> transaction(F body, Put *put = nullptr) {
     if (Status s = control(Control::BeginImmediate); !s)
       return s;
     std::vector<OutboxChange> changes;
     if (outboxStaged()) {
       changes = takeOutbox();
-      if (Status s = applyOutbox(changes); !s) {
+      if (Status s = applyOutbox(changes, put); !s) {
         (void)control(Control::Rollback);
         restoreOutbox(std::move(changes));
         return s;
@@ -672,6 +854,7 @@ private:
       restoreOutbox(std::move(changes));
       return s;
     }
+    committed(changes, changes.empty() ? nullptr : put);
     return r;
   }
 
@@ -681,6 +864,10 @@ private:
   std::mutex mu;
   std::unordered_map<std::string, sqlite3_stmt *> stmts;
   sqlite3_stmt *controls[4] = {};
+  /// Entries this store put in checkpoint rows: id -> (session, instance).
+  std::unordered_map<uint64_t, std::pair<std::string, std::string>> inRows;
+  /// Sessions whose standing entry this store committed (see standing()).
+  std::unordered_set<std::string> anchored;
 };
 } // namespace
 

@@ -7,10 +7,13 @@
 
 #include "gtest/gtest.h"
 
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sys/wait.h>
@@ -388,6 +391,63 @@ TEST_P(DataStoreTest, EverySessionKeepsItsOwnEntryZero) {
     EXPECT_EQ(std::count(unfinished->begin(), unfinished->end(), s), 0) << s;
 }
 
+// A chain's outbox: each step's checkpoint carries its own invocation's
+// issue and its sender's finish (SQLite keeps such an entry in the
+// checkpoint's row). Every pending entry stays listed, through a lost put,
+// a retirement before its finish and the end of the session's report
+// entry, until it is finished.
+TEST_P(DataStoreTest, OutboxEntriesWrittenWithCheckpoints) {
+  auto ids = [&] {
+    std::set<uint64_t> out;
+    auto pending = store->outbox(session);
+    EXPECT_TRUE(pending.isOk()) << pending.getStatus().message();
+    if (pending)
+      for (const DataStore::Pending &p : *pending)
+        out.insert(p.id);
+    return out;
+  };
+  auto listed = [&] {
+    auto u = store->unfinishedSessions();
+    EXPECT_TRUE(u.isOk()) << u.getStatus().message();
+    return u && std::count(u->begin(), u->end(), session) == 1;
+  };
+  store->stageIssued(session, 0, "", "");
+  store->stageIssued(session, 21, "F0", "{\"Data\": 0}");
+  ASSERT_TRUE(store->putIfAbsent(session, "F0", "c0", {}, {}).isOk());
+  EXPECT_EQ(ids(), (std::set<uint64_t>{0, 21}));
+  store->stageIssued(session, 22, "F1", "{\"Data\": 1}");
+  store->stageFinished(session, 21, "F0");
+  ASSERT_TRUE(store->putIfAbsent(session, "F1", "c1", {}, {"F0"}).isOk());
+  EXPECT_EQ(ids(), (std::set<uint64_t>{0, 22}));
+  auto pending = store->outbox(session);
+  ASSERT_TRUE(pending.isOk());
+  for (const DataStore::Pending &p : *pending)
+    if (p.id == 22) {
+      EXPECT_EQ(p.function, "F1");
+      EXPECT_EQ(p.payload, "{\"Data\": 1}");
+    }
+  // A duplicate delivery of F1 loses its put: its entry is kept all the same.
+  store->stageIssued(session, 23, "F1", "{\"Data\": 1}");
+  auto lost = store->putIfAbsent(session, "F1", "c1", {}, {"F0"});
+  ASSERT_TRUE(lost.isOk());
+  EXPECT_FALSE(lost->won);
+  EXPECT_EQ(ids(), (std::set<uint64_t>{0, 22, 23}));
+  // Retired before its entry is finished (a fan-in target retires its
+  // inputs): still listed.
+  ASSERT_TRUE(store->retire(session, {"F1"}).isOk());
+  EXPECT_EQ(ids(), (std::set<uint64_t>{0, 22, 23}));
+  // The report entry goes first: the session is still unfinished.
+  store->stageFinished(session, 0, "");
+  ASSERT_TRUE(store->flushOutbox().isOk());
+  EXPECT_EQ(ids(), (std::set<uint64_t>{22, 23}));
+  EXPECT_TRUE(listed());
+  store->stageFinished(session, 22, "F1");
+  store->stageFinished(session, 23, "F1");
+  ASSERT_TRUE(store->flushOutbox().isOk());
+  EXPECT_TRUE(ids().empty());
+  EXPECT_FALSE(listed());
+}
+
 // An entry staged more than once in one batch (finished twice: a
 // redelivery ran it again before the first finish was flushed; or finished,
 // then delivered and issued again): the last change is what lands.
@@ -513,6 +573,91 @@ TEST_P(DataStoreTest, OutboxCallsWaitForABatchInFlight) {
   }
 }
 
+// DataStore::putIfAbsentIssuing: the continuations' outbox entries exist if
+// and only if the put won, written in the same atomic operation (staged
+// changes go first, as for any write); a losing put writes none, but
+// retires what it was asked to, as putIfAbsent does. A store that cannot
+// refuses (and writes no record), so that a caller never half-succeeds.
+TEST_P(DataStoreTest, PutWithIssuesIsAtomicAndOnlyOnWin) {
+  const std::vector<DataStore::Pending> first{{11, "G", "{\"Data\": 1}"},
+                                              {12, "H", "{\"Data\": 2}"}};
+  if (!store->issuesWithPut()) {
+    auto refused = store->putIfAbsentIssuing(session, "A", "c1", {}, {}, first);
+    EXPECT_FALSE(refused.isOk());
+    EXPECT_FALSE(store->get(session, "A")->has_value());
+    // Without issues it is putIfAbsent.
+    auto plain = store->putIfAbsentIssuing(session, "A", "c1", {}, {}, {});
+    ASSERT_TRUE(plain.isOk()) << plain.getStatus().message();
+    EXPECT_TRUE(plain->won);
+    return;
+  }
+  ASSERT_TRUE(store->putIfAbsent(session, "S", "cS", {}, {}).isOk());
+  store->stageIssued(session, 5, "F", "{\"Data\": 0}");
+  auto won = store->putIfAbsentIssuing(session, "A", "c1", {{"A", "\"x\""}},
+                                       std::string("S"), first);
+  ASSERT_TRUE(won.isOk()) << won.getStatus().message();
+  EXPECT_TRUE(won->won);
+  auto lost = store->putIfAbsentIssuing(session, "A", "c2", {{"A", "\"y\""}},
+                                        {}, {{13, "G", "{\"Data\": 3}"}});
+  ASSERT_TRUE(lost.isOk()) << lost.getStatus().message();
+  EXPECT_FALSE(lost->won);
+  EXPECT_EQ(lost->record, "c1");
+  auto pending = store->outbox(session);
+  ASSERT_TRUE(pending.isOk()) << pending.getStatus().message();
+  std::map<uint64_t, std::pair<std::string, std::string>> byId;
+  for (const DataStore::Pending &e : *pending)
+    byId[e.id] = {e.function, e.payload};
+  ASSERT_EQ(byId.size(), 3u); // the staged one and the winner's two
+  EXPECT_EQ(byId[5].first, "F");
+  EXPECT_EQ(byId[11],
+            std::make_pair(std::string("G"), std::string("{\"Data\": 1}")));
+  EXPECT_EQ(byId[12].first, "H");
+  EXPECT_EQ(**store->get(session, "A"), "c1");
+  EXPECT_EQ(**store->get(session, "S"), std::string(1, record::Done));
+  auto fx = store->effects(session);
+  ASSERT_TRUE(fx.isOk());
+  ASSERT_EQ(fx->size(), 1u);
+  EXPECT_EQ((*fx)[0].value, "\"x\"");
+  // Entries written so are retired like any other.
+  for (uint64_t id : {5, 11, 12})
+    store->stageFinished(session, id, "");
+  ASSERT_TRUE(store->flushOutbox().isOk());
+  EXPECT_TRUE(store->outbox(session)->empty());
+}
+
+// Many executions of one instance race with entries of their own: exactly
+// one wins, and the outbox holds exactly the winner's entries.
+TEST_P(DataStoreTest, ConcurrentPutsWithIssuesLeaveOnlyTheWinnersEntries) {
+  if (!store->issuesWithPut())
+    GTEST_SKIP() << store->describe() << " journals before it answers";
+  constexpr int kThreads = 8;
+  std::atomic<int> winners{0}, winner{-1};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      std::vector<DataStore::Pending> issues;
+      for (uint64_t k = 0; k < 3; ++k)
+        issues.push_back({uint64_t(100 * (t + 1) + k), "G", "{}"});
+      auto r = store->putIfAbsentIssuing(session, "A", "c" + std::to_string(t),
+                                         {}, {}, issues);
+      if (r.isOk() && r->won) {
+        ++winners;
+        winner = t;
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  ASSERT_EQ(winners.load(), 1);
+  EXPECT_EQ(**store->get(session, "A"), "c" + std::to_string(winner.load()));
+  auto pending = store->outbox(session);
+  ASSERT_TRUE(pending.isOk()) << pending.getStatus().message();
+  std::set<uint64_t> ids;
+  for (const DataStore::Pending &e : *pending)
+    ids.insert(e.id);
+  const uint64_t base = 100 * uint64_t(winner.load() + 1);
+  EXPECT_EQ(ids, (std::set<uint64_t>{base, base + 1, base + 2}));
+}
+
 TEST_P(DataStoreTest, CountsOperations) {
   uint64_t before = store->operationCount();
   ASSERT_TRUE(detail::StoreAccess::put(*store, session, "k", "v").isOk());
@@ -553,6 +698,57 @@ TEST(DataStoreOpen, SqliteIsSharedAcrossConnections) {
   EXPECT_TRUE(w1->won);
   EXPECT_FALSE(w2->won);
   EXPECT_EQ(w2->record, "c1");
+}
+
+// SQLite keeps an entry issued with a checkpoint in that checkpoint's row
+// (lib/Runtime/SqliteStore.cpp). Another connection (a process resuming the
+// session) lists it and finishes it without knowing the row; a tombstone
+// that holds a pending entry does not expire.
+TEST(DataStoreOpen, SqliteOutboxEntriesInCheckpointRows) {
+  TempDir tmp;
+  std::string path = tmp.path() + "/rows.db";
+  auto a = openSqliteStore(path, StoreOptions{1});
+  auto b = openSqliteStore(path);
+  ASSERT_TRUE(a.isOk() && b.isOk());
+  std::string session = newSessionId();
+  (*a)->stageIssued(session, 0, "", "");
+  (*a)->stageIssued(session, 31, "F0", "{\"Data\": 0}");
+  ASSERT_TRUE((*a)->putIfAbsent(session, "F0", "c0", {}, {}).isOk());
+  (*a)->stageIssued(session, 32, "F1", "{\"Data\": 1}");
+  (*a)->stageFinished(session, 31, "F0");
+  ASSERT_TRUE((*a)->putIfAbsent(session, "F1", "c1", {}, {"F0"}).isOk());
+  ASSERT_TRUE((*a)->retire(session, {"F1"}).isOk());
+  auto inRows = [&] {
+    sqlite3 *db = nullptr;
+    EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt *s = nullptr;
+    sqlite3_prepare_v2(db,
+                       "SELECT group_concat(instance || '=' || ob_id) FROM "
+                       "unum_records WHERE ob_id IS NOT NULL",
+                       -1, &s, nullptr);
+    std::string out;
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+      out = reinterpret_cast<const char *>(sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return out;
+  };
+  EXPECT_EQ(inRows(), "F1=32"); // F0's went with F0's retirement
+  // The TTL passes; a later retirement purges the expired tombstones.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ASSERT_TRUE((*a)->retire(session, {"Z"}).isOk());
+  EXPECT_FALSE((*a)->get(session, "F0")->has_value()); // purged
+  EXPECT_EQ(**(*a)->get(session, "F1"), std::string(1, record::Done));
+  auto pending = (*b)->outbox(session);
+  ASSERT_TRUE(pending.isOk()) << pending.getStatus().message();
+  ASSERT_EQ(pending->size(), 2u);
+  EXPECT_EQ((*pending)[1].id, 32u);
+  EXPECT_EQ((*pending)[1].function, "F1");
+  (*b)->stageFinished(session, 32, "F1");
+  ASSERT_TRUE((*b)->flushOutbox().isOk());
+  EXPECT_EQ(inRows(), "");
+  EXPECT_EQ((*a)->outbox(session)->size(), 1u); // the report entry
+  EXPECT_TRUE((*a)->deleteSession(session).isOk());
 }
 
 TEST(DataStoreOpen, SqliteIsSafeAcrossProcesses) {

@@ -51,6 +51,16 @@ public:
   /// True if invoke waits for a round trip, so that issuing many
   /// invocations concurrently pays off.
   virtual bool blocking() const { return false; }
+  /// True if an invocation of `function` leaves this process for a host
+  /// that takes a payload carrying its outbox entry (the "Outbox" wire
+  /// field, Payload.h) without journaling it: unum-serve's peers. The
+  /// runtime then writes that entry itself, with the sender's checkpoint
+  /// and only if its put wins (DataStore::putIfAbsentIssuing), where the
+  /// store can. Default: false (the receiver journals what it accepts).
+  virtual bool carriesOutboxEntries(const std::string &function) const {
+    (void)function;
+    return false;
+  }
 
 protected:
   friend struct detail::InvokerAccess;

@@ -1,13 +1,15 @@
 """Checks the files unum-deploy wrote against the application they deploy.
 
 usage: /usr/bin/python3 check-deploy.py knative|openfaas|lambda OUTDIR APPDIR
+                         [DynamoStore.cpp]
 
 Parses them with python3-yaml and checks the structure each platform
 requires and every cross-reference: each function of APPDIR (its
 unum_config.json) has its service / Lambda function, with its name in
 UNUM_FUNCTION, the store, and as peers exactly the functions it continues to,
 named as the platform names them; the SAM template's table, TTL, IAM policy
-(exactly the table and the peers) and intrinsic functions (!Sub, !GetAtt,
+(exactly the table and the peers; with the store's source, exactly the
+DynamoDB operations it calls, and a Scan of keys only) and intrinsic functions (!Sub, !GetAtt,
 !Ref name resources that exist, and the template reads back the same after
 a dump). Prints "OK" and a summary, or the first problem and exits 1.
 """
@@ -213,18 +215,35 @@ def lambda_(out, fns):
         ttl = int(store.value.rsplit("=", 1)[1])
         check(ttl > ev["MaximumEventAgeInSeconds"], fn + ": TTL shorter than redelivery")
         (policy,) = p["Policies"]
-        allowed = {}
+        allowed, scans = {}, []
         for st in policy["Statement"]:
             check(st["Effect"] == "Allow", fn + ": policy effect")
             acts = st["Action"] if isinstance(st["Action"], list) else [st["Action"]]
             rs = st["Resource"] if isinstance(st["Resource"], list) else [st["Resource"]]
+            if "Condition" in st:
+                # Only the store's layout check, which reads the partition
+                # key of at most one item, is granted a Scan.
+                check(acts == ["dynamodb:Scan"] and st["Condition"] == {
+                    "ForAllValues:StringEquals": {"dynamodb:Attributes": ["pk"]},
+                    "StringEquals": {"dynamodb:Select": "SPECIFIC_ATTRIBUTES"}},
+                    fn + ": conditional statement " + repr(st))
+                scans.extend(rs)
+                continue
             for a in acts:
                 allowed.setdefault(a, []).extend(rs)
         ddb = {a for a in allowed if a.startswith("dynamodb:")}
         check(all(allowed[a] == [Tag("!GetAtt", "UnumTable.Arn")] for a in ddb),
               fn + ": DynamoDB actions on more than the table")
-        check({"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query",
-               "dynamodb:BatchWriteItem"} <= ddb, fn + ": DynamoDB actions")
+        check(scans == [Tag("!GetAtt", "UnumTable.Arn")], fn + ": the keys-only Scan")
+        if store_ops is not None:
+            # Exactly what the store calls: CreateTable only with ?create=1
+            # (the template creates the table), Scan only keys (above).
+            want = {"dynamodb:" + op for op in store_ops - {"CreateTable", "Scan"}}
+            check(ddb == want, fn + ": DynamoDB actions %s, the store calls %s" % (
+                sorted(ddb), sorted(want)))
+        else:
+            check({"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query",
+                   "dynamodb:BatchWriteItem"} <= ddb, fn + ": DynamoDB actions")
         invoke = sorted(t.value for t in allowed.get("lambda:InvokeFunction", []))
         check(invoke == sorted(peers.values()), fn + ": invokes " + str(invoke))
         check(set(allowed) <= ddb | {"lambda:InvokeFunction"}, fn + ": extra actions")
@@ -236,6 +255,14 @@ def lambda_(out, fns):
 
 if __name__ == "__main__":
     target, out, appdir = sys.argv[1:4]
+    # Optional: lib/Runtime/DynamoStore.cpp, whose DynamoDB operations (its
+    # call("Operation", ...)) the Lambda policy must grant, and no others.
+    store_ops = None
+    if len(sys.argv) > 4:
+        store_ops = set(re.findall(r'\bcall\("([A-Za-z]+)"', open(sys.argv[4]).read()))
+        if not store_ops:
+            print("FAIL: no DynamoDB operations found in " + sys.argv[4])
+            sys.exit(1)
     fns = app_functions(appdir)
     summary = {"knative": knative, "openfaas": openfaas, "lambda": lambda_}[target](out, fns)
     print("OK %s: %s" % (target, summary))
