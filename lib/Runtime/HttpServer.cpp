@@ -637,6 +637,7 @@ void HttpServer::Impl::watchLoop() {
           continue; // taken back by its thread meanwhile
         h = std::move(it->second);
         watched.erase(it);
+        ++stats.handedOver;
         // Counted before the connection's thread can see it gone (and
         // end): the destructor waits for this hand-off too.
         ++threads;
@@ -828,6 +829,10 @@ void HttpServer::Impl::serve(Handoff h) {
       // cannot be watched: another thread serves it at once.
       uint64_t token = carried.empty() ? watch(fd, served) : 0;
       if (!token) {
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          ++stats.handedOver;
+        }
         startServing(Handoff{fd, std::move(carried), served});
         return runAfter(after);
       }

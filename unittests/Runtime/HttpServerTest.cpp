@@ -761,6 +761,7 @@ TEST(HttpServer, AfterWorkDoesNotBlockTheConnection) {
   EXPECT_NE(readOne(c, rest).find("blocked"), std::string::npos);
   EXPECT_NE(readOne(c, rest).find("released"), std::string::npos);
   EXPECT_EQ(f.waitForRuns(2), 2);
+  EXPECT_EQ(f.server->counters().handedOver, 2u);
   ASSERT_TRUE(c.send(request("/release", "{}")));
   std::string last = c.readAll();
   EXPECT_NE(last.find("released"), std::string::npos) << last;

@@ -135,6 +135,9 @@ public:
     uint64_t busy = 0;         // 503 (buffer budget, nonce store)
     /// The most bytes one request held in memory (head and body).
     uint64_t largestRequest = 0;
+    /// Connections handed to another thread because their next request
+    /// came while a Reply::after ran.
+    uint64_t handedOver = 0;
   };
   Counters counters() const;
 
