@@ -13,6 +13,8 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <map>
 #include <mutex>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -21,6 +23,8 @@
 #include <queue>
 #include <set>
 #include <strings.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <system_error>
 #include <thread>
@@ -31,14 +35,55 @@
 using namespace unum::runtime;
 
 /// Everything the server's threads share. It lives as long as the HttpServer
-/// that owns it; its destructor is the server's (stop, then join).
+/// that owns it; its destructor is the server's (stop, then wait for every
+/// thread).
+//
+// Threads: the acceptor; one thread per connection being served; and the
+// watcher, an epoll loop over the connections whose thread runs a
+// Reply::after. Such a thread registers its connection with the watcher
+// before it runs the work (a system call, no wake-up of another thread)
+// and takes it back afterwards if no request came meanwhile; if one did,
+// the watcher hands the connection to a parked connection thread (one
+// whose work was done and whose connection was taken) or to a new one.
+// Whichever of the two removes the connection's entry from `watched`
+// first (under `mu`) owns the connection.
 struct HttpServer::Impl {
+  /// A connection and where its thread starts: `carried` bytes of its next
+  /// request already read; `served` requests served so far.
+  struct Handoff {
+    int fd = -1;
+    std::string carried;
+    unsigned served = 0;
+  };
+
   ~Impl();
   void acceptLoop();
-  void serve(int fd);
+  /// Serves the connection until it ends (closed here) or another thread
+  /// takes it over.
+  void serve(Handoff h);
   /// One request of the connection; `carried`: bytes of it already read
-  /// (in), of the next one (out); `keepAlive`: the connection stays open.
-  void serveOne(int fd, std::string &carried, bool &keepAlive);
+  /// (in), of the next one (out); `keepAlive`: the connection stays open;
+  /// `after`: the handler's work to do after the answer.
+  void serveOne(int fd, std::string &carried, bool &keepAlive,
+                std::function<void()> &after);
+  /// A connection thread: serves `h`, then parks for the next connection
+  /// handed to it, for a while.
+  void connectionThread(Handoff h);
+  /// Serves `h` on a parked connection thread, else a new one. Called with
+  /// a thread already counted in `threads` for it (`reserved`) or not.
+  void startServing(Handoff h, bool reserved = false);
+  /// The end of a connection: forgets and closes it.
+  void endConnection(int fd);
+  /// Runs Reply::after work.
+  static void runAfter(const std::function<void()> &after);
+  /// The watcher's loop (see above).
+  void watchLoop();
+  /// Registers the connection with the watcher: a token, 0 if it could
+  /// not be registered.
+  uint64_t watch(int fd, unsigned served);
+  /// Takes a connection back from the watcher: false if the watcher gave
+  /// it to another thread already.
+  bool unwatch(uint64_t token, int fd);
   /// 0 when the request may proceed, else the status to refuse it with.
   int authenticate(const std::string &method, const std::string &path,
                    const std::string &timestamp, const std::string &nonce,
@@ -60,19 +105,34 @@ struct HttpServer::Impl {
   bool reserve(size_t bytes);
   void release(size_t bytes);
 
-  Handler handler;
+  ReplyHandler handler;
   HttpServerOptions options;
   std::string host;
   int listenFd = -1;
   int portNumber = 0;
   std::thread acceptor;
+  int epollFd = -1; // the watcher's
+  int wakeFd = -1;  // an eventfd that stops the watcher
+  std::thread watcher;
 
   mutable std::mutex mu;
-  std::condition_variable changed; // a connection ended, a handler finished
+  // A connection ended, a handler finished, a thread ended.
+  std::condition_variable changed;
   bool stopping = false;
   std::set<int> connections; // being served
   std::set<int> idle;        // kept alive, waiting for their next request
   unsigned handlersRunning = 0;
+  /// Connection threads, parked ones included, and those the watcher is
+  /// about to start: the destructor waits until none is left.
+  unsigned threads = 0;
+  /// Parked connection threads that no hand-off reserved yet, and the
+  /// connections handed to parked threads.
+  unsigned parked = 0;
+  std::deque<Handoff> handed;
+  std::condition_variable handedReady;
+  /// The connections the watcher watches, by token, and the next token.
+  std::map<uint64_t, Handoff> watched;
+  uint64_t lastToken = 0;
   size_t buffered = 0;
   Counters stats;
   /// Nonces seen within the window, and when each may be forgotten (its
@@ -139,6 +199,10 @@ int respond(int fd, int status, const std::string &extraHeaders,
 /// serves at most kMaxRequests.
 constexpr std::chrono::milliseconds kIdleTimeout{5000};
 constexpr unsigned kMaxRequests = 10000;
+/// A connection thread whose connection was taken over waits this long
+/// for another to serve, and at most kMaxParked wait at once.
+constexpr std::chrono::milliseconds kParkTimeout{5000};
+constexpr unsigned kMaxParked = 8;
 
 constexpr size_t kReadChunk = 16384;
 
@@ -282,6 +346,18 @@ std::string parseHead(const std::string &text, Head &head) {
 Result<std::unique_ptr<HttpServer>>
 HttpServer::listen(const std::string &host, int port, Handler handler,
                    HttpServerOptions options) {
+  return listen(
+      host, port,
+      ReplyHandler([handler = std::move(handler)](const std::string &path,
+                                                  const std::string &body) {
+        return Reply{handler(path, body), nullptr};
+      }),
+      std::move(options));
+}
+
+Result<std::unique_ptr<HttpServer>>
+HttpServer::listen(const std::string &host, int port, ReplyHandler handler,
+                   HttpServerOptions options) {
   addrinfo hints{}, *addrs = nullptr;
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -320,6 +396,15 @@ HttpServer::listen(const std::string &host, int port, Handler handler,
   if (server->listenFd < 0)
     return Status::error("cannot listen on " + host + ":" + service + ": " +
                          lastError);
+  server->epollFd = epoll_create1(EPOLL_CLOEXEC);
+  server->wakeFd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  epoll_event wake{};
+  wake.events = EPOLLIN;
+  wake.data.u64 = 0; // no connection's token
+  if (server->epollFd < 0 || server->wakeFd < 0 ||
+      epoll_ctl(server->epollFd, EPOLL_CTL_ADD, server->wakeFd, &wake) != 0)
+    return Status::error("cannot listen on " + host + ":" + service +
+                         ": epoll: " + std::strerror(errno));
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
   getsockname(server->listenFd, reinterpret_cast<sockaddr *>(&addr), &len);
@@ -335,6 +420,7 @@ HttpServer::listen(const std::string &host, int port, Handler handler,
   server->handler = std::move(handler);
   server->options = std::move(options);
   Impl *s = server.get();
+  server->watcher = std::thread([s] { s->watchLoop(); });
   server->acceptor = std::thread([s] { s->acceptLoop(); });
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(server)));
 }
@@ -349,20 +435,31 @@ HttpServer::Impl::~Impl() {
   {
     std::lock_guard<std::mutex> lock(mu);
     stopping = true;
-    // Wakes the connections still reading; a handler that runs finishes.
+    // Wakes the connections still reading (and the watcher for those it
+    // watches); a handler or Reply::after that runs finishes.
     for (int fd : connections)
       ::shutdown(fd, SHUT_RD);
   }
   changed.notify_all();
+  handedReady.notify_all(); // parked threads end
   // Wakes the blocked accept() with an error.
-  ::shutdown(listenFd, SHUT_RDWR);
+  if (listenFd >= 0)
+    ::shutdown(listenFd, SHUT_RDWR);
   if (acceptor.joinable())
     acceptor.join();
   {
     std::unique_lock<std::mutex> lock(mu);
-    changed.wait(lock, [&] { return connections.empty(); });
+    changed.wait(lock, [&] { return threads == 0; });
   }
-  ::close(listenFd);
+  // No connection is watched now: no thread is left to have registered one.
+  if (watcher.joinable()) {
+    uint64_t one = 1;
+    (void)!::write(wakeFd, &one, sizeof(one));
+    watcher.join();
+  }
+  for (int fd : {listenFd, epollFd, wakeFd})
+    if (fd >= 0)
+      ::close(fd);
 }
 
 std::string HttpServer::url() const {
@@ -415,29 +512,135 @@ void HttpServer::Impl::acceptLoop() {
       }
       connections.insert(fd);
     }
-    auto finish = [this](int fd) {
+    startServing(Handoff{fd, "", 0});
+  }
+}
+
+void HttpServer::Impl::startServing(Handoff h, bool reserved) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (parked) {
+      --parked;
+      threads -= reserved;
+      handed.push_back(std::move(h));
+      handedReady.notify_one();
+      return;
+    }
+    threads += !reserved;
+  }
+  try {
+    std::thread([this, h]() mutable {
+      connectionThread(std::move(h));
+    }).detach();
+  } catch (const std::system_error &) {
+    // No thread to be had (a resource limit): drop this connection and
+    // let the running ones finish first.
+    endConnection(h.fd);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (--threads == 0 && stopping)
+        changed.notify_all();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+void HttpServer::Impl::connectionThread(Handoff h) {
+  for (;;) {
+    serve(std::move(h));
+    std::unique_lock<std::mutex> lock(mu);
+    if (stopping || parked >= kMaxParked)
+      break;
+    ++parked;
+    // A hand-off decrements `parked` for the thread that takes it.
+    handedReady.wait_for(lock, kParkTimeout,
+                         [&] { return stopping || !handed.empty(); });
+    if (handed.empty()) {
+      --parked; // timed out, or stopping: nobody reserved this thread
+      break;
+    }
+    h = std::move(handed.front());
+    handed.pop_front();
+  }
+  // The last touch of the server: the destructor may run once the lock
+  // is released.
+  std::lock_guard<std::mutex> lock(mu);
+  if (--threads == 0 && stopping)
+    changed.notify_all();
+}
+
+void HttpServer::Impl::endConnection(int fd) {
+  {
+    // Only the acceptor at the bound and the destructor wait for a
+    // connection to end.
+    std::lock_guard<std::mutex> lock(mu);
+    if (stopping || connections.size() >= options.maxConnections)
+      changed.notify_all();
+    connections.erase(fd);
+  }
+  ::close(fd);
+}
+
+void HttpServer::Impl::runAfter(const std::function<void()> &after) {
+  try {
+    after();
+  } catch (...) {
+    // The handler's own failure to report; the connection is not its.
+  }
+}
+
+uint64_t HttpServer::Impl::watch(int fd, unsigned served) {
+  uint64_t token;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    token = ++lastToken;
+    watched.emplace(token, Handoff{fd, "", served});
+  }
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT;
+  ev.data.u64 = token;
+  if (epoll_ctl(epollFd, EPOLL_CTL_ADD, fd, &ev) == 0)
+    return token;
+  std::lock_guard<std::mutex> lock(mu);
+  watched.erase(token);
+  return 0;
+}
+
+bool HttpServer::Impl::unwatch(uint64_t token, int fd) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!watched.erase(token))
+      return false; // the watcher took it
+  }
+  epoll_ctl(epollFd, EPOLL_CTL_DEL, fd, nullptr);
+  return true;
+}
+
+void HttpServer::Impl::watchLoop() {
+  epoll_event events[16];
+  for (;;) {
+    int n = epoll_wait(epollFd, events, 16, -1);
+    if (n < 0 && errno != EINTR)
+      return; // cannot happen with a valid epoll fd
+    for (int i = 0; i < n; ++i) {
+      const uint64_t token = events[i].data.u64;
+      if (token == 0)
+        return; // the destructor: every connection thread has ended
+      Handoff h;
       {
-        // The last touch of the server: the destructor may run once the
-        // lock is released.
-        // Only the acceptor at the bound and the destructor wait for a
-        // connection to end.
         std::lock_guard<std::mutex> lock(mu);
-        if (stopping || connections.size() >= options.maxConnections)
-          changed.notify_all();
-        connections.erase(fd);
+        auto it = watched.find(token);
+        if (it == watched.end())
+          continue; // taken back by its thread meanwhile
+        h = std::move(it->second);
+        watched.erase(it);
+        // Counted before the connection's thread can see it gone (and
+        // end): the destructor waits for this hand-off too.
+        ++threads;
       }
-      ::close(fd);
-    };
-    try {
-      std::thread([this, fd, finish] {
-        serve(fd);
-        finish(fd);
-      }).detach();
-    } catch (const std::system_error &) {
-      // No thread to be had (a resource limit): drop this connection and
-      // let the running ones finish first.
-      finish(fd);
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      // Unregistered before another thread may register it again.
+      epoll_ctl(epollFd, EPOLL_CTL_DEL, h.fd, nullptr);
+      startServing(std::move(h), /*reserved=*/true);
     }
   }
 }
@@ -602,32 +805,62 @@ int HttpServer::Impl::readChunked(int fd, std::string pending,
 // A connection serves requests one after the other while its client asks
 // for that (Connection: keep-alive, HTTP/1.1, a Content-Length body) and
 // nothing went wrong; between requests it is idle (the acceptor may close it
-// to make room: see acceptLoop), for at most kIdleTimeout.
-void HttpServer::Impl::serve(int fd) {
-  std::string carried; // bytes of the next request read with the last one
-  for (unsigned served = 1;; ++served) {
+// to make room: see acceptLoop), for at most kIdleTimeout. While this thread
+// runs a Reply::after, the watcher serves the connection's next request by
+// another thread (see Impl).
+void HttpServer::Impl::serve(Handoff h) {
+  const int fd = h.fd;
+  std::string carried = std::move(h.carried); // bytes of the next request
+  for (unsigned served = h.served + 1;; ++served) {
     bool keepAlive = false;
-    serveOne(fd, carried, keepAlive);
-    if (!keepAlive || served >= kMaxRequests)
+    std::function<void()> after;
+    serveOne(fd, carried, keepAlive, after);
+    keepAlive = keepAlive && served < kMaxRequests;
+    if (after) {
+      if (!keepAlive) {
+        endConnection(fd);
+        return runAfter(after);
+      }
+      // The next request is here already (pipelined), or the connection
+      // cannot be watched: another thread serves it at once.
+      uint64_t token = carried.empty() ? watch(fd, served) : 0;
+      if (!token) {
+        startServing(Handoff{fd, std::move(carried), served});
+        return runAfter(after);
+      }
+      runAfter(after);
+      if (!unwatch(token, fd))
+        return; // served by another thread now
+    }
+    if (!keepAlive) {
+      endConnection(fd);
       return;
+    }
     if (carried.empty()) {
+      bool gone;
       {
         std::lock_guard<std::mutex> lock(mu);
-        if (stopping)
-          return;
-        idle.insert(fd);
-        if (connections.size() >= options.maxConnections)
+        gone = stopping;
+        if (!gone)
+          idle.insert(fd);
+        if (!gone && connections.size() >= options.maxConnections)
           changed.notify_all(); // the acceptor at the bound may take it
       }
-      bool ready = waitUntil(fd, POLLIN, Clock::now() + kIdleTimeout);
-      std::lock_guard<std::mutex> lock(mu);
-      if (!idle.erase(fd) || !ready || stopping)
-        return; // closed to make room, timed out, or shutting down
+      if (!gone) {
+        bool ready = waitUntil(fd, POLLIN, Clock::now() + kIdleTimeout);
+        std::lock_guard<std::mutex> lock(mu);
+        gone = !idle.erase(fd) || !ready || stopping;
+      }
+      if (gone) { // closed to make room, timed out, or shutting down
+        endConnection(fd);
+        return;
+      }
     }
   }
 }
 
-void HttpServer::Impl::serveOne(int fd, std::string &carried, bool &keepAlive) {
+void HttpServer::Impl::serveOne(int fd, std::string &carried, bool &keepAlive,
+                                std::function<void()> &after) {
   const Clock::time_point start = Clock::now();
   auto refuse = [&](int status, const std::string &message,
                     uint64_t Counters::*counter) {
@@ -817,7 +1050,9 @@ void HttpServer::Impl::serveOne(int fd, std::string &carried, bool &keepAlive) {
   }
   HttpResponse resp;
   try {
-    resp = handler(head.path, body);
+    Reply reply = handler(head.path, body);
+    resp = std::move(reply.response);
+    after = std::move(reply.after);
   } catch (...) {
     resp = HttpResponse{500, "the handler failed"};
   }

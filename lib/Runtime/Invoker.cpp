@@ -44,6 +44,7 @@ public:
   ~Impl();
 
   Status invoke(const std::string &function, Payload &&payload);
+  Status invokeHere(const std::string &function, Payload &&payload);
   Payload *stage();
   Status invokeStaged(const std::string &function);
   void wait();
@@ -91,10 +92,17 @@ private:
   static thread_local Worker *self;
 
   void work();
+  /// Runs the worker's current task and then what its run-next slot
+  /// receives, until the slot stays empty; a task that crashes goes to the
+  /// back of the queue. Called without the lock.
+  void runChain(Worker &w);
   /// Runs a task; true if it crashed and is to be delivered again.
   bool runTask(Task &task);
 
   unsigned maxDeliveries;
+  /// At most this many tasks run at once: the pool's threads and the
+  /// callers of invokeHere() together.
+  unsigned capacity;
   std::mutex mu;
   std::condition_variable ready, idle;
   Queue queue;
@@ -128,10 +136,15 @@ UNUM_HOT Payload *ThreadPoolInvoker::stage() { return impl->stage(); }
 UNUM_HOT Status ThreadPoolInvoker::invokeStaged(const std::string &function) {
   return impl->invokeStaged(function);
 }
+Status ThreadPoolInvoker::invokeHere(const std::string &function,
+                                     Payload &&payload) {
+  return impl->invokeHere(function, std::move(payload));
+}
 void ThreadPoolInvoker::wait() { impl->wait(); }
 
 ThreadPoolInvoker::Impl::Impl(unsigned workers, unsigned maxDeliveries)
-    : maxDeliveries(maxDeliveries ? maxDeliveries : 1) {
+    : maxDeliveries(maxDeliveries ? maxDeliveries : 1),
+      capacity(workers ? workers : 1) {
   if (workers == 0)
     workers = 1;
   for (unsigned i = 0; i < workers; ++i)
@@ -260,6 +273,28 @@ UNUM_HOT bool ThreadPoolInvoker::Impl::runTask(Task &task) {
   return redeliver;
 }
 
+UNUM_HOT void ThreadPoolInvoker::Impl::runChain(Worker &w) {
+  for (;;) {
+    Task &task = w.tasks[w.current];
+    if (runTask(task)) {
+      ++task.delivery;
+      // It may have checkpointed before dying.
+      detail::hints(task.payload).fresh = false;
+      detail::hints(task.payload).noCheckpoint = false;
+      // To the back: the crashed invocation's children run meanwhile, as
+      // they would while a FaaS platform waits to retry.
+      std::lock_guard<std::mutex> relock(mu);
+      queue.push(task.name(), std::move(task.payload), task.delivery);
+      ready.notify_one();
+    }
+    if (!w.nextFull)
+      break;
+    w.current = 1 - w.current; // the run-next slot becomes the task
+    w.nextFull = false;
+  }
+  w.clear(); // finished payloads are freed outside the lock
+}
+
 UNUM_HOT void ThreadPoolInvoker::Impl::work() {
   Worker w;
   w.pool = this;
@@ -268,7 +303,10 @@ UNUM_HOT void ThreadPoolInvoker::Impl::work() {
   // task is the one that picks the next.
   std::unique_lock<std::mutex> lock(mu);
   for (;;) {
-    ready.wait(lock, [&] { return stopping || !queue.empty(); });
+    // A slot that invokeHere() holds is not this thread's to fill.
+    ready.wait(lock, [&] {
+      return stopping || (!queue.empty() && running < capacity);
+    });
     if (queue.empty()) {
       self = nullptr;
       return; // stopping
@@ -276,30 +314,44 @@ UNUM_HOT void ThreadPoolInvoker::Impl::work() {
     w.tasks[w.current] = queue.pop();
     ++running;
     lock.unlock();
-    for (;;) {
-      Task &task = w.tasks[w.current];
-      if (runTask(task)) {
-        ++task.delivery;
-        // It may have checkpointed before dying.
-        detail::hints(task.payload).fresh = false;
-        detail::hints(task.payload).noCheckpoint = false;
-        // To the back: the crashed invocation's children run meanwhile, as
-        // they would while a FaaS platform waits to retry.
-        std::lock_guard<std::mutex> relock(mu);
-        queue.push(task.name(), std::move(task.payload), task.delivery);
-        ready.notify_one();
-      }
-      if (!w.nextFull)
-        break;
-      w.current = 1 - w.current; // the run-next slot becomes the task
-      w.nextFull = false;
-    }
-    w.clear(); // finished payloads are freed outside the lock
+    runChain(w);
     lock.lock();
     --running;
     if (queue.empty() && running == 0)
       idle.notify_all();
   }
+}
+
+Status ThreadPoolInvoker::Impl::invokeHere(const std::string &function,
+                                           Payload &&payload) {
+  bool here;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    // Queued work goes first, and a worker's thread (a task that issues)
+    // keeps to its run-next slot.
+    here = !self && !stopping && running < capacity && queue.empty();
+    running += here;
+  }
+  if (!here)
+    return invoke(function, std::move(payload));
+  if (UNUM_UNLIKELY(onAccept))
+    onAccept(function, payload);
+  // This thread is one of the pool's workers until the chain ends: what
+  // the task issues first runs next here, and wait() counts it meanwhile.
+  Worker w;
+  w.pool = this;
+  self = &w;
+  w.tasks[w.current].payload = std::move(payload);
+  w.tasks[w.current].setName(function);
+  runChain(w);
+  self = nullptr;
+  std::lock_guard<std::mutex> lock(mu);
+  --running;
+  if (!queue.empty())
+    ready.notify_one(); // a slot for the queue's next task
+  else if (running == 0)
+    idle.notify_all();
+  return Status::ok();
 }
 
 Status HttpInvoker::invoke(const std::string &function, Payload &&payload) {

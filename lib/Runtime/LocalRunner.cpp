@@ -154,8 +154,12 @@ struct LocalRunner::Impl {
   Impl(const App &app, DataStore &store, Options options);
   ~Impl();
 
+  /// `run`: admit() (not queued, left in *run); nullptr: accept().
   Status accept(const std::string &function, Payload &&payload,
-                bool newSession = false);
+                bool newSession = false, std::function<void()> *run = nullptr);
+  /// accept()'s last step: queues the invocation, or leaves it in `*run`.
+  Status queueOrHandBack(const std::string &function, Payload &&payload,
+                         std::function<void()> *run);
   Result<size_t> collectSessions(const std::vector<std::string> &sessions,
                                  std::chrono::milliseconds retain);
   Result<size_t>
@@ -172,9 +176,12 @@ struct LocalRunner::Impl {
   Result<size_t>
   deliverPending(const std::string &session,
                  std::vector<DataStore::Pending> &entries,
-                 const std::function<bool(const std::string &)> &take);
+                 const std::function<bool(const std::string &)> &take,
+                 std::chrono::milliseconds grace);
   void setInFlight(uint64_t id, bool running);
   bool isInFlight(uint64_t id);
+  /// Marks `id` in flight unless it is: false then (already running here).
+  bool claim(uint64_t id);
 
   const App &app;
   DataStore &store;
@@ -196,7 +203,7 @@ Result<Payload> unum::runtime::startPayload(const Value &input) {
   if (isPayload)
     for (const Value::Member &m : input.getObject())
       if (m.first != "Data" && m.first != "Session" && m.first != "Fan-out" &&
-          m.first != "GC" && m.first != "Execution")
+          m.first != "GC" && m.first != "Execution" && m.first != "Outbox")
         isPayload = false;
   if (isPayload)
     return decodePayload(input);
@@ -274,10 +281,44 @@ void LocalRunner::Impl::journalIssued(const std::string &function, Payload &p) {
                     detail::payloadJson(p));
 }
 
-Status LocalRunner::Impl::accept(const std::string &function, Payload &&p,
-                                 bool newSession) {
-  if (!journaling || p.session.empty() || detail::hints(p).outboxId)
+Status LocalRunner::Impl::queueOrHandBack(const std::string &function,
+                                          Payload &&p,
+                                          std::function<void()> *run) {
+  if (!run)
     return pool->invoke(function, std::move(p));
+  // (std::function needs a copyable callable: the payload is shared.)
+  auto payload = std::make_shared<Payload>(std::move(p));
+  *run = [this, function, payload] {
+    const uint64_t id = detail::hints(*payload).outboxId;
+    // The pool refuses only while it is destroyed: the journal entry stays
+    // for a sweep (then no longer in flight here).
+    if (!pool->invokeHere(function, std::move(*payload)) &&
+        opts.trackInFlight && id)
+      setInFlight(id, false);
+  };
+  return Status::ok();
+}
+
+Status LocalRunner::Impl::accept(const std::string &function, Payload &&p,
+                                 bool newSession, std::function<void()> *run) {
+  if (journaling && detail::hints(p).issuedMs && !p.session.empty()) {
+    // Journaled by its sender with its checkpoint (Payload.h "Outbox"): no
+    // store access before the 202. A duplicate of an entry running here
+    // (the sweep took it, or the sender sent it again) is dropped; one of
+    // an entry that finished runs again, and its checkpoint (looked for
+    // unless fresh) stops it.
+    const uint64_t id = detail::hints(p).outboxId;
+    if (opts.trackInFlight && !claim(id))
+      return Status::ok();
+    if (Status s = queueOrHandBack(function, std::move(p), run); !s) {
+      if (opts.trackInFlight)
+        setInFlight(id, false);
+      return s;
+    }
+    return Status::ok();
+  }
+  if (!journaling || p.session.empty() || detail::hints(p).outboxId)
+    return queueOrHandBack(function, std::move(p), run);
   journalIssued(function, p);
   const uint64_t id = detail::hints(p).outboxId;
   // After the invocation: a batch that another thread takes in between
@@ -307,7 +348,7 @@ Status LocalRunner::Impl::accept(const std::string &function, Payload &&p,
       setInFlight(id, false);
     return s;
   }
-  return pool->invoke(function, std::move(p));
+  return queueOrHandBack(function, std::move(p), run);
 }
 
 Result<size_t>
@@ -359,6 +400,11 @@ void LocalRunner::Impl::setInFlight(uint64_t id, bool running) {
     inFlight.erase(id);
 }
 
+bool LocalRunner::Impl::claim(uint64_t id) {
+  std::lock_guard<std::mutex> lock(inFlightMu);
+  return inFlight.insert(id).second;
+}
+
 bool LocalRunner::Impl::isInFlight(uint64_t id) {
   std::lock_guard<std::mutex> lock(inFlightMu);
   return inFlight.count(id) != 0;
@@ -366,7 +412,8 @@ bool LocalRunner::Impl::isInFlight(uint64_t id) {
 
 Result<size_t> LocalRunner::Impl::deliverPending(
     const std::string &session, std::vector<DataStore::Pending> &entries,
-    const std::function<bool(const std::string &)> &take) {
+    const std::function<bool(const std::string &)> &take,
+    std::chrono::milliseconds grace) {
   size_t n = 0;
   for (DataStore::Pending &e : entries) {
     if (isMarker(e))
@@ -380,10 +427,20 @@ Result<size_t> LocalRunner::Impl::deliverPending(
                            std::to_string(e.id) +
                            " is not a payload of this session" +
                            (p ? "" : ": " + p.getStatus().message()));
-    detail::hints(*p).outboxId = e.id; // finishing it removes this entry
-    if (opts.trackInFlight)
-      setInFlight(e.id, true);
-    // Straight to the pool: the entry's id does not travel over HTTP.
+    auto &h = detail::hints(*p);
+    // Journaled by its sender just now: its POST is probably on its way.
+    if (grace.count() && h.issuedMs &&
+        std::chrono::system_clock::now() <
+            std::chrono::system_clock::time_point(
+                std::chrono::milliseconds(h.issuedMs)) +
+                grace)
+      continue;
+    h.outboxId = e.id; // finishing it removes this entry
+    h.fresh = false;   // delivered again: it may have run (Outbox.Fresh)
+    h.noCheckpoint = false;
+    if (opts.trackInFlight && !claim(e.id))
+      continue; // its POST arrived in the meantime
+    // Straight to the pool.
     if (Status s = pool->invoke(e.function, p.take()); !s) {
       if (opts.trackInFlight)
         setInFlight(e.id, false);
@@ -430,7 +487,7 @@ Result<size_t> LocalRunner::Impl::redeliver(
                      pending->end());
     }
   }
-  return deliverPending(session, *pending, take);
+  return deliverPending(session, *pending, take, opts.issueGrace);
 }
 
 RunResult LocalRunner::Impl::awaitSession(const std::string &session,
@@ -550,8 +607,9 @@ RunResult LocalRunner::Impl::resume(const std::string &session,
       }
     }
   }
-  auto delivered = deliverPending(session, *pending,
-                                  [](const std::string &) { return true; });
+  auto delivered = deliverPending(
+      session, *pending, [](const std::string &) { return true; },
+      std::chrono::milliseconds(0));
   if (!delivered) {
     failed.errors.push_back(delivered.getStatus().message());
     return failed;
@@ -650,6 +708,11 @@ Status LocalRunner::accept(const std::string &function, Payload &&payload) {
 Status LocalRunner::acceptNewSession(const std::string &function,
                                      Payload &&payload) {
   return impl->accept(function, std::move(payload), /*newSession=*/true);
+}
+
+Status LocalRunner::admit(const std::string &function, Payload &&payload,
+                          std::function<void()> &run, bool newSession) {
+  return impl->accept(function, std::move(payload), newSession, &run);
 }
 
 Result<size_t>

@@ -122,6 +122,19 @@ Result<Payload> unum::runtime::decodePayload(const Value &json) {
         p.retire = c->getString();
       if (const Value *set = v.find("Set"); set && set->isString())
         p.fanInSet = set->getString();
+    } else if (key == "Outbox") {
+      const Value *id = v.find("Id"), *issued = v.find("Issued"),
+                  *fresh = v.find("Fresh");
+      if (!v.isObject() || !id || !id->isInt() || id->getInt() <= 0 ||
+          !issued || !issued->isInt() || issued->getInt() <= 0 ||
+          (fresh && !fresh->isBool()))
+        return Status::error("payload Outbox: expected an object with a "
+                             "positive integer Id and Issued (and a boolean "
+                             "Fresh)");
+      auto &h = detail::hints(p);
+      h.outboxId = uint64_t(id->getInt());
+      h.issuedMs = issued->getInt();
+      h.fresh = fresh && fresh->getBool();
     } else {
       return Status::error("payload: unknown field '" + key + "'");
     }
@@ -172,6 +185,13 @@ Value unum::runtime::encodePayload(const Payload &p) {
     if (!p.fanInSet.empty())
       gc.set("Set", p.fanInSet);
     out.set("GC", std::move(gc));
+  }
+  if (const auto &h = detail::hints(p); h.issuedMs) {
+    Value ob = Value::object();
+    ob.set("Id", int64_t(h.outboxId));
+    ob.set("Issued", h.issuedMs);
+    ob.set("Fresh", h.fresh);
+    out.set("Outbox", std::move(ob));
   }
   return out;
 }
@@ -244,6 +264,13 @@ UNUM_HOT std::string unum::runtime::detail::payloadJson(const Payload &p) {
       config::appendJsonString(out, p.fanInSet);
     }
     out += '}';
+  }
+  if (const auto &h = detail::hints(p); UNUM_UNLIKELY(h.issuedMs)) {
+    out += ",\"Outbox\":{\"Id\":";
+    out += std::to_string(h.outboxId);
+    out += ",\"Issued\":";
+    out += std::to_string(h.issuedMs);
+    out += h.fresh ? ",\"Fresh\":true}" : ",\"Fresh\":false}";
   }
   out += '}';
   return out;

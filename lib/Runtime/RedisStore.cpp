@@ -19,6 +19,8 @@
 // in its transaction (Redis has none across a pipeline), which keeps the
 // order that matters: an issue is durable before any write that follows it.
 // One batch is in flight at a time, so that batches land in order.
+// putIfAbsentIssuing writes a step's continuations into the outbox inside
+// its put script: on a win only, atomically with the checkpoint.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +55,23 @@ if redis.call('SET', KEYS[1], ARGV[2], 'NX') then
   return {1}
 end
 return {0, redis.call('GET', KEYS[1])}
+)lua";
+
+// The put that also journals its continuations (putIfAbsentIssuing): the
+// outbox entries (ARGV pairs id, value after the ARGV[3] effects) are
+// written only if SET NX wins, in the same script: a losing put leaves none.
+// KEYS: the checkpoint, the effects list, the outbox hash, then the retired.
+const char *const kPutIssuingScript = R"lua(
+for i = 4, #KEYS do
+  if ARGV[1] ~= '0' then redis.call('SET', KEYS[i], 't', 'XX', 'PX', ARGV[1])
+  else redis.call('SET', KEYS[i], 't', 'XX') end
+end
+local old = redis.call('SET', KEYS[1], ARGV[2], 'NX', 'GET')
+if old then return {0, old} end
+local ne = tonumber(ARGV[3])
+for i = 4, 3 + ne do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+for i = 4 + ne, #ARGV - 1, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+return {1}
 )lua";
 
 const char *const kRetireScript = R"lua(
@@ -225,15 +244,49 @@ public:
     auto r = run(args);
     if (!r)
       return r.getStatus();
-    redisReply *rep = r->get();
-    if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 1)
-      return Status::error(where() + ": unexpected checkpoint reply");
-    if (rep->element[0]->integer == 1)
-      return PutResult{true, {}};
-    if (rep->elements < 2 || rep->element[1]->type != REDIS_REPLY_STRING)
-      return Status::error(where() + ": checkpoint vanished after a lost put");
-    return PutResult{false,
-                     std::string(rep->element[1]->str, rep->element[1]->len)};
+    return putReply(r->get());
+  }
+
+  bool issuesWithPut() const override { return true; }
+
+  Result<PutResult>
+  putIfAbsentIssuing(const std::string &session, const std::string &instance,
+                     std::string rec, const std::vector<Effect> &effects,
+                     NameList retireList,
+                     const std::vector<Pending> &issues) override {
+    if (issues.empty())
+      return putIfAbsent(session, instance, std::move(rec), effects,
+                         retireList);
+    std::string p = prefix(session);
+    std::vector<std::string> args{"EVALSHA",
+                                  sha(kPutIssuingScript),
+                                  std::to_string(3 + retireList.size()),
+                                  p + "c:" + instance,
+                                  p + "fx",
+                                  p + "ob"};
+    for (const std::string &r : retireList)
+      args.push_back(p + "c:" + r);
+    args.push_back(ttlMs);
+    args.push_back(std::move(rec));
+    args.push_back(std::to_string(effects.size()));
+    for (const Effect &e : effects)
+      args.push_back(e.instance + '\n' + e.value);
+    for (const Pending &e : issues) {
+      args.push_back(std::to_string(e.id));
+      args.push_back(e.function + '\n' + e.payload);
+    }
+    // Staged outbox changes go first, in the same round trip. A server
+    // that lost the script (restarted, SCRIPT FLUSH) gets its body.
+    auto replies = withStaged(args);
+    if (!replies &&
+        replies.getStatus().message().find("NOSCRIPT") != std::string::npos) {
+      args[0] = "EVAL";
+      args[1] = kPutIssuingScript;
+      replies = withStaged(std::move(args));
+    }
+    if (!replies)
+      return replies.getStatus();
+    return putReply(replies->back().get());
   }
 
   Status retire(const std::string &session, NameList instances) override {
@@ -445,6 +498,18 @@ public:
 
 private:
   std::string where() const { return describe(); }
+
+  /// A put script's reply: {1} won, {0, the winner's record} lost.
+  Result<PutResult> putReply(const redisReply *rep) const {
+    if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 1)
+      return Status::error(where() + ": unexpected checkpoint reply");
+    if (rep->element[0]->integer == 1)
+      return PutResult{true, {}};
+    if (rep->elements < 2 || rep->element[1]->type != REDIS_REPLY_STRING)
+      return Status::error(where() + ": checkpoint vanished after a lost put");
+    return PutResult{false,
+                     std::string(rep->element[1]->str, rep->element[1]->len)};
+  }
 
   Result<Connection> acquire() {
     std::lock_guard<std::mutex> lock(mu);

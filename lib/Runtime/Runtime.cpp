@@ -106,6 +106,9 @@ struct Runtime::Impl {
                   const HandlerResult &hr, double delay) const;
   Result<char> recordFlag(const Invocation &inv) const;
   Status lostRace(Invocation &inv, const std::string &winner, bool &finished);
+  bool defersPut(const Invocation &inv) const;
+  Status commitDeferred(Invocation &inv, Sends *sends, bool &finished,
+                        bool &restart);
   Status commitUnchecked(const std::vector<Effect> &effects,
                          const std::string &session, NameList retire);
   Status addMapSends(Invocation &inv, const config::Edge &e,
@@ -182,6 +185,15 @@ struct Runtime::Impl::Invocation {
   std::optional<std::string> entered;
   /// A fan-in target's inputs (run() owns them).
   FanInInputs *fanIn = nullptr;
+  /// The checkpoint put that run() left to continuations(), so that the
+  /// continuations sent to other hosts are journaled with it
+  /// (commitDeferred). What it refers to is run()'s.
+  struct DeferredPut {
+    std::string record;
+    const std::vector<Effect> *effects = nullptr;
+    NameList retire;
+  };
+  std::optional<DeferredPut> deferred;
   /// The Map items that a function with ItemSelector made before its
   /// checkpoint (so that a failure is the step's, which Retry and Catch
   /// see); a redelivery that reuses the checkpoint makes them again.
@@ -1250,6 +1262,84 @@ Status Runtime::Impl::lostRace(Invocation &inv, const std::string &winner,
       "lost the checkpoint race; continuing with the winner's output");
 }
 
+/// Whether run() leaves the checkpoint put to continuations(), which
+/// journals there the continuations that go to other hosts
+/// (Invoker::carriesOutboxEntries) atomically with it, only if it wins
+/// (DataStore::putIfAbsentIssuing): their receivers then answer without
+/// store access (docs/Deploy.md). Only for a delivery that has an outbox
+/// entry of its own (the continuations' ids derive from it), and only where
+/// building the continuations writes nothing (no Map with MaxConcurrency)
+/// and reads no completion set (not a fan-in target); not for a failure.
+bool Runtime::Impl::defersPut(const Invocation &inv) const {
+  const Payload &p = *inv.payload;
+  if (!detail::hints(p).outboxId || !inv.fn->plan.checkpoint || inv.failed ||
+      !p.fanInSet.empty() || p.source == Payload::Source::Checkpoint ||
+      !store.issuesWithPut())
+    return false;
+  for (const Edge &e : inv.fn->config.next)
+    if (e.kind == EdgeKind::Map && e.maxConcurrency)
+      return false;
+  return true;
+}
+
+/// The id of the outbox entry of a step's `k`th continuation, to `target`:
+/// derived from the step's own entry, so that every delivery of that entry
+/// derives the same (63 bits, never 0: SQLite keeps them as positive
+/// integers, and 0 is the runner's report entry).
+static uint64_t continuationId(uint64_t sender, const std::string &target,
+                               size_t k) {
+  uint64_t h = 1469598103934665603ull ^ sender;
+  for (unsigned char c : target)
+    h = (h ^ c) * 1099511628211ull;
+  h ^= uint64_t(k) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  // splitmix64's finaliser
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+  h ^= h >> 31;
+  return (h >> 1) | 1;
+}
+
+/// The checkpoint put run() deferred: the continuations in `sends` that
+/// leave for another host get their outbox entries (id, issue time, fresh)
+/// and are written with it, only if it wins. `restart`: it lost, and the
+/// continuations must be built again from the winner's output (`sends` was
+/// built from ours; those go as today: without entries).
+Status Runtime::Impl::commitDeferred(Invocation &inv, Sends *sends,
+                                     bool &finished, bool &restart) {
+  Invocation::DeferredPut d = std::move(*inv.deferred);
+  inv.deferred.reset();
+  std::vector<DataStore::Pending> issues;
+  const uint64_t sender = detail::hints(*inv.payload).outboxId;
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  for (size_t k = 0; sends && k < sends->size(); ++k) {
+    Send &s = (*sends)[k];
+    if (s.p.source == Payload::Source::Checkpoint ||
+        !invoker.carriesOutboxEntries(*s.target))
+      continue;
+    auto &h = detail::hints(s.p);
+    h.outboxId = continuationId(sender, *s.target, k);
+    h.issuedMs = now;
+    h.fresh = true; // written only if this put wins: then it is
+    issues.push_back({h.outboxId, *s.target, detail::payloadJson(s.p)});
+  }
+  auto put = store.putIfAbsentIssuing(inv.session(), inv.instance(),
+                                      std::move(d.record), *d.effects, d.retire,
+                                      issues);
+  if (!put)
+    return storeFailure(put.getStatus(), "writing checkpoint");
+  if (UNUM_UNLIKELY(!put->won)) {
+    if (Status s = lostRace(inv, put->record, finished); !s || finished)
+      return s;
+    restart = true;
+    return Status::ok();
+  }
+  if (UNUM_UNLIKELY(crashAt(Step::AfterCheckpoint, inv.instance())))
+    return crash(&inv, Step::AfterCheckpoint);
+  return Status::ok();
+}
+
 /// A function without checkpoints commits its effects and garbage-collects
 /// on its own (at least once).
 Status Runtime::Impl::commitUnchecked(const std::vector<Effect> &effects,
@@ -1274,6 +1364,9 @@ UNUM_HOT Status Runtime::Impl::run(Invocation &inv) {
   const bool ckpt = inv.fn->plan.checkpoint;
 
   bool reused = false, finished = false;
+  // What the checkpoint put refers to (continuations() may make it).
+  std::vector<std::string> withPinned;
+  std::optional<std::vector<Effect>> staged;
   if (ckpt && !detail::hints(payload).fresh &&
       !detail::hints(payload).noCheckpoint) {
     if (Status s = readCheckpoint(inv, reused, finished); !s || finished)
@@ -1350,19 +1443,26 @@ UNUM_HOT Status Runtime::Impl::run(Invocation &inv) {
       retire = fanIn->consumed;
     }
     // And what it fixed on its first entry (StateEntry.h).
-    std::vector<std::string> withPinned;
     if (UNUM_UNLIKELY(opts.gc && !inv.pinned.empty())) {
       withPinned.assign(retire.begin(), retire.end());
       withPinned.insert(withPinned.end(), inv.pinned.begin(), inv.pinned.end());
       retire = withPinned;
     }
     static const std::vector<Effect> noEffects;
-    std::optional<std::vector<Effect>> staged;
     if (UNUM_UNLIKELY(!inv.ctx.effects.empty()))
       stageEffects(inv.ctx, staged.emplace());
     const std::vector<Effect> &effects = staged ? *staged : noEffects;
 
     inv.fresh = detail::hints(payload).fresh;
+    if (UNUM_UNLIKELY(detail::hints(payload).outboxId) && defersPut(inv)) {
+      // Made by continuations(), with the continuations it journals.
+      auto &d = inv.deferred.emplace();
+      d.record.push_back(*flag);
+      appendJson(d.record, inv.output);
+      d.effects = &effects;
+      d.retire = retire;
+      return continuations(inv);
+    }
     if (UNUM_LIKELY(ckpt)) {
       std::string rec;
       rec.push_back(*flag);
@@ -1672,7 +1772,7 @@ Status Runtime::Impl::chainInvoke(Invocation &inv, const FunctionNode &target,
 
 UNUM_HOT Status Runtime::Impl::continuations(Invocation &inv) {
   if (const FunctionNode *target = inv.fn->plan.chainTarget;
-      UNUM_LIKELY(target && !inv.failed))
+      UNUM_LIKELY(target && !inv.failed && !inv.deferred))
     return chainStep(inv, *target);
   const config::FunctionConfig &cfg = inv.fn->config;
 
@@ -1790,6 +1890,14 @@ UNUM_HOT Status Runtime::Impl::continuations(Invocation &inv) {
       opts.gc && cfg.checkpoint && sends.size() == 1 && fanIns.empty();
   if (handOff)
     sends[0].p.retire = inv.instance();
+  if (UNUM_UNLIKELY(inv.deferred)) {
+    bool finished = false, restart = false;
+    if (Status s = commitDeferred(inv, &sends, finished, restart);
+        !s || finished)
+      return s;
+    if (restart) // lost the put: the winner's output goes on
+      return continuations(inv);
+  }
 
   if (UNUM_LIKELY(sends.size() <= 1 || !invoker.blocking())) {
     for (size_t k = 0; k < sends.size(); ++k) {

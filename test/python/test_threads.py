@@ -2,7 +2,8 @@
 (lib/Conversion/AirToLinalg/Parallel.h: threads share loops whose
 iterations write disjoint elements, never a reduction), on random shapes
 below and above the work thresholds (tiny and odd sizes stay on one thread,
-large ones fork): matmul, conv1d (strides 1 and 2), elementwise, row-wise
+large ones fork): matmul, conv1d (strides 1 and 2; with an elementwise
+epilogue the threads share air-fuse-rows' row blocks), elementwise, row-wise
 kernels (softmax, layernorm, logsumexp: air-fuse-rows' row blocks) and
 reductions over axis 0 (and axes 0 and 1 of a 3-D array).
 
@@ -45,6 +46,23 @@ function conv(%x: f32[L, C], %w: f32[K, C, O]) {
 function conv_s2(%x: f32[L, C], %w: f32[K, C, O]) {
     %0 = kernel(conv1d, %x, %w, stride=2)
     ret %0
+}
+function conv_bias_relu(%x: f32[L, C], %w: f32[K, C, O], %b: f32[O]) {
+    %0 = kernel(conv1d, %x, %w)
+    %1 = kernel(add, %0, %b)
+    %2 = kernel(max, %1, 0.0)
+    ret %2
+}
+function conv_s2_scale(%x: f64[L, C], %w: f64[K, C, O]) {
+    %0 = kernel(conv1d, %x, %w, stride=2)
+    %1 = kernel(mul, %0, 0.5)
+    ret %1
+}
+function conv_bias_relu_static(%x: f32[4096, 32], %w: f32[3, 32, 32], %b: f32[32]) {
+    %0 = kernel(conv1d, %x, %w)
+    %1 = kernel(add, %0, %b)
+    %2 = kernel(max, %1, 0.0)
+    ret %2
 }
 function ew(%a: f32[R, C], %b: f32[R, C]) {
     %0 = kernel(exp, %a)
@@ -180,6 +198,28 @@ def test_conv1d(libs, name, stride):
         lout = (length - taps) // stride + 1
         got = run_both(libs, name, [x, w], (lout, o), np.float32)
         close(got, conv_ref(x, w, stride), 1e-4)
+
+
+# conv1d with an elementwise epilogue: air-fuse-rows blocks the rows, and
+# the threads share those blocks, the epilogue included (one fork per call).
+def test_conv1d_epilogue(libs):
+    rng = np.random.default_rng(5)
+    for length, c, taps, o in CONV + [(4100, 32, 9, 32)]:
+        x, w = rand(rng, (length, c), np.float32), rand(rng, (taps, c, o), np.float32)
+        b = rand(rng, (o,), np.float32)
+        lout = length - taps + 1
+        got = run_both(libs, "conv_bias_relu", [x, w, b], (lout, o), np.float32)
+        close(got, np.maximum(conv_ref(x, w, 1) + b, 0), 1e-4)
+        x, w = rand(rng, (length, c), np.float64), rand(rng, (taps, c, o), np.float64)
+        lout = (length - taps) // 2 + 1
+        got = run_both(libs, "conv_s2_scale", [x, w], (lout, o), np.float64)
+        close(got, conv_ref(x, w, 2) * 0.5, 1e-12)
+    # Static sizes above 2^20 multiply-adds: shared without a run-time test.
+    x, w = rand(rng, (4096, 32), np.float32), rand(rng, (3, 32, 32), np.float32)
+    b = rand(rng, (32,), np.float32)
+    got = run_both(libs, "conv_bias_relu_static", [x, w, b], (4094, 32),
+                   np.float32)
+    close(got, np.maximum(conv_ref(x, w, 1) + b, 0), 1e-4)
 
 
 # (rows, columns): tiny, odd, and above 2^17 elements.

@@ -18,8 +18,11 @@
 //
 // Exactly-once across a SIGKILL (docs/Tools/unum-serve.md): an invocation is
 // journaled in the store's outbox (LocalRunner's durable mode) and the
-// journal flushed before the 202; it leaves the outbox only after it ran,
-// which includes its continuations being accepted (durable) by their hosts.
+// journal flushed before the 202 -- or, on Redis, a continuation from
+// another host comes with the entry its sender wrote with its checkpoint
+// (the payload's "Outbox" field) and is answered with no store access; it
+// leaves the outbox only after it ran, which includes its continuations
+// being journaled (docs/Deploy.md).
 // A host that starts, and every --sweep-interval, delivers again the
 // entries of its functions that no process of its own is running: those a
 // killed host left. The checkpoint protocol makes every redelivery safe.
@@ -136,15 +139,19 @@ static std::vector<std::string> splitList(const std::string &s) {
 /// to its host, or an asynchronous AWS Lambda Invoke (makeRemoteInvoker).
 /// `retryFor`: how long an invocation a host refused or could not take (a
 /// host being restarted) is tried again here; 0: not at all (the runner
-/// delivers the invocation again, then the sweep does).
+/// delivers the invocation again, then the sweep does). `peerHosts`: the
+/// functions served by another unum-serve (an http:// URL), which take a
+/// continuation that its sender journaled with its checkpoint without
+/// journaling it again (carriesOutboxEntries).
 class Routes final : public Invoker {
 public:
   Routes(std::set<std::string> hosted, const FunctionUrls &peers,
-         std::string secret, std::chrono::milliseconds retryFor)
-      : hosted(std::move(hosted)),
+         std::string secret, std::chrono::milliseconds retryFor,
+         std::set<std::string> peerHosts = {})
+      : hosted(std::move(hosted)), peerHosts(std::move(peerHosts)),
         remote(makeRemoteInvoker(
-            [&peers](const std::string &fn) { return peers.urlFor(fn); },
-            30000, std::move(secret))),
+            [&peers](const std::string &fn) { return peers.urlFor(fn); }, 30000,
+            std::move(secret))),
         retryFor(retryFor) {}
   void setLocal(Invoker *pool) { local = pool; }
 
@@ -163,9 +170,12 @@ public:
     }
   }
   bool blocking() const override { return true; }
+  bool carriesOutboxEntries(const std::string &function) const override {
+    return peerHosts.count(function) != 0;
+  }
 
 private:
-  std::set<std::string> hosted;
+  std::set<std::string> hosted, peerHosts;
   std::unique_ptr<Invoker> remote;
   std::chrono::milliseconds retryFor;
   std::atomic<Invoker *> local{nullptr};
@@ -267,7 +277,12 @@ static int serve(const Config &cfg, const App &app, DataStore &store,
   std::string who =
       single.empty() ? "unum-serve" : "unum-serve[" + single + "]";
 
-  Routes routes(hosted, peers, secret, std::chrono::milliseconds(0));
+  std::set<std::string> peerHosts;
+  for (const auto &[name, fn] : app.functions())
+    if (!hosted.count(name) && peers.urlFor(name).rfind("http://", 0) == 0)
+      peerHosts.insert(name);
+  Routes routes(hosted, peers, secret, std::chrono::milliseconds(0),
+                std::move(peerHosts));
   std::mutex logMu;
   auto log = [&logMu, who](const std::string &line) {
     std::lock_guard<std::mutex> lock(logMu);
@@ -281,13 +296,20 @@ static int serve(const Config &cfg, const App &app, DataStore &store,
   opts.trackInFlight = true;
   opts.keepResults = false;
   opts.runtime.timeScale = cfg.timeScale;
+  // A continuation its sender journaled is POSTed right after: the sweep
+  // leaves such an entry alone for two sweeps (docs/Deploy.md).
+  opts.issueGrace =
+      std::chrono::milliseconds(int64_t(2 * cfg.sweepSeconds * 1000));
   LocalRunner runner(app, store, opts);
   routes.setLocal(&runner.invoker());
   const bool durable = runner.durable();
 
   std::atomic<bool> draining{false};
+  // Answers 202 once the invocation is durable, then runs it on the
+  // connection's thread (Reply::after) when one of the --concurrency slots
+  // is free, else queues it for the runner's workers.
   auto accept = [&](const std::string &path,
-                    const std::string &body) -> HttpResponse {
+                    const std::string &body) -> HttpServer::Reply {
     std::string fn = path == "/"                  ? single
                      : path.rfind("/fn/", 0) == 0 ? path.substr(4)
                                                   : "";
@@ -318,21 +340,20 @@ static int serve(const Config &cfg, const App &app, DataStore &store,
     }
     std::string session = p->session;
     // Durable before the 202: a host killed now leaves it in the outbox.
-    if (Status s = starts ? runner.acceptNewSession(fn, p.take())
-                          : runner.accept(fn, p.take());
-        !s)
+    std::function<void()> run;
+    if (Status s = runner.admit(fn, p.take(), run, /*newSession=*/starts); !s)
       return {503, s.message() + "\n"};
     Value ack = Value::object();
     ack.set("Session", session);
-    return {202, toJson(ack) + "\n"};
+    return {{202, toJson(ack) + "\n"}, std::move(run)};
   };
 
   HttpServerOptions serverOptions;
   serverOptions.secret = secret;
   serverOptions.maxBody = cfg.maxBody;
-  // A request's handler only journals the invocation (the runner's
-  // workers, --concurrency of them, run it): twice as many may journal at
-  // once, so that their outbox flushes share round trips.
+  // A request's handler only journals the invocation (its Reply::after or
+  // the runner's workers, --concurrency at once, run it): twice as many may
+  // journal at once, so that their outbox flushes share round trips.
   serverOptions.maxHandlers = std::max(4u, 2 * cfg.concurrency);
   serverOptions.onGet = [&draining](const std::string &path) -> HttpResponse {
     if (path != "/healthz" && path != "/health" && path != "/_/health")
@@ -417,24 +438,27 @@ static int serve(const Config &cfg, const App &app, DataStore &store,
   log(std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") +
       ": draining");
   draining = true;
-  gateway.reset(); // stops accepting; answered requests are journaled
+  // Running invocations finish within the drain timeout; what is left stays
+  // in the store's outbox for the next host of these functions. The
+  // gateway stops accepting at once; its destructor waits for the
+  // invocations that run on its connections' threads (Reply::after),
+  // runner.wait() for the workers'.
+  std::mutex doneMu;
+  std::condition_variable doneCv;
+  bool done = false;
+  std::thread waiter([&] {
+    gateway.reset();
+    runner.wait();
+    std::lock_guard<std::mutex> lock(doneMu);
+    done = true;
+    doneCv.notify_all();
+  });
   {
     std::lock_guard<std::mutex> lock(bgMu);
     bgStop = true;
   }
   bgWake.notify_all();
   background.join();
-  // Running invocations finish within the drain timeout; what is left stays
-  // in the store's outbox for the next host of these functions.
-  std::mutex doneMu;
-  std::condition_variable doneCv;
-  bool done = false;
-  std::thread waiter([&] {
-    runner.wait();
-    std::lock_guard<std::mutex> lock(doneMu);
-    done = true;
-    doneCv.notify_all();
-  });
   bool drained;
   {
     std::unique_lock<std::mutex> lock(doneMu);

@@ -3,14 +3,17 @@
 // A 1000-wide map with a fan-in, 50 runs on each persistent store: the
 // fan-in target runs exactly once every time, and sees all 1000 outputs in
 // order. UNUM_CONCURRENCY_RUNS overrides the number of runs. And a function
-// host's sweep racing an invocation that finishes while it reads.
+// host's sweep racing an invocation that finishes while it reads, and the
+// protocol between hosts whose continuations their sender journals with its
+// checkpoint (the "Outbox" wire field, docs/Deploy.md).
 //
 //===----------------------------------------------------------------------===//
 
 #include "TestUtil.h"
 
-// Internal: the outbox test hook.
+// Internal: the outbox test hook, a payload's hints.
 #include "DataStoreInternal.h"
+#include "PayloadInternal.h"
 
 #include "unum/Runtime/Runtime.h"
 
@@ -21,6 +24,9 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
 
 using namespace unum::runtime;
 using namespace unum::runtime::test;
@@ -137,12 +143,48 @@ INSTANTIATE_TEST_SUITE_P(Stores, ConcurrencyTest,
                          [](const auto &info) { return info.param; });
 
 namespace {
+/// Holds a handler until it is opened.
+struct Gate {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool open = false;
+  void pass() {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [this] { return open; });
+  }
+  void release() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      open = true;
+    }
+    cv.notify_all();
+  }
+};
+
+/// F's handler: passes `gate`, counts its runs, returns its input.
+void setGatedHandler(App &app, Gate &gate, std::atomic<int> &runs) {
+  (void)app.setHandler("F",
+                       makeFunctionHandler([&](const Value &in, Context &) {
+                         gate.pass();
+                         ++runs;
+                         return HandlerResult::success(in);
+                       }));
+}
+
+/// What a function host's runner keeps (unum-serve).
+LocalRunner::Options hostOptions() {
+  LocalRunner::Options opts;
+  opts.workers = 2;
+  opts.trackInFlight = true;
+  opts.keepResults = false;
+  return opts;
+}
+
 /// The sweep race below: the runner, and the handler's gate.
 struct SweepRace {
   LocalRunner *runner = nullptr;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool open = false, fired = false;
+  Gate gate;
+  bool fired = false;
   std::atomic<int> runs{0};
 } race;
 
@@ -151,12 +193,12 @@ struct SweepRace {
 /// staged, too late for that read).
 void finishDuringTheRead() {
   {
-    std::lock_guard<std::mutex> lock(race.mu);
+    std::lock_guard<std::mutex> lock(race.gate.mu);
     if (race.fired)
       return;
-    race.fired = race.open = true;
+    race.fired = race.gate.open = true;
   }
-  race.cv.notify_all();
+  race.gate.cv.notify_all();
   race.runner->wait();
 }
 } // namespace
@@ -177,16 +219,8 @@ TEST(SweepTest, AnInvocationFinishedDuringTheReadIsNotDeliveredAgain) {
   if (!store)
     GTEST_SKIP() << why;
   App app = appFromJson({R"({"Name": "F", "Start": true})"});
-  (void)app.setHandler("F", makeFunctionHandler([](const Value &in, Context &) {
-                         std::unique_lock<std::mutex> lock(race.mu);
-                         race.cv.wait(lock, [] { return race.open; });
-                         ++race.runs;
-                         return HandlerResult::success(in);
-                       }));
-  LocalRunner::Options opts;
-  opts.workers = 2;
-  opts.trackInFlight = true;
-  opts.keepResults = false;
+  setGatedHandler(app, race.gate, race.runs);
+  LocalRunner::Options opts = hostOptions();
   LocalRunner runner(app, *store, opts);
   ASSERT_TRUE(runner.durable());
   race.runner = &runner;
@@ -250,4 +284,235 @@ TEST(SweepTest, FinishedSessionsAreCollectedAfterTheirRetention) {
   EXPECT_EQ(*store->unfinishedSessions(),
             (std::vector<std::string>{"busy", "client"}));
   EXPECT_EQ(store->stats("busy")->records, 1u);
+}
+
+namespace {
+/// A payload of session `session` to `F`'s instance carrying the outbox
+/// entry `id` that its sender journaled at `issuedMs`.
+Payload journaledPayload(const std::string &session, uint64_t id,
+                         int64_t issuedMs, bool fresh) {
+  auto v = parseJsonValue(
+      R"({"Data": {"Source": "http", "Value": 1}, "Session": ")" + session +
+      R"(", "Outbox": {"Id": )" + std::to_string(id) + R"(, "Issued": )" +
+      std::to_string(issuedMs) + R"(, "Fresh": )" + (fresh ? "true" : "false") +
+      "}}");
+  auto p = decodePayload(*v);
+  EXPECT_TRUE(p.isOk()) << p.getStatus().message();
+  return p.take();
+}
+
+int64_t nowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+} // namespace
+
+// A host's sweep leaves alone an outbox entry that its sender journaled
+// less than Options::issueGrace ago (its POST is probably on its way), and
+// delivers an older one as a redelivery: not fresh, so it looks for its
+// checkpoint (here one exists: the user code does not run).
+TEST(SweepTest, AnEntryItsSenderJournaledWaitsForTheGrace) {
+  TempDir tmp;
+  std::string why;
+  std::unique_ptr<DataStore> store = makeStore("sqlite", tmp, &why);
+  ASSERT_TRUE(store) << why;
+  App app = appFromJson({R"({"Name": "F", "Checkpoint": true})"});
+  Gate open;
+  open.release();
+  std::atomic<int> runs{0};
+  setGatedHandler(app, open, runs);
+  LocalRunner::Options opts = hostOptions();
+  opts.issueGrace = std::chrono::hours(1);
+  LocalRunner runner(app, *store, opts);
+  const std::string s = "graced";
+  store->stageIssued(
+      s, 7, "F", detail::payloadJson(journaledPayload(s, 7, nowMs(), true)));
+  auto take = [](const std::string &) { return true; };
+  auto young = runner.redeliver(s, take);
+  ASSERT_TRUE(young.isOk()) << young.getStatus().message();
+  EXPECT_EQ(*young, 0u);
+  const int64_t twoHoursAgo = nowMs() - 2 * 3600 * 1000;
+  store->stageIssued(
+      s, 8, "F",
+      detail::payloadJson(journaledPayload(s, 8, twoHoursAgo, true)));
+  ASSERT_TRUE(store->putIfAbsent(s, "F", "c42", {}, {}).isOk());
+  auto old = runner.redeliver(s, take);
+  ASSERT_TRUE(old.isOk()) << old.getStatus().message();
+  EXPECT_EQ(*old, 1u);
+  runner.wait();
+  EXPECT_EQ(runs.load(), 0); // the checkpoint was looked for, and reused
+  auto left = store->outbox(s);
+  ASSERT_TRUE(left.isOk());
+  ASSERT_EQ(left->size(), 1u);
+  EXPECT_EQ((*left)[0].id, 7u); // 8 ran and was removed
+  auto out = store->scan(s, "out:F");
+  ASSERT_TRUE(out.isOk());
+  ASSERT_EQ(out->size(), 1u);
+  EXPECT_EQ((*out)[0].second, "42");
+  EXPECT_TRUE(store->deleteSession(s).isOk());
+}
+
+// A host answers a payload that carries its sender's outbox entry without
+// journaling it; a duplicate of it that arrives while it runs here is
+// dropped; finishing it removes the sender's entry.
+TEST(SweepTest, ADuplicateOfAnEntryRunningHereIsDropped) {
+  TempDir tmp;
+  std::string why;
+  std::unique_ptr<DataStore> store = makeStore("sqlite", tmp, &why);
+  ASSERT_TRUE(store) << why;
+  App app = appFromJson({R"({"Name": "F", "Checkpoint": true})"});
+  Gate gate;
+  std::atomic<int> runs{0};
+  setGatedHandler(app, gate, runs);
+  LocalRunner::Options opts = hostOptions();
+  LocalRunner runner(app, *store, opts);
+  const std::string s = "deduped";
+  const uint64_t ops = store->operationCount();
+  // The sender's entry (written with its checkpoint).
+  store->stageIssued(
+      s, 9, "F", detail::payloadJson(journaledPayload(s, 9, nowMs(), true)));
+  ASSERT_TRUE(runner.accept("F", journaledPayload(s, 9, nowMs(), true)).isOk());
+  ASSERT_TRUE(runner.accept("F", journaledPayload(s, 9, nowMs(), true)).isOk());
+  EXPECT_EQ(store->operationCount(), ops); // no store access to accept
+  gate.release();
+  runner.wait();
+  EXPECT_EQ(runs.load(), 1);
+  auto left = store->outbox(s);
+  ASSERT_TRUE(left.isOk());
+  EXPECT_TRUE(left->empty());
+  EXPECT_TRUE(store->deleteSession(s).isOk());
+}
+
+namespace {
+/// A platform whose function G is on another host (the one that takes
+/// journaled continuations): records what it is sent.
+class OtherHost final : public Invoker {
+public:
+  Status invoke(const std::string &function, Payload &&p) override {
+    std::lock_guard<std::mutex> lock(mu);
+    sent.emplace_back(function, std::move(p));
+    return Status::ok();
+  }
+  bool carriesOutboxEntries(const std::string &function) const override {
+    return function == "G";
+  }
+  std::mutex mu;
+  std::vector<std::pair<std::string, Payload>> sent;
+};
+} // namespace
+
+// The sender's side: a checkpointed step whose continuation goes to another
+// host writes that continuation's outbox entry with its checkpoint (the id
+// derived from its own entry's), and sends it fresh with the entry's id;
+// a redelivery that reuses the checkpoint, and an execution that lost its
+// put, send without an entry (the receiver journals those), and write none.
+TEST(ServeProtocol, ContinuationsToOtherHostsAreJournaledWithTheCheckpoint) {
+  TempDir tmp;
+  std::string why;
+  std::unique_ptr<DataStore> store = makeStore("redis", tmp, &why);
+  if (!store)
+    GTEST_SKIP() << why;
+  ASSERT_TRUE(store->issuesWithPut());
+  App app = appFromJson({R"({"Name": "F", "Checkpoint": true,
+           "Next": {"Name": "G", "InputType": "Scalar"}})",
+                         R"({"Name": "G", "Checkpoint": true})"});
+  for (const char *fn : {"F", "G"})
+    (void)app.setHandler(fn,
+                         makeFunctionHandler([](const Value &in, Context &) {
+                           return HandlerResult::success(in);
+                         }));
+  OtherHost host;
+  Runtime rt(app, *store, host, {});
+  const std::string s = newSessionId();
+  Payload first = journaledPayload(s, 77, nowMs(), true);
+  ASSERT_TRUE(rt.handle("F", first).isOk());
+  ASSERT_EQ(host.sent.size(), 1u);
+  const Payload &g = host.sent[0].second;
+  EXPECT_EQ(host.sent[0].first, "G");
+  EXPECT_NE(detail::hints(g).outboxId, 0u);
+  EXPECT_NE(detail::hints(g).outboxId, 77u);
+  EXPECT_TRUE(detail::hints(g).fresh);
+  EXPECT_GT(detail::hints(g).issuedMs, 0);
+  EXPECT_EQ(g.retire, "F");
+  auto entries = store->outbox(s);
+  ASSERT_TRUE(entries.isOk()) << entries.getStatus().message();
+  ASSERT_EQ(entries->size(), 1u);
+  EXPECT_EQ((*entries)[0].id, detail::hints(g).outboxId);
+  EXPECT_EQ((*entries)[0].function, "G");
+  EXPECT_EQ((*entries)[0].payload, detail::payloadJson(g));
+  // Delivered again (not fresh): reuses its checkpoint, sends without one.
+  ASSERT_TRUE(rt.handle("F", journaledPayload(s, 77, nowMs(), false)).isOk());
+  ASSERT_EQ(host.sent.size(), 2u);
+  EXPECT_EQ(detail::hints(host.sent[1].second).issuedMs, 0);
+  EXPECT_EQ(store->outbox(s)->size(), 1u);
+  // A fresh delivery that loses its put (another execution's checkpoint
+  // is there): the winner's output goes on, and no entry is written.
+  const std::string s2 = newSessionId();
+  ASSERT_TRUE(store->putIfAbsent(s2, "F", "c5", {}, {}).isOk());
+  ASSERT_TRUE(rt.handle("F", journaledPayload(s2, 78, nowMs(), true)).isOk());
+  ASSERT_EQ(host.sent.size(), 3u);
+  EXPECT_EQ(detail::hints(host.sent[2].second).issuedMs, 0);
+  EXPECT_EQ(host.sent[2].second.value, Value(int64_t(5)));
+  EXPECT_TRUE(store->outbox(s2)->empty());
+  EXPECT_TRUE(store->deleteSession(s).isOk());
+  EXPECT_TRUE(store->deleteSession(s2).isOk());
+}
+
+// invokeHere runs an invocation on the calling thread while one of the
+// pool's `workers` slots is free, and queues it otherwise; the pool's own
+// threads take a queued task only while a slot is free, so the bound holds
+// for both together. Ordering, not timing: a task queued while the only
+// slot runs on the caller starts only after that one ended.
+TEST(ThreadPool, InvokeHereRunsOnTheCallerWithinTheBound) {
+  ThreadPoolInvoker pool(1);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> log; // "start X" / "end X" / "X"
+  std::map<std::string, std::thread::id> where;
+  bool release = false, started = false;
+  pool.setDispatch([&](const std::string &fn, const Payload &) {
+    std::unique_lock<std::mutex> lock(mu);
+    where[fn] = std::this_thread::get_id();
+    if (fn.rfind("block", 0) != 0) {
+      log.push_back(fn);
+      return Status::ok();
+    }
+    log.push_back("start " + fn);
+    started = true;
+    cv.notify_all();
+    EXPECT_TRUE(
+        cv.wait_for(lock, std::chrono::seconds(30), [&] { return release; }));
+    log.push_back("end " + fn);
+    return Status::ok();
+  });
+  // A free slot: it runs here, before invokeHere returns.
+  ASSERT_TRUE(pool.invokeHere("here", Payload()));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_EQ(log, std::vector<std::string>{"here"});
+    EXPECT_EQ(where["here"], std::this_thread::get_id());
+  }
+  // The only slot runs on another caller's thread: the worker leaves a
+  // queued task alone until it ends, and invokeHere queues too.
+  std::thread caller(
+      [&] { EXPECT_TRUE(pool.invokeHere("block1", Payload())); });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return started; });
+  }
+  ASSERT_TRUE(pool.invoke("queued", Payload()));
+  ASSERT_TRUE(pool.invokeHere("queuedHere", Payload())); // returns at once
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    release = true;
+    cv.notify_all();
+  }
+  caller.join();
+  pool.wait();
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(log, (std::vector<std::string>{"here", "start block1", "end block1",
+                                           "queued", "queuedHere"}));
+  EXPECT_NE(where["queuedHere"], std::this_thread::get_id());
+  EXPECT_NE(where["queued"], where["block1"]);
 }

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sys/wait.h>
@@ -570,6 +571,91 @@ TEST_P(DataStoreTest, OutboxCallsWaitForABatchInFlight) {
       EXPECT_EQ(pending->size(), 2u); // 30 and 31
     }
   }
+}
+
+// DataStore::putIfAbsentIssuing: the continuations' outbox entries exist if
+// and only if the put won, written in the same atomic operation (staged
+// changes go first, as for any write); a losing put writes none, but
+// retires what it was asked to, as putIfAbsent does. A store that cannot
+// refuses (and writes no record), so that a caller never half-succeeds.
+TEST_P(DataStoreTest, PutWithIssuesIsAtomicAndOnlyOnWin) {
+  const std::vector<DataStore::Pending> first{{11, "G", "{\"Data\": 1}"},
+                                              {12, "H", "{\"Data\": 2}"}};
+  if (!store->issuesWithPut()) {
+    auto refused = store->putIfAbsentIssuing(session, "A", "c1", {}, {}, first);
+    EXPECT_FALSE(refused.isOk());
+    EXPECT_FALSE(store->get(session, "A")->has_value());
+    // Without issues it is putIfAbsent.
+    auto plain = store->putIfAbsentIssuing(session, "A", "c1", {}, {}, {});
+    ASSERT_TRUE(plain.isOk()) << plain.getStatus().message();
+    EXPECT_TRUE(plain->won);
+    return;
+  }
+  ASSERT_TRUE(store->putIfAbsent(session, "S", "cS", {}, {}).isOk());
+  store->stageIssued(session, 5, "F", "{\"Data\": 0}");
+  auto won = store->putIfAbsentIssuing(session, "A", "c1", {{"A", "\"x\""}},
+                                       std::string("S"), first);
+  ASSERT_TRUE(won.isOk()) << won.getStatus().message();
+  EXPECT_TRUE(won->won);
+  auto lost = store->putIfAbsentIssuing(session, "A", "c2", {{"A", "\"y\""}},
+                                        {}, {{13, "G", "{\"Data\": 3}"}});
+  ASSERT_TRUE(lost.isOk()) << lost.getStatus().message();
+  EXPECT_FALSE(lost->won);
+  EXPECT_EQ(lost->record, "c1");
+  auto pending = store->outbox(session);
+  ASSERT_TRUE(pending.isOk()) << pending.getStatus().message();
+  std::map<uint64_t, std::pair<std::string, std::string>> byId;
+  for (const DataStore::Pending &e : *pending)
+    byId[e.id] = {e.function, e.payload};
+  ASSERT_EQ(byId.size(), 3u); // the staged one and the winner's two
+  EXPECT_EQ(byId[5].first, "F");
+  EXPECT_EQ(byId[11],
+            std::make_pair(std::string("G"), std::string("{\"Data\": 1}")));
+  EXPECT_EQ(byId[12].first, "H");
+  EXPECT_EQ(**store->get(session, "A"), "c1");
+  EXPECT_EQ(**store->get(session, "S"), std::string(1, record::Done));
+  auto fx = store->effects(session);
+  ASSERT_TRUE(fx.isOk());
+  ASSERT_EQ(fx->size(), 1u);
+  EXPECT_EQ((*fx)[0].value, "\"x\"");
+  // Entries written so are retired like any other.
+  for (uint64_t id : {5, 11, 12})
+    store->stageFinished(session, id, "");
+  ASSERT_TRUE(store->flushOutbox().isOk());
+  EXPECT_TRUE(store->outbox(session)->empty());
+}
+
+// Many executions of one instance race with entries of their own: exactly
+// one wins, and the outbox holds exactly the winner's entries.
+TEST_P(DataStoreTest, ConcurrentPutsWithIssuesLeaveOnlyTheWinnersEntries) {
+  if (!store->issuesWithPut())
+    GTEST_SKIP() << store->describe() << " journals before it answers";
+  constexpr int kThreads = 8;
+  std::atomic<int> winners{0}, winner{-1};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      std::vector<DataStore::Pending> issues;
+      for (uint64_t k = 0; k < 3; ++k)
+        issues.push_back({uint64_t(100 * (t + 1) + k), "G", "{}"});
+      auto r = store->putIfAbsentIssuing(session, "A", "c" + std::to_string(t),
+                                         {}, {}, issues);
+      if (r.isOk() && r->won) {
+        ++winners;
+        winner = t;
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  ASSERT_EQ(winners.load(), 1);
+  EXPECT_EQ(**store->get(session, "A"), "c" + std::to_string(winner.load()));
+  auto pending = store->outbox(session);
+  ASSERT_TRUE(pending.isOk()) << pending.getStatus().message();
+  std::set<uint64_t> ids;
+  for (const DataStore::Pending &e : *pending)
+    ids.insert(e.id);
+  const uint64_t base = 100 * uint64_t(winner.load() + 1);
+  EXPECT_EQ(ids, (std::set<uint64_t>{base, base + 1, base + 2}));
 }
 
 TEST_P(DataStoreTest, CountsOperations) {

@@ -16,8 +16,10 @@
 #include <arpa/inet.h>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <netinet/in.h>
 #include <random>
 #include <sys/resource.h>
@@ -687,4 +689,112 @@ TEST(HttpServer, ClientReadsChunkedAnswers) {
     ::shutdown(served, SHUT_RDWR);
   server.join();
   ::close(lfd);
+}
+
+namespace {
+/// A server whose POST /block answers 202 and leaves work (Reply::after)
+/// that ends only once a POST /release was answered (or 30 s passed: the
+/// test then fails, it does not hang).
+struct BlockingFixture {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool released = false;
+  int afterRuns = 0, afterReleased = 0;
+  std::unique_ptr<HttpServer> server;
+  BlockingFixture() {
+    auto s = HttpServer::listen(
+        "127.0.0.1", 0,
+        HttpServer::ReplyHandler([this](
+                                     const std::string &path,
+                                     const std::string &) -> HttpServer::Reply {
+          if (path == "/release") {
+            std::lock_guard<std::mutex> lock(mu);
+            released = true;
+            cv.notify_all();
+            return {{202, "released"}, nullptr};
+          }
+          return {{202, "blocked"}, [this] {
+                    std::unique_lock<std::mutex> lock(mu);
+                    afterReleased += cv.wait_for(lock, std::chrono::seconds(30),
+                                                 [&] { return released; });
+                    ++afterRuns;
+                    cv.notify_all();
+                  }};
+        }));
+    EXPECT_TRUE(bool(s)) << s.getStatus().message();
+    if (s)
+      server = s.take();
+  }
+  /// Waits (30 s at most) until `n` after-works ended.
+  int waitForRuns(int n) {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait_for(lock, std::chrono::seconds(30), [&] { return afterRuns >= n; });
+    return afterRuns;
+  }
+};
+} // namespace
+
+// A kept-alive connection's next request is served while the work its
+// previous request left (Reply::after) still runs on the connection's
+// thread: the work here ends only once the next request was answered, so
+// head-of-line blocking would never answer it (10 s read timeout, then the
+// test fails). Also with the next request sent with the first (pipelined),
+// and the connection serves on afterwards.
+TEST(HttpServer, AfterWorkDoesNotBlockTheConnection) {
+  BlockingFixture f;
+  Client c(f.server->port());
+  std::vector<std::pair<std::string, std::string>> keep = {
+      {"Connection", "keep-alive"}};
+  std::string rest;
+  ASSERT_TRUE(c.send(request("/block", "{}", keep)));
+  EXPECT_NE(readOne(c, rest).find("blocked"), std::string::npos);
+  ASSERT_TRUE(c.send(request("/release", "{}", keep)));
+  EXPECT_NE(readOne(c, rest).find("released"), std::string::npos);
+  EXPECT_EQ(f.waitForRuns(1), 1);
+  {
+    std::lock_guard<std::mutex> lock(f.mu);
+    EXPECT_EQ(f.afterReleased, 1);
+    f.released = false;
+  }
+  ASSERT_TRUE(
+      c.send(request("/block", "{}", keep) + request("/release", "{}", keep)));
+  EXPECT_NE(readOne(c, rest).find("blocked"), std::string::npos);
+  EXPECT_NE(readOne(c, rest).find("released"), std::string::npos);
+  EXPECT_EQ(f.waitForRuns(2), 2);
+  ASSERT_TRUE(c.send(request("/release", "{}")));
+  std::string last = c.readAll();
+  EXPECT_NE(last.find("released"), std::string::npos) << last;
+  EXPECT_NE(last.find("Connection: close\r\n"), std::string::npos) << last;
+  std::lock_guard<std::mutex> lock(f.mu);
+  EXPECT_EQ(f.afterReleased, 2);
+}
+
+// Reply::after runs once also when the connection closes after the answer
+// or the client went away, and the server's destructor waits for it.
+TEST(HttpServer, AfterWorkRunsOnceAndShutdownWaitsForIt) {
+  auto f = std::make_unique<BlockingFixture>();
+  {
+    Client c(f->server->port());
+    ASSERT_TRUE(c.send(request("/block", "{}"))); // Connection: close
+    EXPECT_EQ(c.status(), 202);
+    Client gone(f->server->port());
+    ASSERT_TRUE(
+        gone.send(request("/block", "{}", {{"Connection", "keep-alive"}})));
+    std::string rest;
+    EXPECT_NE(readOne(gone, rest).find("blocked"), std::string::npos);
+  } // both closed by the client
+  int runsAtShutdown = -1;
+  std::thread stopper([&] {
+    f->server.reset();
+    std::lock_guard<std::mutex> lock(f->mu);
+    runsAtShutdown = f->afterRuns;
+  });
+  {
+    std::lock_guard<std::mutex> lock(f->mu);
+    f->released = true;
+    f->cv.notify_all();
+  }
+  stopper.join();
+  EXPECT_EQ(runsAtShutdown, 2);
+  EXPECT_EQ(f->afterReleased, 2);
 }

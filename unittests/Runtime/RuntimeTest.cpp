@@ -310,6 +310,40 @@ TEST(Payload, VisitCountersTravelAndName) {
           .isOk());
 }
 
+// The "Outbox" wire field (a continuation its sender journaled) travels
+// into the hints and back, through both encoders; a malformed one is
+// refused.
+TEST(Payload, OutboxFieldTravels) {
+  Payload p;
+  p.session = "S";
+  p.value = Value(int64_t(1));
+  detail::hints(p).outboxId = 4611686018427387905ull;
+  detail::hints(p).issuedMs = 1700000000123;
+  detail::hints(p).fresh = true;
+  const char *text = R"({"Data":{"Source":"http","Value":1},"Session":"S",)"
+                     R"("Outbox":{"Id":4611686018427387905,)"
+                     R"("Issued":1700000000123,"Fresh":true}})";
+  EXPECT_EQ(toJson(encodePayload(p)), text);
+  EXPECT_EQ(detail::payloadJson(p), text);
+  auto back = decodePayload(*parseJsonValue(text));
+  ASSERT_TRUE(back.isOk()) << back.getStatus().message();
+  EXPECT_EQ(detail::hints(*back).outboxId, 4611686018427387905ull);
+  EXPECT_EQ(detail::hints(*back).issuedMs, 1700000000123);
+  EXPECT_TRUE(detail::hints(*back).fresh);
+  // Without an issue time the hints stay in the process.
+  detail::hints(p).issuedMs = 0;
+  EXPECT_EQ(detail::payloadJson(p),
+            R"({"Data":{"Source":"http","Value":1},"Session":"S"})");
+  for (const char *bad :
+       {R"({"Data": {"Value": 1}, "Outbox": 1})",
+        R"({"Data": {"Value": 1}, "Outbox": {"Id": 1}})",
+        R"({"Data": {"Value": 1}, "Outbox": {"Id": 0, "Issued": 1}})",
+        R"({"Data": {"Value": 1}, "Outbox": {"Id": "1", "Issued": 1}})",
+        R"({"Data": {"Value": 1}, "Outbox": {"Id": 1, "Issued": 1,
+                                             "Fresh": 1}})"})
+    EXPECT_FALSE(decodePayload(*parseJsonValue(bad)).isOk()) << bad;
+}
+
 TEST(Payload, ExecutionFieldsTravel) {
   // $$.Execution.Input and StartTime go along with every payload.
   Payload p;

@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <dlfcn.h>
 #include <fstream>
 #include <memory>
@@ -88,6 +89,11 @@ void fillRandom(std::vector<float> &v, unsigned &seed) {
 void letIdleWorkersSleep() {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
 }
+
+struct Desc1 {
+  float *allocated, *aligned;
+  int64_t offset, sizes[1], strides[1];
+};
 
 struct Desc2 {
   float *allocated, *aligned;
@@ -175,16 +181,37 @@ bool build(Kernel &k, const char *air = kMatmulAir) {
   return k.jit != nullptr;
 }
 
-template <typename F> std::pair<double, double> timeIt(int reps, F &&f) {
+/// Seconds of CPU this process's threads have run (the scheduler's exact
+/// count: getrusage's user/system split lags by ticks over a few ms).
+double processCpuSeconds() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/// Best and median seconds of a call, and the CPUs the process had while
+/// timed: its CPU time / wall time (OpenMP's idle workers spin, so with
+/// two threads this is ~2 whenever both got a CPU; ~1 means the machine
+/// gave the process one CPU, e.g. another session busy: autogroup shares
+/// the cores between sessions, and 2 threads cannot beat 1 then).
+struct Timing {
+  double best = 0, median = 0, cpus = 0;
+};
+
+template <typename F> Timing timeIt(int reps, F &&f) {
   std::vector<double> t;
   f(); // warm-up
+  double cpu0 = processCpuSeconds();
+  auto start = Clock::now();
   for (int r = 0; r < reps; ++r) {
     auto s = Clock::now();
     f();
     t.push_back(std::chrono::duration<double>(Clock::now() - s).count());
   }
+  double wall = std::chrono::duration<double>(Clock::now() - start).count();
   std::sort(t.begin(), t.end());
-  return {t.front(), t[t.size() / 2]};
+  return {t.front(), t[t.size() / 2],
+          wall > 0 ? (processCpuSeconds() - cpu0) / wall : 0};
 }
 
 double maxRelError(const std::vector<float> &got,
@@ -235,10 +262,14 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
   std::printf("GFLOP/s = 2 n^3 / time, best and median of %d; vs blas = "
               "OpenBLAS time / Unum time, both with the same threads and the "
               "%s (>= 0.8 is the goal at 1 thread); vs 1t = the same "
-              "kernel's 1-thread time / its time (goal >= 1.7 at 2)\n",
+              "kernel's 1-thread time / its time (goal >= 1.7 at 2); cpus = "
+              "the process's CPU time / wall time while timed (~1 at 2 "
+              "threads: the machine gave it one CPU, the row means "
+              "nothing)\n",
               reps, median ? "median" : "best");
-  std::printf("%6s %-9s %-8s %7s %9s %9s %8s %7s %9s\n", "n", "kernel", "mcpu",
-              "threads", "best", "median", "vs blas", "vs 1t", "max err");
+  std::printf("%6s %-9s %-8s %7s %9s %9s %8s %7s %5s %9s\n", "n", "kernel",
+              "mcpu", "threads", "best", "median", "vs blas", "vs 1t", "cpus",
+              "max err");
   for (int n : sizes) {
     int64_t nn = (int64_t)n * n;
     std::vector<float> a(nn), b(nn), want(nn, 0.f);
@@ -256,14 +287,14 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
           blas.sgemm(101 /*RowMajor*/, 111 /*NoTrans*/, 111, n, n, n, 1.f,
                      a.data(), n, b.data(), n, 0.f, want.data(), n);
         });
-        blasTime[threads] = median ? t.second : t.first;
+        blasTime[threads] = median ? t.median : t.best;
         char vsOne[32] = "";
         if (threads > 1)
           std::snprintf(vsOne, sizeof vsOne, "%.2fx",
                         blasTime[1] / blasTime[threads]);
-        std::printf("%6d %-9s %-8s %7d %9.1f %9.1f %8s %7s %9s\n", n,
-                    "openblas", "", threads, gf(t.first), gf(t.second), "",
-                    vsOne, "");
+        std::printf("%6d %-9s %-8s %7d %9.1f %9.1f %8s %7s %5.2f %9s\n", n,
+                    "openblas", "", threads, gf(t.best), gf(t.median), "",
+                    vsOne, t.cpus, "");
       }
       if (blas.setThreads)
         blas.setThreads(1);
@@ -284,7 +315,7 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
       int32_t status = 0;
       auto t =
           timeIt(reps, [&] { status = k.jit->call("matmul", &da, &db, &dc); });
-      double time = median ? t.second : t.first;
+      double time = median ? t.median : t.best;
       if (k.threads == 1)
         oneThread[k.cpu.empty() ? 0 : 1] = time;
       double e = maxRelError(c, want);
@@ -301,9 +332,10 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
       if (k.threads > 1)
         std::snprintf(vsOne, sizeof vsOne, "%.2fx",
                       oneThread[k.cpu.empty() ? 0 : 1] / time);
-      std::printf("%6d %-9s %-8s %7d %9.1f %9.1f %8s %7s %9.1e\n", n,
+      std::printf("%6d %-9s %-8s %7d %9.1f %9.1f %8s %7s %5.2f %9.1e\n", n,
                   k.label.c_str(), k.cpu.empty() ? "host" : k.cpu.c_str(),
-                  k.threads, gf(t.first), gf(t.second), vsBlas, vsOne, e);
+                  k.threads, gf(t.best), gf(t.median), vsBlas, vsOne, t.cpus,
+                  e);
       std::fflush(stdout);
     }
     letIdleWorkersSleep();
@@ -319,17 +351,18 @@ struct Desc3 {
 
 /// Best and median seconds per call over `samples` batches of calls, each
 /// batch lasting about 2 ms (a conv1d call takes well under one).
-template <typename F>
-std::pair<double, double> timeBatches(int samples, F &&f) {
+template <typename F> Timing timeBatches(int samples, F &&f) {
   auto s = Clock::now();
   f(); // warm-up, and the batch size
   double once = std::chrono::duration<double>(Clock::now() - s).count();
   int calls = std::max(1, int(0.002 / std::max(once, 1e-7)));
-  auto t = timeIt(samples, [&] {
+  Timing t = timeIt(samples, [&] {
     for (int i = 0; i < calls; ++i)
       f();
   });
-  return {t.first / calls, t.second / calls};
+  t.best /= calls;
+  t.median /= calls;
+  return t;
 }
 } // namespace
 
@@ -343,10 +376,12 @@ bool benchConvThreads(int reps, bool median) {
               "samples of ~2 ms; vs dnnl = oneDNN `any` (blocked layouts, "
               "reorders untimed) time / Unum time with the same threads and "
               "the %s; vs 1t = the same kernel's 1-thread time / its time "
-              "(goal >= 1.7 at 2)\n",
+              "(goal >= 1.7 at 2); unum+b+r = conv1d + bias + relu (flops "
+              "counted: the conv1d's), no oneDNN row; cpus as above\n",
               5 * reps, median ? "median" : "best");
-  std::printf("%3s %-9s %-8s %7s %9s %9s %8s %7s %9s\n", "K", "kernel", "mcpu",
-              "threads", "best", "median", "vs dnnl", "vs 1t", "max err");
+  std::printf("%3s %-9s %-8s %7s %9s %9s %8s %7s %5s %9s\n", "K", "kernel",
+              "mcpu", "threads", "best", "median", "vs dnnl", "vs 1t", "cpus",
+              "max err");
   bool ok = true;
   std::vector<float> x(L * C);
   unsigned seed = 777;
@@ -368,7 +403,7 @@ bool benchConvThreads(int reps, bool median) {
         DnnlConv *conv = dnnlConvCreate(L, K, C, C, /*blocked=*/true, x.data(),
                                         w.data(), threads);
         auto t = timeBatches(5 * reps, [&] { dnnlConvRun(conv); });
-        dnnlTime[threads] = median ? t.second : t.first;
+        dnnlTime[threads] = median ? t.median : t.best;
         std::vector<float> y(lout * C);
         dnnlConvResult(conv, y.data());
         double e = maxRelError(y, want);
@@ -376,56 +411,85 @@ bool benchConvThreads(int reps, bool median) {
         if (threads > 1)
           std::snprintf(vsOne, sizeof vsOne, "%.2fx",
                         dnnlTime[1] / dnnlTime[threads]);
-        std::printf("%3d %-9s %-8s %7d %9.1f %9.1f %8s %7s %9.1e\n", K,
-                    "onednn", "", threads, gf(t.first), gf(t.second), "", vsOne,
-                    e);
+        std::printf("%3d %-9s %-8s %7d %9.1f %9.1f %8s %7s %5.2f %9.1e\n", K,
+                    "onednn", "", threads, gf(t.best), gf(t.median), "", vsOne,
+                    t.cpus, e);
         dnnlConvDestroy(conv);
       }
       letIdleWorkersSleep();
     }
-    std::string air = "function conv(%x: f32[" + std::to_string(L) + ", " +
-                      std::to_string(C) + "], %w: f32[" + std::to_string(K) +
-                      ", " + std::to_string(C) + ", " + std::to_string(C) +
-                      "]) {\n    %0 = kernel(conv1d, %x, %w)\n    ret %0\n}\n";
-    // This host's CPU, then --mcpu=haswell (the AVX2 figures every x86-64
-    // host with AVX2 should reach), each on 1 and 2 threads.
-    for (const char *cpu : {"", "haswell"}) {
-      double oneThread = 0;
-      for (int threads : {1, 2}) {
-        Kernel k;
-        k.label = "unum";
-        k.cpu = cpu;
-        k.threads = threads;
-        if (!build(k, air.c_str()))
-          return false;
-        std::vector<float> y(lout * C, NAN);
-        Desc2 dx = desc(x.data(), L, C), dy = desc(y.data(), lout, C);
-        Desc3 dw = {w.data(), w.data(), 0, {K, C, C}, {C * C, C, 1}};
-        int32_t status = 0;
-        auto t = timeBatches(
-            5 * reps, [&] { status = k.jit->call("conv", &dx, &dw, &dy); });
-        double time = median ? t.second : t.first;
-        if (threads == 1)
-          oneThread = time;
-        double e = maxRelError(y, want);
-        if (status != 0 || !(e < 1e-4)) {
-          std::printf("!!! MISMATCH: conv1d K=%d --mcpu=%s --threads=%d status "
-                      "%d max rel err %g\n",
-                      K, k.cpu.c_str(), threads, status, e);
-          ok = false;
+    // conv1d alone, then with a bias + relu epilogue (air-fuse-rows blocks
+    // its rows; the threads share those blocks, one fork per call). oneDNN
+    // is timed without the epilogue: `vs dnnl` is for the plain rows only.
+    std::vector<float> bias(C), wantEpilogue(want);
+    fillRandom(bias, seed);
+    for (int64_t l = 0; l < lout; ++l)
+      for (int64_t co = 0; co < C; ++co)
+        wantEpilogue[l * C + co] = std::max(want[l * C + co] + bias[co], 0.f);
+    std::string shapes = "%x: f32[" + std::to_string(L) + ", " +
+                         std::to_string(C) + "], %w: f32[" + std::to_string(K) +
+                         ", " + std::to_string(C) + ", " + std::to_string(C) +
+                         "]";
+    struct Variant {
+      const char *label;
+      std::string air;
+      const std::vector<float> *want;
+    } variants[] = {
+        {"unum",
+         "function conv(" + shapes +
+             ") {\n    %0 = kernel(conv1d, %x, %w)\n    ret %0\n}\n",
+         &want},
+        {"unum+b+r",
+         "function conv(" + shapes + ", %b: f32[" + std::to_string(C) +
+             "]) {\n    %0 = kernel(conv1d, %x, %w)\n"
+             "    %1 = kernel(add, %0, %b)\n    %2 = kernel(max, %1, 0.0)\n"
+             "    ret %2\n}\n",
+         &wantEpilogue}};
+    for (const Variant &v : variants) {
+      bool epilogue = v.want == &wantEpilogue;
+      // This host's CPU, then --mcpu=haswell (the AVX2 figures every x86-64
+      // host with AVX2 should reach), each on 1 and 2 threads.
+      for (const char *cpu : {"", "haswell"}) {
+        double oneThread = 0;
+        for (int threads : {1, 2}) {
+          Kernel k;
+          k.label = v.label;
+          k.cpu = cpu;
+          k.threads = threads;
+          if (!build(k, v.air.c_str()))
+            return false;
+          std::vector<float> y(lout * C, NAN);
+          Desc2 dx = desc(x.data(), L, C), dy = desc(y.data(), lout, C);
+          Desc3 dw = {w.data(), w.data(), 0, {K, C, C}, {C * C, C, 1}};
+          Desc1 db = {bias.data(), bias.data(), 0, {C}, {1}};
+          int32_t status = 0;
+          Timing t = timeBatches(5 * reps, [&] {
+            status = epilogue ? k.jit->call("conv", &dx, &dw, &db, &dy)
+                              : k.jit->call("conv", &dx, &dw, &dy);
+          });
+          double time = median ? t.median : t.best;
+          if (threads == 1)
+            oneThread = time;
+          double e = maxRelError(y, *v.want);
+          if (status != 0 || !(e < 1e-4)) {
+            std::printf("!!! MISMATCH: %s K=%d --mcpu=%s --threads=%d status "
+                        "%d max rel err %g\n",
+                        v.label, K, k.cpu.c_str(), threads, status, e);
+            ok = false;
+          }
+          char vsDnnl[32] = "n/a", vsOne[32] = "";
+          if (dnnlTime[threads] > 0 && !epilogue)
+            std::snprintf(vsDnnl, sizeof vsDnnl, "%.2fx",
+                          dnnlTime[threads] / time);
+          if (threads > 1)
+            std::snprintf(vsOne, sizeof vsOne, "%.2fx", oneThread / time);
+          std::printf("%3d %-9s %-8s %7d %9.1f %9.1f %8s %7s %5.2f %9.1e\n", K,
+                      v.label, k.cpu.empty() ? "host" : cpu, threads,
+                      gf(t.best), gf(t.median), vsDnnl, vsOne, t.cpus, e);
+          std::fflush(stdout);
         }
-        char vsDnnl[32] = "n/a", vsOne[32] = "";
-        if (dnnlTime[threads] > 0)
-          std::snprintf(vsDnnl, sizeof vsDnnl, "%.2fx",
-                        dnnlTime[threads] / time);
-        if (threads > 1)
-          std::snprintf(vsOne, sizeof vsOne, "%.2fx", oneThread / time);
-        std::printf("%3d %-9s %-8s %7d %9.1f %9.1f %8s %7s %9.1e\n", K, "unum",
-                    k.cpu.empty() ? "host" : cpu, threads, gf(t.first),
-                    gf(t.second), vsDnnl, vsOne, e);
-        std::fflush(stdout);
+        letIdleWorkersSleep();
       }
-      letIdleWorkersSleep();
     }
   }
   std::printf("load average at the end of the threads tables: %s\n",

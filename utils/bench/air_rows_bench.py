@@ -80,6 +80,26 @@ function colmax(%x: f32[R, C]) {
     %0 = kernel(max, %x, axes=[0])
     ret %0
 }
+function colmean(%x: f32[R, C]) {
+    %0 = kernel(mean, %x, axes=[0])
+    ret %0
+}
+function colmin(%x: f32[R, C]) {
+    %0 = kernel(min, %x, axes=[0])
+    ret %0
+}
+function colsum64(%x: f64[R, C]) {
+    %0 = kernel(sum, %x, axes=[0])
+    ret %0
+}
+function colmax64(%x: f64[R, C]) {
+    %0 = kernel(max, %x, axes=[0])
+    ret %0
+}
+function midsum(%x: f32[A, R, C]) {
+    %0 = kernel(sum, %x, axes=[1])
+    ret %0
+}
 """
 
 
@@ -101,13 +121,44 @@ def ref_logsumexp(x):
     return np.log(np.exp(x - m[:, None]).sum(axis=1)) + m
 
 
+# The error bound of an f32 sum over a non-last axis (docs/Air.md): chunks of
+# at most 32 rows added in f32, the chunks' sums in f64, rounded once.
+F32_SUM_CHUNK = 32
+
+
+def f32_sum_error(x, axis, count=1):
+    """Largest error docs/Air.md allows an f32 sum (a mean: divided by
+    `count`) over `axis`: (32 - 1) 2^-24 sum |x| + the final rounding."""
+    x = x.astype(np.float64)
+    exact = x.sum(axis=axis) / count
+    return ((F32_SUM_CHUNK - 1) * np.abs(x).sum(axis=axis) / count +
+            np.abs(exact)) * 2.0 ** -24 * (1 + 1e-6)
+
+
+# name: (reference in float64, dtype, rank, axis, sum?); a 3-D input is
+# (3, rows, cols) in the checks and --mid in the timing.
 KERNELS = {
-    "softmax": (ref_softmax, lambda r, c: (r, c)),
-    "layernorm": (ref_layernorm, lambda r, c: (r, c)),
-    "logsumexp": (ref_logsumexp, lambda r, c: (r,)),
-    "colsum": (lambda x: x.astype(np.float64).sum(axis=0), lambda r, c: (c,)),
-    "colmax": (lambda x: x.max(axis=0), lambda r, c: (c,)),
+    "softmax": (ref_softmax, np.float32, 2, None, False),
+    "layernorm": (ref_layernorm, np.float32, 2, None, False),
+    "logsumexp": (ref_logsumexp, np.float32, 2, None, False),
+    "colsum": (lambda x: x.astype(np.float64).sum(axis=0), np.float32, 2, 0,
+               True),
+    "colmax": (lambda x: x.max(axis=0), np.float32, 2, 0, False),
+    "colmean": (lambda x: x.astype(np.float64).mean(axis=0), np.float32, 2, 0,
+                True),
+    "colmin": (lambda x: x.min(axis=0), np.float32, 2, 0, False),
+    "colsum64": (lambda x: x.sum(axis=0), np.float64, 2, 0, True),
+    "colmax64": (lambda x: x.max(axis=0), np.float64, 2, 0, False),
+    "midsum": (lambda x: x.astype(np.float64).sum(axis=1), np.float32, 3, 1,
+               True),
 }
+
+
+def output_shape(name, shape):
+    ref, dtype, rank, axis, _ = KERNELS[name]
+    if axis is None:
+        return shape if name != "logsumexp" else shape[:1]
+    return shape[:axis] + shape[axis + 1:]
 
 
 def call(fn, x, out):
@@ -117,29 +168,56 @@ def call(fn, x, out):
 
 def check(so, rows, cols, rng, same_as=None):
     """Compares every kernel of `so` with numpy; with `same_as` (the
-    one-thread build) also bit for bit with that."""
+    one-thread build) also bit for bit with that. Sums over axes are held to
+    their documented bound, max/min to numpy's value exactly."""
     ok = True
-    x = rng.standard_normal((rows, cols)).astype(np.float32) * 4
-    for name, (ref, shape) in KERNELS.items():
-        out = np.full(shape(rows, cols), np.nan, np.float32)
+    for name, (ref, dtype, rank, axis, is_sum) in KERNELS.items():
+        shape = (rows, cols) if rank == 2 else (3, rows, cols)
+        x = (rng.standard_normal(shape) * 4).astype(dtype)
+        out = np.full(output_shape(name, shape), np.nan, dtype)
         if call(getattr(so, name), x, out) != 0:
-            print("FAIL %s %dx%d: status != 0" % (name, rows, cols))
+            print("FAIL %s %s: status != 0" % (name, shape))
             ok = False
             continue
         if same_as is not None:
-            one = np.full(shape(rows, cols), np.nan, np.float32)
+            one = np.full(out.shape, np.nan, dtype)
             call(getattr(same_as, name), x, one)
             if one.tobytes() != out.tobytes():
-                print("FAIL %s %dx%d: threads change the result" %
-                      (name, rows, cols))
+                print("FAIL %s %s: threads change the result" % (name, shape))
+                ok = False
+        # The same values in a transposed and in a strided view: the same
+        # result.
+        views = [np.asfortranarray(x),
+                 np.repeat(x, 2, axis=-1)[..., ::2]]
+        for view in views:
+            again = np.full(out.shape, np.nan, dtype)
+            if (call(getattr(so, name), view, again) != 0 or
+                    again.tobytes() != out.tobytes()):
+                print("FAIL %s %s: a view of strides %s gives another result"
+                      % (name, shape, view.strides))
                 ok = False
         want = ref(x)
+        if axis is not None and not is_sum:
+            if not np.array_equal(out, want):
+                print("FAIL %s %s: differs from numpy" % (name, shape))
+                ok = False
+            continue
+        if is_sum:
+            count = shape[axis] if name.endswith("mean") else 1
+            bound = (f32_sum_error(x, axis, count) if dtype == np.float32
+                     else 1e-12 * np.abs(x).sum(axis=axis))
+            err = np.max(np.abs(out - want) - bound, initial=-1.0)
+            if not err <= 0:
+                print("FAIL %s %s: error above the bound by %.3g" %
+                      (name, shape, err))
+                ok = False
+            continue
         # Relative, with a floor of 1e-3 of the largest result: values near
         # zero (x - mean) carry the absolute rounding error of their inputs.
         floor = 1e-3 * max(np.max(np.abs(want)), 1e-30)
         err = np.max(np.abs(out - want) / (np.abs(want) + floor))
         if not err <= 1e-5:
-            print("FAIL %s %dx%d: relative error %.3g" % (name, rows, cols, err))
+            print("FAIL %s %s: relative error %.3g" % (name, shape, err))
             ok = False
     return ok
 
@@ -151,6 +229,8 @@ def main():
     ap.add_argument("--cc", default="cc")
     ap.add_argument("--rows", type=int, default=4096)
     ap.add_argument("--cols", type=int, default=1024)
+    ap.add_argument("--mid", default="64,1024,64",
+                    help="A,B,C: midsum's shape (a sum over axis 1)")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--check-only", action="store_true")
     ap.add_argument("--mcpu", default="host",
@@ -186,8 +266,11 @@ def main():
         threaded = ctypes.CDLL(lib)
     rng = np.random.default_rng(7)
     ok = True
-    shapes = [(1, 1), (1, 7), (3, 1), (5, 33), (37, 300), (257, 2049),
-              (args.rows, args.cols)]
+    # Every remainder of the axis-0 reductions: fewer rows than a chunk (8
+    # to 32 rows), a last partial chunk, column blocks of 1024 f32 and their
+    # remainder, strips of 32 columns, single vectors, single columns.
+    shapes = [(1, 1), (1, 7), (3, 1), (5, 33), (37, 300), (9, 1031),
+              (70, 45), (257, 2049), (args.rows, args.cols)]
     for mcpu, so in builds.items():
         for r, c in shapes:
             ok &= check(so, r, c, rng)
@@ -201,11 +284,16 @@ def main():
     import torch
     torch.set_num_threads(1)
     x = rng.standard_normal((args.rows, args.cols)).astype(np.float32)
-    tx = torch.from_numpy(x)
+    x64 = x.astype(np.float64)
+    x3 = rng.standard_normal(
+        tuple(int(d) for d in args.mid.split(","))).astype(np.float32)
+    inputs = {np.float32: {2: x, 3: x3}, np.float64: {2: x64}}
+    tx, tx64, tx3 = (torch.from_numpy(a) for a in (x, x64, x3))
     print("CPU: %s" % cpu_description())
-    print("%dx%d f32, one thread (but the %dt column), %d runs (best / "
-          "median), %s clock; load average %s" % (
-              args.rows, args.cols, args.threads, args.reps, args.clock,
+    print("%dx%d (midsum: %s), one thread (but the %dt column), %d runs "
+          "(best / median), %s clock; load average %s" % (
+              args.rows, args.cols, "x".join(args.mid.split(",")),
+              args.threads, args.reps, args.clock,
               " ".join("%.2f" % a for a in os.getloadavg())))
     print("times in ms; ratios of best times: torch/unum, numpy/unum > 1 "
           "when unum is faster")
@@ -223,6 +311,11 @@ def main():
                           x - m[:, None]).sum(axis=1)) + m)(x.max(axis=1))),
         "colsum": (lambda: tx.sum(dim=0), lambda: x.sum(axis=0)),
         "colmax": (lambda: tx.amax(dim=0), lambda: x.max(axis=0)),
+        "colmean": (lambda: tx.mean(dim=0), lambda: x.mean(axis=0)),
+        "colmin": (lambda: tx.amin(dim=0), lambda: x.min(axis=0)),
+        "colsum64": (lambda: tx64.sum(dim=0), lambda: x64.sum(axis=0)),
+        "colmax64": (lambda: tx64.amax(dim=0), lambda: x64.max(axis=0)),
+        "midsum": (lambda: tx3.sum(dim=1), lambda: x3.sum(axis=1)),
     }
     nt = [] if threaded is None else ["%s %dt" % (first, args.threads)]
     head = ["kernel"] + ["unum %s" % m for m in builds]
@@ -234,16 +327,17 @@ def main():
     width += [12] * (2 * len(builds) + len(nt))
     print(" ".join("%-*s" % (w, h) if i == 0 else "%*s" % (w, h)
                    for i, (w, h) in enumerate(zip(width, head))))
-    for name, (ref, shape) in KERNELS.items():
-        out = np.ones(shape(args.rows, args.cols), np.float32)
+    for name, (ref, dtype, rank, axis, _) in KERNELS.items():
+        xin = inputs[dtype][rank]
+        out = np.ones(output_shape(name, xin.shape), dtype)
         times = {}
         for mcpu, so in builds.items():
             fn = getattr(so, name)
-            times[mcpu] = best_and_median(lambda: call(fn, x, out), args.reps,
+            times[mcpu] = best_and_median(lambda: call(fn, xin, out), args.reps,
                                           clock)
         if threaded is not None:
             fn = getattr(threaded, name)
-            times["threads"] = best_and_median(lambda: call(fn, x, out),
+            times["threads"] = best_and_median(lambda: call(fn, xin, out),
                                                args.reps, clock)
         t_torch = best_and_median(others[name][0], args.reps, clock)
         t_np = best_and_median(others[name][1], args.reps, clock)

@@ -4,6 +4,8 @@ against a bare HTTP round trip plus one Redis write (issue 17's goal: at
 most 1.5x).
 
 usage: utils/bench/serve_bench.py [--build build] [--transitions N] [--repeat R]
+                                  [--perf stat|record --perf-dir DIR]
+                                  [--perf-event E]
 
 Starts a private redis-server and two unum-serve hosts on 127.0.0.1, writes
 an app that is a chain of N built-in Pass functions (they alternate between
@@ -12,6 +14,13 @@ prints its figures with the CPU model and the load average: on a busy
 machine the latencies are noise, the ratio less so, and the CPU time per
 step (user and system, of the hosts and redis-server against the floor's
 client, server and redis-server) hardly depends on the load.
+
+--perf stat: each host runs under `perf stat` (all its threads, from its
+start to its end: the chain runs and a little idle time) and the bench
+prints their task clock, context switches and migrations per transition;
+--perf record: under `perf record -g`, a profile of each host in
+DIR/host0.data and DIR/host1.data (`perf report -i DIR/host0.data
+--no-children`).
 """
 import argparse, json, os, socket, subprocess, sys, tempfile, time
 
@@ -19,6 +28,9 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--build", default="build")
 ap.add_argument("--transitions", type=int, default=200)
 ap.add_argument("--repeat", type=int, default=10)
+ap.add_argument("--perf", choices=["stat", "record"])
+ap.add_argument("--perf-dir", default=".")
+ap.add_argument("--perf-event", help="--perf record: the event (default cycles)")
 args = ap.parse_args()
 bin_dir = os.path.abspath(os.path.join(args.build, "bin"))
 
@@ -68,20 +80,54 @@ try:
         url_map = os.path.join(d, "urls.json")
         with open(url_map, "w") as f:
             json.dump(urls, f)
+        perfs, hosts = [], []
         for h in (0, 1):
             cmd = [os.path.join(bin_dir, "unum-serve"), app, "--listen",
                    "127.0.0.1:%d" % ports[h], "--store", store, "--url-map", url_map]
             for i in range(1, n + 1):
                 if i % 2 == h:
                     cmd += ["--function", "S%d" % i]
-            procs.append(subprocess.Popen(cmd, stderr=subprocess.DEVNULL))
+            if args.perf == "stat":
+                cmd = ["perf", "stat", "-x", ",", "-e",
+                       "task-clock,context-switches,cpu-migrations", "-o",
+                       os.path.join(args.perf_dir, "host%d.stat" % h), "--"] + cmd
+            elif args.perf == "record":
+                cmd = ["perf", "record", "-q", "-g"] + (
+                    ["-e", args.perf_event] if args.perf_event else []) + ["-o",
+                       os.path.join(args.perf_dir, "host%d.data" % h), "--"] + cmd
+            p = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
+            (perfs if args.perf else procs).append(p)
+            hosts.append(p.pid)
         for p in ports:
             wait_port(p)
+        if args.perf:
+            # The hosts are perf's children: their pids for the CPU times.
+            for h, pid in enumerate(hosts):
+                with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+                    hosts[h] = int(f.read().split()[0])
         rc = subprocess.call([os.path.join(bin_dir, "unum-serve-bench"), "--store", store,
                               "--app", app, "--url-map", url_map,
                               "--transitions", str(n), "--repeat", str(args.repeat),
-                              "--host-pids", ",".join(str(p.pid) for p in procs[1:]),
+                              "--host-pids", ",".join(str(pid) for pid in hosts),
                               "--redis-pid", str(procs[0].pid)])
+        for pid in hosts if args.perf else []:
+            os.kill(pid, 15)  # perf writes its output once its host ended
+        for p in perfs:
+            p.wait()
+        if args.perf == "stat":
+            steps = n * args.repeat
+            total = {}
+            for h in range(len(perfs)):
+                with open(os.path.join(args.perf_dir, "host%d.stat" % h)) as f:
+                    for line in f:
+                        fields = line.strip().split(",")
+                        if len(fields) > 2 and fields[0] and fields[0][0].isdigit():
+                            total[fields[2]] = total.get(fields[2], 0) + float(fields[0])
+            print("perf stat, both hosts, per transition: %.1f us task clock, "
+                  "%.2f context switches, %.2f migrations" % (
+                      total.get("task-clock", 0) * 1e3 / steps,
+                      total.get("context-switches", 0) / steps,
+                      total.get("cpu-migrations", 0) / steps))
         sys.exit(rc)
 finally:
     for p in procs:

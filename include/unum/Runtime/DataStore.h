@@ -175,6 +175,26 @@ public:
     std::string function;
     std::string payload; // wire JSON (encodePayload)
   };
+  /// Whether putIfAbsent can also write outbox entries, atomically with the
+  /// record and only when the put wins (putIfAbsentIssuing). A host whose
+  /// store can answers a continuation that its sender journaled this way
+  /// without any store access (docs/Deploy.md); the others journal it
+  /// before answering.
+  virtual bool issuesWithPut() const { return false; }
+  /// putIfAbsent that also adds `issues` to the session's outbox (as
+  /// stageIssued would, by id) if and only if the put wins, in the same
+  /// atomic operation: a losing put leaves no entry. Staged outbox changes
+  /// are written first, as for any write. Only where issuesWithPut(); the
+  /// default fails.
+  virtual Result<PutResult>
+  putIfAbsentIssuing(const std::string &session, const std::string &instance,
+                     std::string record, const std::vector<Effect> &effects,
+                     NameList retire, const std::vector<Pending> &issues) {
+    if (!issues.empty())
+      return Status::error(describe() +
+                           ": cannot write outbox entries with a checkpoint");
+    return putIfAbsent(session, instance, std::move(record), effects, retire);
+  }
   /// Stages `id` as issued to `function`, or as finished. What is staged
   /// becomes durable with the store's next write operation (inside its
   /// transaction on SQLite, just before it on Redis) or at flushOutbox(),

@@ -30,7 +30,9 @@
 // functions' data); other methods get 405. A connection is kept alive
 // between requests when its client asks for it (HTTP/1.1, Content-Length
 // bodies), idle for at most 5 s; other answers close it. Handlers must be
-// quick (queue the work, then answer 202).
+// quick: they answer (202), and may leave the work itself to Reply::after,
+// which runs on the connection's thread after the answer while another
+// thread takes over the connection if its next request comes meanwhile.
 //
 //===----------------------------------------------------------------------===//
 #ifndef UNUM_RUNTIME_HTTPSERVER_H
@@ -81,19 +83,37 @@ struct HttpServerOptions {
 /// thread while the server lives. Lifetime: whatever the handler and onGet
 /// use must outlive the server; the destructor (one thread, after every
 /// other call has returned) stops accepting, cuts the connections still
-/// being read, lets the running handlers finish, and joins every
-/// connection's thread, so no handler runs after it returns. The server's
+/// being read, lets the running handlers and Reply::after work finish, and
+/// waits for every connection's thread to end, so no handler runs after it
+/// returns. The server's
 /// state is private to HttpServer.cpp (a pimpl): not copyable or movable.
 class HttpServer {
 public:
   /// Answers a POST of `body` to `path` ("/fn/Name").
   using Handler = std::function<HttpResponse(const std::string &path,
                                              const std::string &body)>;
+  /// An answer, and work to do once it is written.
+  struct Reply {
+    HttpResponse response;
+    /// Runs on the connection's thread once the answer is written (or
+    /// could not be: it runs anyway, exactly once), outside the
+    /// maxHandlers bound (the caller bounds it). Meanwhile the connection's
+    /// next request is served by another thread (an epoll thread watches
+    /// the connection while `after` runs and hands it over when a request
+    /// arrives): no head-of-line blocking. The destructor waits for it.
+    std::function<void()> after;
+  };
+  using ReplyHandler =
+      std::function<Reply(const std::string &path, const std::string &body)>;
 
   /// Listens on HOST:PORT (port 0: any free port). Without a secret in
   /// `options`, a HOST that is not a loopback address is an error.
   static Result<std::unique_ptr<HttpServer>>
   listen(const std::string &host, int port, Handler handler,
+         HttpServerOptions options = {});
+  /// The same with a handler that may leave work to do after its answer.
+  static Result<std::unique_ptr<HttpServer>>
+  listen(const std::string &host, int port, ReplyHandler handler,
          HttpServerOptions options = {});
   /// Stops accepting, cuts the connections that are still being read,
   /// and waits for every connection's thread to end.

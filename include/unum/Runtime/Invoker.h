@@ -8,7 +8,8 @@
 //    again (like an asynchronous FaaS retry) up to a limit. The first
 //    invocation a running task issues runs next on the same worker (a
 //    scheduler's "run next" slot: no queue, no lock, warm caches); any
-//    further ones go to the shared queue for the other workers.
+//    further ones go to the shared queue for the other workers. A caller's
+//    thread may run an invocation itself (invokeHere) while a slot is free.
 //  * HttpInvoker: POSTs the payload as JSON to a per-function URL (a FaaS
 //    gateway); a 2xx answer means accepted.
 //  * makeLambdaInvoker: AWS Lambda's asynchronous Invoke (SigV4-signed);
@@ -50,6 +51,16 @@ public:
   /// True if invoke waits for a round trip, so that issuing many
   /// invocations concurrently pays off.
   virtual bool blocking() const { return false; }
+  /// True if an invocation of `function` leaves this process for a host
+  /// that takes a payload carrying its outbox entry (the "Outbox" wire
+  /// field, Payload.h) without journaling it: unum-serve's peers. The
+  /// runtime then writes that entry itself, with the sender's checkpoint
+  /// and only if its put wins (DataStore::putIfAbsentIssuing), where the
+  /// store can. Default: false (the receiver journals what it accepts).
+  virtual bool carriesOutboxEntries(const std::string &function) const {
+    (void)function;
+    return false;
+  }
 
 protected:
   friend struct detail::InvokerAccess;
@@ -64,9 +75,9 @@ protected:
 /// The local platform: a pool of worker threads that run the dispatch
 /// function per invocation, delivering a crashed one again.
 ///
-/// Thread safety: invoke() and wait() may be called from any thread,
-/// workers included. The setters are not synchronised: call them before the
-/// first invoke() (getDispatch() too, or only while nothing runs).
+/// Thread safety: invoke(), invokeHere() and wait() may be called from any
+/// thread, workers included. The setters are not synchronised: call them
+/// before the first invoke() (getDispatch() too, or only while nothing runs).
 /// Lifetime: the destructor lets the workers run every queued invocation
 /// (and what those issue), then joins them; whatever the dispatch function
 /// uses (a Runtime) must outlive the pool. (LocalRunner owns one and gets
@@ -96,6 +107,14 @@ public:
   void setOnAccept(OnAccept f);
 
   Status invoke(const std::string &function, Payload &&payload) override;
+  /// invoke(), but run on the calling thread when a slot is free (fewer
+  /// than `workers` invocations run, here and on the pool's threads
+  /// together, and none is queued): the thread is one of the pool's
+  /// workers until it returns (what the invocation issues first runs next
+  /// here; wait() counts it; a crash goes to the queue). Else queued, as
+  /// invoke() does. A function host's connection thread calls it after its
+  /// 202 (no hand-off to a worker).
+  Status invokeHere(const std::string &function, Payload &&payload);
 
   /// Blocks until no invocation is queued or running.
   void wait();

@@ -8,7 +8,8 @@
 //    "Fan-out": {"Type": "Map", "Index": 1, "Size": 3,
 //                "OuterLoop": {"Type": "Parallel", "Index": 0, "Size": 2}},
 //    "GC": {"Checkpoint": "<instance>", "Set": "<completion set>"},
-//    "Execution": {"Input": <the execution's input>, "StartTime": "..."}}
+//    "Execution": {"Input": <the execution's input>, "StartTime": "..."},
+//    "Outbox": {"Id": <entry id>, "Issued": <ms since 1970>, "Fresh": true}}
 //
 // Source "http" carries the input itself; Source "checkpoint" (what a fan-in
 // completer sends) carries the ordered list of instance names whose
@@ -18,6 +19,12 @@
 // own; GC.Set names the completion set a fan-in target consumes.
 // Execution (only where a state reads $$.Execution.Input or StartTime) is
 // fixed where the execution starts and passed on unchanged.
+// Outbox (a continuation between unum-serve hosts on a store that journals
+// it with the sender's checkpoint, docs/Deploy.md) names the outbox entry
+// the sender wrote atomically with its checkpoint: the receiver answers
+// without journaling it and retires that entry once it ran; Fresh: the
+// sender's put won (the receiver skips its checkpoint lookup). It is decoded
+// into the in-process hints, not into a public field.
 //
 //===----------------------------------------------------------------------===//
 #ifndef UNUM_RUNTIME_PAYLOAD_H
@@ -93,6 +100,9 @@ private:
     bool noCheckpoint = false;
     const detail::FunctionNode *target = nullptr;
     uint64_t outboxId = 0;
+    /// The "Outbox" wire field: when the sender wrote the entry (ms since
+    /// 1970); 0: the payload carries no entry (not on the wire).
+    int64_t issuedMs = 0;
   };
   Hints hints;
 };

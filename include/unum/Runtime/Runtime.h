@@ -235,6 +235,12 @@ public:
     /// journaled in the store anyway when durable). A long-running function
     /// host turns this off: no session of its ever "ends" in its memory.
     bool keepResults = true;
+    /// (trackInFlight) How old an outbox entry that its sender journaled
+    /// (a payload's "Outbox" field: the sender's host POSTs it right after
+    /// writing it) must be before redeliver() takes it: a younger one is
+    /// probably on its way here by HTTP, and delivering it from the store
+    /// too would run it twice. unum-serve: two sweep intervals.
+    std::chrono::milliseconds issueGrace{0};
   };
 
   LocalRunner(const App &app, DataStore &store, Options options);
@@ -261,7 +267,9 @@ public:
 
   /// Delivers again, onto the pool, the session's pending outbox entries
   /// whose function `take` accepts, except those this runner is working on
-  /// (Options::trackInFlight), without waiting for them. Returns how many.
+  /// (Options::trackInFlight) and those journaled by their sender less
+  /// than Options::issueGrace ago, without waiting for them (never as
+  /// fresh: they look for their checkpoint). Returns how many.
   Result<size_t>
   redeliver(const std::string &session,
             const std::function<bool(const std::string &function)> &take);
@@ -279,7 +287,11 @@ public:
   /// looks for the instance's checkpoint (so that the run skips that
   /// lookup when there is none). An error: the invocation is not
   /// accepted (the sender tries again; a journal entry that was written
-  /// anyway is delivered again by redeliver()).
+  /// anyway is delivered again by redeliver()). A payload that carries the
+  /// outbox entry its sender journaled (the "Outbox" wire field) is not
+  /// journaled again and costs no store access: it goes onto the pool
+  /// (dropped if this runner already works on that entry, with
+  /// Options::trackInFlight), and finishing it removes that entry.
   Status accept(const std::string &function, Payload &&payload);
 
   /// accept() for a workflow's start that reaches a function host (a
@@ -287,6 +299,16 @@ public:
   /// also journals a start marker, so that collectSessions() deletes the
   /// session once all its work is done.
   Status acceptNewSession(const std::string &function, Payload &&payload);
+  /// accept() (acceptNewSession() with `newSession`) for a host that
+  /// answers before the invocation runs: on success the invocation is not
+  /// queued but left in `run`, which the caller must call exactly once,
+  /// after its answer: it runs the invocation on the calling thread when
+  /// one of the `workers` slots is free (ThreadPoolInvoker::invokeHere),
+  /// else queues it. (No hand-off to a worker thread on the critical
+  /// path.) Call it before the runner is destroyed; wait() does not see the
+  /// invocation until `run` is called.
+  Status admit(const std::string &function, Payload &&payload,
+               std::function<void()> &run, bool newSession = false);
   /// Deletes, among `sessions` (DataStore::unfinishedSessions()), those
   /// started by acceptNewSession() (on any host sharing the store) whose
   /// work is all done (their outbox holds no invocation), once this runner

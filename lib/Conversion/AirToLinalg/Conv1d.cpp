@@ -19,11 +19,17 @@
 // Channels that do not fill N vectors take a block with masked loads and
 // stores (vector.maskedload / maskedstore), so any C_out works; output
 // positions that do not fill R rows take a block with fewer rows (static L)
-// or one row at a time (dynamic L). Nothing is gathered or scattered.
+// or blocks of 4, 2 and 1 rows as their count needs (dynamic L). Nothing is
+// gathered or scattered.
 //
 // The loop over blocks of R output positions is the outer one, with every
 // channel block inside: with threads it is the one loop shared between them
-// (one fork per call; each thread reads its half of x once).
+// (one fork per call; each thread reads its half of x once). A conv1d with
+// an elementwise epilogue (bias, relu, ...) comes blocked by air-fuse-rows:
+// an scf.for over blocks of output rows (marked air.row_blocks) holding the
+// conv1d into a block temporary and the epilogue. There the register blocks
+// stay serial and that row-block loop is the one shared, epilogue included
+// (still one fork per call, not one per row block).
 //
 // Runs on the bufferized kernel bodies: it matches the conv1d generic of
 // convert-air-to-linalg, (l, k, c, o) with maps (l * s + k, c), (k, c, o),
@@ -36,6 +42,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Parallel.h"
+#include "RowFusion.h"
 #include "unum/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -43,8 +50,13 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace unum {
 #define GEN_PASS_DEF_AIRVECTORIZECONV1D
@@ -230,17 +242,28 @@ public:
                            });
     // Blocks of output positions write disjoint rows of y.
     unum::air::parallelize(b, blocks, threads, useThreads);
-    // The rows left: one block (static) or one row at a time (dynamic).
+    // The rows left: one block (static) or, dynamic, blocks of the powers
+    // of two their count is made of (4 + 2 + 1 rows for 7; at most R - 1):
+    // a few register blocks, none row by row (the blocks of air-fuse-rows
+    // leave 64 mod R rows in each).
     if (staticRows >= 0) {
       if (staticRows % r)
         allChannels(fullRows, staticRows % r, shape.vectors);
       return;
     }
-    scf::ForOp::create(b, loc, fullRows, rowsOut, index(1), ValueRange{},
-                       [&](OpBuilder &, Location, Value l0, ValueRange) {
-                         allChannels(l0, 1, shape.vectors);
-                         scf::YieldOp::create(b, loc);
-                       });
+    Value left = arith::SubIOp::create(b, loc, rowsOut, fullRows);
+    Value at = fullRows;
+    for (int64_t bit = llvm::PowerOf2Ceil(r) / 2; bit >= 1; bit /= 2) {
+      Value rows = arith::AndIOp::create(b, loc, left, index(bit));
+      Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rows,
+                                        index(0));
+      Value from = at;
+      scf::IfOp::create(b, loc, any, [&](OpBuilder &, Location) {
+        allChannels(from, bit, shape.vectors);
+        scf::YieldOp::create(b, loc);
+      });
+      at = add(at, rows);
+    }
   }
 
 private:
@@ -376,6 +399,53 @@ private:
   bool isFloat = true;
 };
 
+/// Size `d` of `v` as a value available before `loop`: a constant, a
+/// memref.dim of a buffer defined outside it, or the size of a subview
+/// taken inside it from a value defined outside. Null if none.
+Value sizeBefore(OpBuilder &b, scf::ForOp loop, Value v, int64_t d) {
+  Location loc = loop.getLoc();
+  auto type = cast<MemRefType>(v.getType());
+  if (!type.isDynamicDim(d))
+    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
+  if (loop.isDefinedOutsideOfLoop(v))
+    return memref::DimOp::create(b, loc, v, d);
+  auto sub = v.getDefiningOp<memref::SubViewOp>();
+  if (!sub || sub.getDroppedDims().any())
+    return Value();
+  OpFoldResult size = sub.getMixedSizes()[d];
+  if (auto value = dyn_cast<Value>(size))
+    return loop.isDefinedOutsideOfLoop(value) ? value : Value();
+  return arith::ConstantIndexOp::create(b, loc, *getConstantIntValue(size));
+}
+
+/// The row blocks of air-fuse-rows holding `conv` (a conv1d and its
+/// epilogue) when the threads can share them instead of the conv1d's own
+/// blocks: the loop is outside any other, has no results and its
+/// iterations write disjoint memory (RowFusion.h). Null otherwise.
+scf::ForOp shareableRowBlocks(linalg::GenericOp conv) {
+  auto loop = dyn_cast<scf::ForOp>(conv->getParentOp());
+  if (!loop || !loop->hasAttr(unum::air::kRowBlocksAttr) ||
+      loop.getNumResults() != 0 ||
+      loop->getParentOfType<LoopLikeOpInterface>() ||
+      !unum::air::writesOwnMemory(loop))
+    return {};
+  return loop;
+}
+
+/// Multiply-adds per output row of `conv` (K C_in C_out), computed before
+/// `loop`; null if a size is only known inside it.
+Value macsPerRow(OpBuilder &b, scf::ForOp loop, linalg::GenericOp conv) {
+  Value w = conv.getDpsInputs()[1];
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < 3; ++d) {
+    Value size = sizeBefore(b, loop, w, d);
+    if (!size)
+      return Value();
+    sizes.push_back(size);
+  }
+  return unum::air::product(b, loop.getLoc(), sizes);
+}
+
 struct AirVectorizeConv1dPass
     : public unum::impl::AirVectorizeConv1dBase<AirVectorizeConv1dPass> {
   using Base::Base;
@@ -392,9 +462,33 @@ struct AirVectorizeConv1dPass
         convs.push_back({op, s});
     });
     IRRewriter rewriter(&getContext());
+    // Row-block loops the threads share (conv1d + epilogue), with the
+    // call's multiply-adds per output row (of every conv1d they hold).
+    llvm::MapVector<Operation *, Value> rowBlocks;
+    if (threads > 1) {
+      llvm::DenseSet<Operation *> refused;
+      for (auto [op, s] : convs) {
+        scf::ForOp loop = shareableRowBlocks(op);
+        if (!loop || refused.contains(loop))
+          continue;
+        rewriter.setInsertionPoint(loop);
+        Value macs = macsPerRow(rewriter, loop, op);
+        if (!macs) {
+          refused.insert(loop);
+          rowBlocks.erase(loop);
+          continue;
+        }
+        Value &sum = rowBlocks[loop];
+        sum =
+            sum ? rewriter.createOrFold<arith::AddIOp>(loop.getLoc(), sum, macs)
+                : macs;
+      }
+    }
     for (auto [op, s] : convs) {
       rewriter.setInsertionPoint(op);
-      Conv1dEmitter emitter(rewriter, op, s, vectorBits, registers, threads);
+      bool shared = rowBlocks.contains(op->getParentOp());
+      Conv1dEmitter emitter(rewriter, op, s, vectorBits, registers,
+                            shared ? 1 : threads);
       // The output's initial value, filled right before: in registers.
       auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
       bool fills = fill && fill.getDpsInits()[0] == op.getDpsInits()[0] &&
@@ -406,6 +500,20 @@ struct AirVectorizeConv1dPass
       rewriter.eraseOp(op);
       if (fills)
         rewriter.eraseOp(fill);
+    }
+    // One fork per call: the threads share the row blocks, each running
+    // the conv1d and the epilogue of its blocks.
+    for (auto [op, macs] : rowBlocks) {
+      auto loop = cast<scf::ForOp>(op);
+      rewriter.setInsertionPoint(loop);
+      Location loc = loop.getLoc();
+      Value rows = rewriter.createOrFold<arith::SubIOp>(
+          loc, loop.getUpperBound(), loop.getLowerBound());
+      Value enough = unum::air::enoughWork(
+          rewriter, loc, unum::air::product(rewriter, loc, {rows, macs}),
+          unum::air::kMinParallelMacs);
+      loop->removeAttr(unum::air::kRowBlocksAttr);
+      unum::air::parallelize(rewriter, loop, threads, enough);
     }
   }
 };

@@ -1,28 +1,28 @@
 //===- Reductions.cpp - reductions over outer axes, vectorised ------------===//
 //
 // y[j] = combine over rows r of f(x[r, j]) (axis-0 sum, max, mean, ... of a
-// row-major array, or any leading axes) as explicit vector code sized for
-// the target, instead of a scalar loop nest left to LLVM's vectoriser:
+// row-major array, any leading axes, or middle axes after parallel ones) as
+// explicit vector code sized for the target, instead of a scalar loop nest
+// left to LLVM's vectoriser:
 //
 //   for panel in [0, P)                      (scf.parallel with threads)
 //     for (outer parallel and reduction loops)
 //       for c0 in panel's columns step CB      column block (1024 f32)
-//         for r0 in rows step RB               chunk of rows (4 to 32)
+//         for r0 in rows step RB               chunk of rows (8 to 32)
 //           for j0 in block's strips step U*W  U accumulators of W lanes
-//             acc[u] = y[j0 + u W : +W]
+//             acc[u] = y[j0 + u W : +W]        (0 for an f32 sum, below)
 //             for r in [r0, r0 + RB): acc[u] = combine(acc[u], f(x[r, ...]))
-//             y[j0 + u W : +W] = acc[u]
+//             y[j0 + u W : +W] = acc[u]        (y += f64(acc[u]))
 //           the columns left: single vectors, then one column at a time
 //
 // The accumulators live in registers over a chunk of rows and the loads of x
-// are contiguous along each row; a chunk (RB x CB, 16 KB of x) keeps the
-// rows a strip walks through in L1 for the next strip. Narrow arrays take
-// whole rows and up to 32 of them; a wide one (a row over 4 KB) is cut into
-// column blocks of 4 rows at a time, so that its block of accumulators stays
-// in L1 too and is loaded and stored once per 4 rows (one chunk of 1-2
-// whole rows loaded and stored the accumulators of 4096 columns every row:
-// 0.5x numpy at 1024x4096). W is one register of the widest type in the
-// body (f32 sums accumulate in f64: 4 f64 lanes on AVX2).
+// are contiguous along each row. Narrow arrays take whole rows and up to 32
+// of them; a wide one (a row over 4 KB) is cut into column blocks of 8 rows
+// at a time, so that its block of accumulators stays in L1 too and is loaded
+// and stored once per 8 rows (one chunk of 1-2 whole rows loaded and stored
+// the accumulators of 4096 columns every row: 0.5x numpy at 1024x4096). W is
+// one register of the widest type the body computes in; an f64 sum of f32
+// terms adds each chunk in f32 (8 lanes on AVX2) and then into the f64 sum.
 //
 //===----------------------------------------------------------------------===//
 #include "Reductions.h"
@@ -50,17 +50,23 @@ bool unum::air::isOuterReduction(linalg::GenericOp op) {
   unsigned n = op.getNumLoops();
   if (n < 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics())
     return false;
-  unsigned k = op.getNumReductionLoops();
-  if (k == 0 || k == n)
-    return false;
+  // Parallel loops [0, p), the reduction loops [p, p + k), then at least
+  // one parallel loop (the columns).
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  for (unsigned d = 0; d < n; ++d)
-    if ((d < k) != (iters[d] == utils::IteratorType::reduction))
+  unsigned p = 0;
+  while (p < n && iters[p] == utils::IteratorType::parallel)
+    ++p;
+  unsigned k = op.getNumReductionLoops();
+  if (k == 0 || p + k >= n)
+    return false;
+  for (unsigned d = p; d < n; ++d)
+    if ((d < p + k) != (iters[d] == utils::IteratorType::reduction))
       return false;
   MLIRContext *ctx = op.getContext();
   SmallVector<AffineExpr> outExprs;
-  for (unsigned d = k; d < n; ++d)
-    outExprs.push_back(getAffineDimExpr(d, ctx));
+  for (unsigned d = 0; d < n; ++d)
+    if (d < p || d >= p + k)
+      outExprs.push_back(getAffineDimExpr(d, ctx));
   OpOperand &init = op.getDpsInitsMutable()[0];
   if (op.getMatchingIndexingMap(&init) != AffineMap::get(n, 0, outExprs, ctx) ||
       !byteSized(getElementTypeOrSelf(init.get().getType())) ||
@@ -101,6 +107,23 @@ bool unum::air::isOuterReduction(linalg::GenericOp op) {
 }
 
 namespace {
+/// The extf of a body ending in `out + extf(v)` with v an f32 and out an f64
+/// (an f32 sum accumulated in f64), else null.
+arith::ExtFOp widenedTerm(Block *body) {
+  BlockArgument acc = body->getArguments().back();
+  auto add =
+      body->getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add || !acc.hasOneUse() || !acc.getType().isF64())
+    return {};
+  Value other = add.getLhs() == acc   ? add.getRhs()
+                : add.getRhs() == acc ? add.getLhs()
+                                      : Value();
+  auto ext = other ? other.getDefiningOp<arith::ExtFOp>() : nullptr;
+  if (!ext || !ext->hasOneUse() || !ext.getIn().getType().isF32())
+    return {};
+  return ext;
+}
+
 class OuterReduction {
 public:
   OuterReduction(RewriterBase &b, linalg::GenericOp op,
@@ -108,14 +131,28 @@ public:
       : b(b), loc(op.getLoc()), op(op), target(target) {
     n = op.getNumLoops();
     k = op.getNumReductionLoops();
+    SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+    p = 0;
+    while (iters[p] == utils::IteratorType::parallel)
+      ++p;
     out = op.getDpsInits()[0];
+    Block *body = op.getBody();
+    arith::ExtFOp ext = widenedTerm(body);
+    if (ext)
+      term = ext.getIn();
+    // The lanes: one register of the widest type the loop body computes in
+    // (an f64 sum of f32 terms computes in f32, see emit()).
     int64_t bits = 8;
-    for (BlockArgument arg : op.getBody()->getArguments())
-      bits = std::max<int64_t>(bits, arg.getType().getIntOrFloatBitWidth());
-    for (Operation &inner : op.getBody()->without_terminator())
+    for (BlockArgument arg : body->getArguments())
+      if (!term || arg != body->getArguments().back())
+        bits = std::max<int64_t>(bits, arg.getType().getIntOrFloatBitWidth());
+    for (Operation &inner : body->without_terminator()) {
+      if (ext && (&inner == ext.getOperation() || &inner == *ext->user_begin()))
+        continue; // the f64 add of the term
       if (!inner.getResult(0).getType().isInteger(1))
         bits = std::max<int64_t>(
             bits, inner.getResult(0).getType().getIntOrFloatBitWidth());
+    }
     lanes = std::max<int64_t>(1, target.vectorBits / bits);
     // Accumulators, the loaded row segments and the body's temporaries.
     unroll = std::clamp<int64_t>((target.registers - 4) / 3, 1, 4);
@@ -170,7 +207,7 @@ private:
   /// The body on `width` columns from ivs[n - 1], accumulating into `acc`.
   Value step(ArrayRef<Value> ivs, Value acc, int64_t width);
   /// Columns [j0, j0 + count * width) of the output for the rows
-  /// [r0, r1) of dim k - 1: `count` accumulators of `width` lanes.
+  /// [r0, r1) of dim p + k - 1: `count` accumulators of `width` lanes.
   void strip(SmallVector<Value> ivs, Value j0, int64_t count, int64_t width,
              Value r0, Value r1);
 
@@ -178,9 +215,12 @@ private:
   Location loc;
   linalg::GenericOp op;
   unum::air::MatmulTarget target;
-  unsigned n, k;
+  /// Loops: parallel [0, p), reductions [p, p + k), parallel [p + k, n).
+  unsigned n, k, p;
   int64_t lanes, unroll;
   Value out;
+  /// For an f64 sum of f32 terms: the f32 term (see emit()).
+  Value term;
   SmallVector<Value> sizes;
 };
 
@@ -206,25 +246,40 @@ Value OuterReduction::step(ArrayRef<Value> ivs, Value acc, int64_t width) {
     else
       map.map(arg, splat(memref::LoadOp::create(b, loc, v, indices)));
   }
-  map.map(body->getArguments().back(), acc);
   // Without fast-math flags: each element is combined in row order, so
   // nothing (LLVM included) may reassociate it.
+  if (term) {
+    Value v = unum::air::cloneBodyOnVectors(b, loc, body, map, width,
+                                            /*keepFastMath=*/false, term);
+    return arith::AddFOp::create(b, loc, acc, v);
+  }
+  map.map(body->getArguments().back(), acc);
   return unum::air::cloneBodyOnVectors(b, loc, body, map, width,
                                        /*keepFastMath=*/false);
 }
 
 void OuterReduction::strip(SmallVector<Value> ivs, Value j0, int64_t count,
                            int64_t width, Value r0, Value r1) {
-  SmallVector<Value> outIdx(ivs.begin() + k, ivs.end());
-  auto accType = VectorType::get({width}, getElementTypeOrSelf(out.getType()));
+  SmallVector<Value> outIdx;
+  for (unsigned d = 0; d < n; ++d)
+    if (d < p || d >= p + k)
+      outIdx.push_back(ivs[d]);
+  auto outType = VectorType::get({width}, getElementTypeOrSelf(out.getType()));
   SmallVector<Value> cols, acc;
   for (int64_t u = 0; u < count; ++u) {
     cols.push_back(add(j0, cst(u * width)));
     outIdx.back() = cols.back();
-    acc.push_back(vector::LoadOp::create(b, loc, accType, out, outIdx));
+    if (term)
+      acc.push_back(arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(VectorType::get({width}, b.getF32Type()),
+                                 b.getF32FloatAttr(0.0))));
+    else
+      acc.push_back(vector::LoadOp::create(b, loc, outType, out, outIdx));
   }
+  unsigned rowDim = p + k - 1;
   scf::ForOp rows = forLoop(r0, r1, cst(1), acc, [&](Value r, ValueRange a) {
-    ivs[k - 1] = r;
+    ivs[rowDim] = r;
     SmallVector<Value> next;
     for (int64_t u = 0; u < count; ++u) {
       ivs[n - 1] = cols[u];
@@ -234,7 +289,14 @@ void OuterReduction::strip(SmallVector<Value> ivs, Value j0, int64_t count,
   });
   for (int64_t u = 0; u < count; ++u) {
     outIdx.back() = cols[u];
-    vector::StoreOp::create(b, loc, rows.getResult(u), out, outIdx);
+    Value result = rows.getResult(u);
+    if (term) {
+      // out += the chunk's f32 partial sum, in f64.
+      Value wide = arith::ExtFOp::create(b, loc, outType, result);
+      Value old = vector::LoadOp::create(b, loc, outType, out, outIdx);
+      result = arith::AddFOp::create(b, loc, old, wide);
+    }
+    vector::StoreOp::create(b, loc, result, out, outIdx);
   }
 }
 
@@ -247,12 +309,23 @@ void OuterReduction::emit() {
   Value columns = sizes.back();
   // A chunk of RB rows x CB columns: the strips keep their accumulators in
   // registers over its RB rows (their loads and stores are 1/RB of the
-  // work), and its rows stay in L1 (16 KB of the inputs) while the strips
-  // walk across them. Narrow arrays take whole rows, RB = 16 KB / (columns x
-  // input bytes) up to 32; wide ones (RB would be < 4) take RB = 4 and
-  // column blocks of CB = 16 KB / (4 x input bytes), whole strips, so that
-  // the block's accumulators (loaded and stored once per chunk) stay in L1
-  // too instead of a whole row of them (a row of 4096 f64 sums is 32 KB).
+  // work), and the strips walk across the chunk's rows together. Narrow
+  // arrays take whole rows, RB = 32 KB / (columns x input bytes) up to 32;
+  // wide ones (RB would be < 8) take RB = 8 and column blocks of CB = 32 KB
+  // / (8 x input bytes), whole strips (1024 f32 columns: a 4 KB run of each
+  // row, so that the block's accumulators, loaded and stored once per
+  // chunk, stay in L1 instead of a whole row of them). Measured on an AVX2
+  // host: 8 x 4 KB runs beat 4 x 4 KB (wide arrays, f32 sums 10-25% faster)
+  // and 8 x 2 KB (up to 1.5x slower: too many short streams).
+  //
+  // An f64 sum of f32 terms (`term`) adds the chunk's RB rows in f32
+  // registers, 8 lanes on AVX2 instead of 4 (an f64 add of each term needs
+  // a conversion too: twice the work of numpy's f32 loop), from +0, then
+  // adds that partial sum to the f64 sum in memory: the error of each
+  // output is at most (RB - 1) 2^-24 of the sum of |terms| over a chunk,
+  // RB <= 32 (docs/Air.md#semantics-worth-knowing). The chunks depend on
+  // the shape only, so the result does not depend on the target or the
+  // threads.
   int64_t inBytes = 1;
   for (OpOperand *in : op.getDpsInputOperands())
     if (isa<MemRefType>(in->get().getType()) &&
@@ -261,7 +334,7 @@ void OuterReduction::emit() {
           inBytes,
           getElementTypeOrSelf(in->get().getType()).getIntOrFloatBitWidth() /
               8);
-  constexpr int64_t kChunkBytes = 16384, kMinRows = 4, kMaxRows = 32;
+  constexpr int64_t kChunkBytes = 32768, kMinRows = 8, kMaxRows = 32;
   Value rb = b.createOrFold<arith::MaxSIOp>(
       loc, cst(kMinRows),
       min(cst(kMaxRows),
@@ -271,41 +344,59 @@ void OuterReduction::emit() {
   Value cb =
       cst(std::max<int64_t>(s, kChunkBytes / inBytes / kMinRows / s * s));
   int64_t panels = target.threads > 1 ? target.threads : 1;
-  // Panels of whole strips, so that the columns are cut into strips,
+  // One panel per thread: with leading parallel dims (a middle axis), a
+  // range of the outermost one (whole slices, every column); else panels of
+  // whole strips of columns, so that the columns are cut into strips,
   // vectors and single columns the same way for any number of threads.
+  bool slices = p > 0;
   Value width =
-      mul(b.createOrFold<arith::DivUIOp>(loc, add(columns, cst(panels * s - 1)),
-                                         cst(panels * s)),
-          cst(s));
+      slices ? b.createOrFold<arith::CeilDivUIOp>(loc, sizes[0], cst(panels))
+             : mul(b.createOrFold<arith::DivUIOp>(
+                       loc, add(columns, cst(panels * s - 1)), cst(panels * s)),
+                   cst(s));
   scf::ForOp panelLoop = scf::ForOp::create(
       b, loc, cst(0), cst(panels), cst(1), ValueRange{},
       [&](OpBuilder &, Location, Value panel, ValueRange) {
-        Value lo = min(mul(panel, width), columns);
-        Value hi = min(add(lo, width), columns);
+        Value lo = cst(0), hi = columns;
+        if (!slices) {
+          lo = min(mul(panel, width), columns);
+          hi = min(add(lo, width), columns);
+        }
         SmallVector<Value> ivs(n);
-        // Outer parallel dims, then the reduction dims but the last.
-        nest(k, n - 1, ivs, [&] {
-          nest(0, k - 1, ivs, [&] {
-            Value rows = sizes[k - 1];
-            forLoop(lo, hi, cb, [&](Value c0) {
-              Value c1 = min(add(c0, cb), hi);
-              forLoop(cst(0), rows, rb, [&](Value r0) {
-                Value r1 = min(add(r0, rb), rows);
-                Value strips = add(c0, floorTo(sub(c1, c0), s));
-                forLoop(c0, strips, cst(s), [&](Value j0) {
-                  strip(ivs, j0, unroll, lanes, r0, r1);
-                });
-                Value vectors = add(strips, floorTo(sub(c1, strips), lanes));
-                if (unroll > 1)
-                  forLoop(strips, vectors, cst(lanes),
-                          [&](Value j0) { strip(ivs, j0, 1, lanes, r0, r1); });
-                if (lanes > 1)
-                  forLoop(vectors, c1, cst(1),
-                          [&](Value j0) { strip(ivs, j0, 1, 1, r0, r1); });
-              });
+        auto columnBlocks = [&] {
+          Value rows = sizes[p + k - 1];
+          forLoop(lo, hi, cb, [&](Value c0) {
+            Value c1 = min(add(c0, cb), hi);
+            forLoop(cst(0), rows, rb, [&](Value r0) {
+              Value r1 = min(add(r0, rb), rows);
+              Value strips = add(c0, floorTo(sub(c1, c0), s));
+              forLoop(c0, strips, cst(s),
+                      [&](Value j0) { strip(ivs, j0, unroll, lanes, r0, r1); });
+              Value vectors = add(strips, floorTo(sub(c1, strips), lanes));
+              if (unroll > 1)
+                forLoop(strips, vectors, cst(lanes),
+                        [&](Value j0) { strip(ivs, j0, 1, lanes, r0, r1); });
+              if (lanes > 1)
+                forLoop(vectors, c1, cst(1),
+                        [&](Value j0) { strip(ivs, j0, 1, 1, r0, r1); });
             });
           });
-        });
+        };
+        // Parallel dims, then the reduction dims but the last.
+        auto reduce = [&] {
+          nest(p + k, n - 1, ivs,
+               [&] { nest(p, p + k - 1, ivs, columnBlocks); });
+        };
+        if (slices) {
+          Value first = min(mul(panel, width), sizes[0]);
+          forLoop(first, min(add(first, width), sizes[0]), cst(1),
+                  [&](Value i) {
+                    ivs[0] = i;
+                    nest(1, p, ivs, reduce);
+                  });
+        } else {
+          reduce();
+        }
         scf::YieldOp::create(b, loc);
       });
   if (panels > 1 && !op->getParentOfType<LoopLikeOpInterface>()) {

@@ -12,20 +12,22 @@
 
 namespace unum::air {
 
-/// A buffer generic whose leading loops are reductions and trailing loops
-/// parallel, writing out(d_k, ..., d_{n-1}) (contiguous last dimension), every
-/// input contiguous along the last loop or independent of it, and an
-/// arith/math body: a reduction over outer axes.
+/// A buffer generic whose loops are parallel ones, then reductions, then at
+/// least one parallel one, writing out(the parallel dims) (contiguous last
+/// dimension), every input contiguous along the last loop or independent of
+/// it, and an arith/math body: a reduction over outer axes.
 bool isOuterReduction(mlir::linalg::GenericOp op);
 
 /// Replaces such a generic by explicit vector code: rows are streamed in
-/// chunks (4-32 rows of a block of columns that fits L1), each strip of columns
+/// chunks (8-32 rows of a block of columns), each strip of columns
 /// accumulates in vector registers over a chunk of rows (contiguous loads, no
 /// gathers), columns that do not fill a strip take single vectors and then one
 /// column at a time. Every output element is combined in the generic's row
-/// order (no reassociation), so the result does not depend on the vector width
-/// or the threads. With `target.threads` > 1 (and enough elements) the columns
-/// are split into one panel per thread.
+/// order, except that an f64 sum of f32 terms adds each chunk's terms in f32
+/// first (docs/Air.md states the bound); the chunks depend on the shape only,
+/// so the result does not depend on the vector width or the threads. With
+/// `target.threads` > 1 (and enough elements) the columns are split into one
+/// panel per thread.
 mlir::LogicalResult emitOuterReduction(mlir::RewriterBase &b,
                                        mlir::linalg::GenericOp op,
                                        const MatmulTarget &target);

@@ -363,11 +363,9 @@ std::pair<Value, bool> viewRoot(Value v, Value iv) {
   }
   return {v, atIv};
 }
+} // namespace
 
-/// Every write (or free) in `loop`'s body goes to a buffer allocated in the
-/// body or to a slice of an outside buffer at the loop's induction
-/// variable: iterations write disjoint memory.
-bool writesOwnMemory(scf::ForOp loop) {
+bool unum::air::writesOwnMemory(scf::ForOp loop) {
   Value iv = loop.getInductionVar();
   WalkResult result = loop.getBody()->walk([&](Operation *op) {
     if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
@@ -392,6 +390,7 @@ bool writesOwnMemory(scf::ForOp loop) {
   return !result.wasInterrupted();
 }
 
+namespace {
 /// Elements of the largest outside buffer the body slices at the
 /// induction variable (the rows of the input or of the output): the
 /// call's work.

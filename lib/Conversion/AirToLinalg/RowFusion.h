@@ -8,12 +8,19 @@
 #ifndef UNUM_LIB_CONVERSION_AIRTOLINALG_ROWFUSION_H
 #define UNUM_LIB_CONVERSION_AIRTOLINALG_ROWFUSION_H
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace unum::air {
 
 /// The unit attribute air-fuse-rows sets on its scf.for over row blocks.
 constexpr llvm::StringLiteral kRowBlocksAttr = "air.row_blocks";
+
+/// Every write (or free) in `loop`'s body goes to a buffer allocated in the
+/// body or to a slice of an outside buffer at the loop's induction
+/// variable: iterations write disjoint memory. (Also used by Conv1d.cpp,
+/// which shares the row blocks around a conv1d and its epilogue itself.)
+bool writesOwnMemory(mlir::scf::ForOp loop);
 
 /// Every loop under `root` marked kRowBlocksAttr loses the mark; with
 /// `threads` > 1, one outside any other loop, holding no parallel loop,

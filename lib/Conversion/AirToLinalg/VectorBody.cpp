@@ -13,13 +13,15 @@ Value unum::air::splatLanes(OpBuilder &b, Location loc, Value s,
 
 Value unum::air::cloneBodyOnVectors(OpBuilder &b, Location loc, Block *body,
                                     IRMapping &map, int64_t lanes,
-                                    bool keepFastMath) {
+                                    bool keepFastMath, Value result) {
   auto operandOf = [&](Value v) -> Value {
     if (Value mapped = map.lookupOrNull(v))
       return mapped;
     return splatLanes(b, loc, v, lanes); // a scalar from above
   };
   for (Operation &inner : body->without_terminator()) {
+    if (result && map.contains(result))
+      break;
     if (inner.getNumOperands() == 0) { // a constant
       map.map(inner.getResult(0),
               splatLanes(b, loc, b.clone(inner)->getResult(0), lanes));
@@ -34,5 +36,5 @@ Value unum::air::cloneBodyOnVectors(OpBuilder &b, Location loc, Block *body,
     state.addTypes(VectorType::get({lanes}, inner.getResult(0).getType()));
     map.map(inner.getResult(0), b.create(state)->getResult(0));
   }
-  return operandOf(body->getTerminator()->getOperand(0));
+  return operandOf(result ? result : body->getTerminator()->getOperand(0));
 }

@@ -21,10 +21,13 @@ mlir::Value splatLanes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value s,
 /// mapped to vectors of `lanes` in `map`) as the same ops on vectors, and
 /// returns the vector the body yields. Constants and scalars from above are
 /// broadcast. With `keepFastMath` false the ops lose their fast-math flags
-/// (a reduction combined in a fixed order must not be reassociated).
+/// (a reduction combined in a fixed order must not be reassociated). With
+/// `result` (a value of the body) only the ops before it and its own op are
+/// cloned, and its vector is returned instead.
 mlir::Value cloneBodyOnVectors(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Block *body, mlir::IRMapping &map,
-                               int64_t lanes, bool keepFastMath);
+                               int64_t lanes, bool keepFastMath,
+                               mlir::Value result = {});
 
 } // namespace unum::air
 

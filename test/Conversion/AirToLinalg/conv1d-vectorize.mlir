@@ -78,9 +78,9 @@ func.func @conv_odd_channels(%x: memref<21x8xf32>, %w: memref<5x8x37xf32>,
   return
 }
 
-// Dynamic sizes: full blocks, one row at a time for the rows left, and a
-// masked block for the channels left when there are any. Integers multiply
-// and add.
+// Dynamic sizes: full blocks, the rows left (at most 5) in blocks of 4, 2
+// and 1 rows as their count needs (no row-by-row loop), and a masked block
+// for the channels left when there are any. Integers multiply and add.
 // AVX2-LABEL: func.func @conv_dynamic(
 // AVX2: memref.dim
 // AVX2: vector.create_mask
@@ -89,9 +89,19 @@ func.func @conv_odd_channels(%x: memref<21x8xf32>, %w: memref<5x8x37xf32>,
 // AVX2: arith.addi %{{.*}} : vector<8xi32>
 // AVX2: scf.if
 // AVX2: vector.maskedstore
-// AVX2: scf.for %{{.*}} step %c1
+// AVX2: %[[LEFT:.*]] = arith.subi
+// AVX2: %[[FOUR:.*]] = arith.andi %[[LEFT]], %c4
+// AVX2: %[[ANY4:.*]] = arith.cmpi ne, %[[FOUR]], %c0
+// AVX2: scf.if %[[ANY4]] {
+// AVX2: iter_args({{.*}}) -> (vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>)
+// AVX2: vector.maskedstore
+// AVX2: arith.andi %[[LEFT]], %c2
 // AVX2: scf.if
 // AVX2: vector.maskedstore
+// AVX2: arith.andi %[[LEFT]], %c1
+// AVX2: scf.if
+// AVX2: vector.maskedstore
+// AVX2-LABEL: func.func @not_conv(
 func.func @conv_dynamic(%x: memref<?x?xi32, strided<[?, ?], offset: ?>>,
                         %w: memref<?x?x?xi32>, %y: memref<?x?xi32>) {
   linalg.generic {indexing_maps = [#x, #w, #y],
@@ -107,7 +117,6 @@ func.func @conv_dynamic(%x: memref<?x?xi32, strided<[?, ?], offset: ?>>,
 }
 
 // Not a conv1d body (a max, not a sum): left alone.
-// AVX2-LABEL: func.func @not_conv(
 // AVX2: linalg.generic
 func.func @not_conv(%x: memref<16x8xf32>, %w: memref<3x8x32xf32>,
                     %y: memref<14x32xf32>) {

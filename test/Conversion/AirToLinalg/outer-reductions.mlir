@@ -2,29 +2,35 @@
 // RUN: unum-opt %s --air-vectorize="vector-bits=512 registers=32" | FileCheck %s --check-prefix=AVX512
 
 // A reduction over axis 0 streams the rows into vector accumulators: chunks
-// of RB rows x CB columns (RB = 16 KB / row bytes, 4 to 32; CB = 1024 f32
+// of RB rows x CB columns (RB = 32 KB / row bytes, 8 to 32; CB = 1024 f32
 // columns, so that a wide array's chunk and accumulators stay in L1); per
-// chunk, strips of 4 accumulators of one register each (f32 sums accumulate
-// in f64: 4 lanes on AVX2, 8 on AVX-512) loaded from the output, carried
-// through the chunk's rows (contiguous loads of each row) and stored; then
-// single vectors, then one column at a time. The combine loses its
+// chunk, strips of 4 accumulators of one register each carried through the
+// chunk's rows (contiguous loads of each row); then single vectors, then one
+// column at a time. An f64 sum of f32 terms adds each chunk's rows in f32
+// registers from +0 (8 lanes on AVX2, 16 on AVX-512), then adds that partial
+// sum to the f64 output (docs/Air.md: the error bound). The combine loses its
 // fast-math flags: every element is summed in row order.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #cols = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @colsum(
-// CHECK: %[[RQ:.*]] = arith.divui %c4096, %{{.*}}
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8xf32>
+// CHECK: %[[RQ:.*]] = arith.divui %c8192, %{{.*}}
 // CHECK: %[[RMAX:.*]] = arith.minsi %[[RQ]], %c32
-// CHECK: %[[RB:.*]] = arith.maxsi %[[RMAX]], %c4
+// CHECK: %[[RB:.*]] = arith.maxsi %[[RMAX]], %c8
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1024 {
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %[[RB]] {
-// CHECK: scf.for {{.*}} step %c16
-// CHECK-COUNT-4: vector.load %arg1[{{.*}}] : memref<?xf64>, vector<4xf64>
-// CHECK: scf.for {{.*}} -> (vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>)
-// CHECK: vector.load %arg0[{{.*}}] : memref<?x?xf32>, vector<4xf32>
-// CHECK: arith.extf %{{.*}} : vector<4xf32> to vector<4xf64>
-// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<4xf64>
-// CHECK-COUNT-4: vector.store
-// CHECK: scf.for {{.*}} step %c4
+// CHECK: scf.for {{.*}} step %c32
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]]) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK: %[[X:.*]] = vector.load %arg0[{{.*}}] : memref<?x?xf32>, vector<8xf32>
+// CHECK: arith.addf %{{.*}}, %[[X]] : vector<8xf32>
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: arith.extf %{{.*}} : vector<8xf32> to vector<8xf64>
+// CHECK-NEXT: vector.load %arg1[{{.*}}] : memref<?xf64>, vector<8xf64>
+// CHECK-NEXT: arith.addf %{{.*}}, %{{.*}} : vector<8xf64>
+// CHECK-NEXT: vector.store
+// CHECK-COUNT-3: arith.extf %{{.*}} : vector<8xf32> to vector<8xf64>
+// CHECK: scf.for {{.*}} step %c8
 // CHECK: scf.for {{.*}} step %c1
 // CHECK: vector.load %arg0[{{.*}}] : memref<?x?xf32>, vector<1xf32>
 // CHECK-NOT: linalg.generic
@@ -32,8 +38,9 @@
 // CHECK: return
 // AVX512-LABEL: func.func @colsum(
 // AVX512: scf.for {{.*}} step %c1024
-// AVX512: scf.for {{.*}} step %c32
-// AVX512: arith.addf %{{.*}}, %{{.*}} : vector<8xf64>
+// AVX512: scf.for {{.*}} step %c64
+// AVX512: arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
+// AVX512: arith.addf %{{.*}}, %{{.*}} : vector<16xf64>
 func.func @colsum(%a: memref<?x?xf32>, %out: memref<?xf64>) {
   linalg.generic {indexing_maps = [#id, #cols],
                   iterator_types = ["reduction", "parallel"]}
@@ -67,6 +74,83 @@ func.func @max3(%a: memref<5x7x100xf32>, %s: memref<5xf32>, %out: memref<100xf32
     %m = arith.mulf %x, %y : f32
     %r = arith.maximumf %acc, %m : f32
     linalg.yield %r : f32
+  }
+  return
+}
+
+// An f64 sum (no wider type): 4 f64 accumulators of 4 lanes loaded from the
+// output, carried through the chunk's rows (RB = 4096 / columns, 8 to 32;
+// CB = 512 f64 columns) and stored back.
+// CHECK-LABEL: func.func @colsum64(
+// CHECK: arith.divui %c4096, %{{.*}}
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c512 {
+// CHECK: scf.for {{.*}} step %c16
+// CHECK-COUNT-4: vector.load %arg1[{{.*}}] : memref<?xf64>, vector<4xf64>
+// CHECK: scf.for {{.*}} -> (vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>)
+// CHECK: vector.load %arg0[{{.*}}] : memref<?x?xf64>, vector<4xf64>
+// CHECK-NEXT: arith.addf %{{.*}}, %{{.*}} : vector<4xf64>
+// CHECK-NOT: arith.extf
+// CHECK: return
+func.func @colsum64(%a: memref<?x?xf64>, %out: memref<?xf64>) {
+  linalg.generic {indexing_maps = [#id, #cols],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%a : memref<?x?xf64>) outs(%out : memref<?xf64>) {
+  ^bb0(%x: f64, %acc: f64):
+    %s = arith.addf %acc, %x fastmath<reassoc> : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+
+// A sum over the middle axis of a 3-D array (parallel, reduction,
+// parallel): a loop over the leading parallel dim around the 2-D scheme,
+// the output indexed by (d0, d2) (one column block and one chunk of rows:
+// their loops are folded).
+#m3 = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @midsum(
+// CHECK: scf.for %[[I:.*]] = %c0 to %c6 step %c1 {
+// CHECK: scf.for {{.*}} = %c0 to %c64 step %c32
+// CHECK: scf.for {{.*}} = %c0 to %c10 step %c1
+// CHECK: vector.load %arg0[%[[I]], %{{.*}}, %{{.*}}] : memref<6x10x75xf32>, vector<8xf32>
+// CHECK: vector.load %arg1[%[[I]], %{{.*}}] : memref<6x75xf64>, vector<8xf64>
+// CHECK: vector.load %arg0[%[[I]], %{{.*}}, %c64] : memref<6x10x75xf32>, vector<8xf32>
+// CHECK: scf.for {{.*}} = %c72 to %c75 step %c1
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @midsum(%a: memref<6x10x75xf32>, %out: memref<6x75xf64>) {
+  linalg.generic {indexing_maps = [#x3, #m3],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a : memref<6x10x75xf32>) outs(%out : memref<6x75xf64>) {
+  ^bb0(%x: f32, %acc: f64):
+    %e = arith.extf %x : f32 to f64
+    %s = arith.addf %acc, %e fastmath<reassoc> : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+
+// Not an outer reduction (left to convert-linalg-to-loops): the reduction
+// is the last loop, or the reductions are not one block of loops.
+// CHECK-LABEL: func.func @not_outer(
+// CHECK-COUNT-2: linalg.generic
+// CHECK: return
+#r2 = affine_map<(d0, d1) -> (d0)>
+#o13 = affine_map<(d0, d1, d2) -> (d1)>
+func.func @not_outer(%a: memref<6x10xf32>, %b: memref<6x10x75xf32>,
+                     %o1: memref<6xf32>, %o2: memref<10xf32>) {
+  linalg.generic {indexing_maps = [#id, #r2],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<6x10xf32>) outs(%o1 : memref<6xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#x3, #o13],
+                  iterator_types = ["reduction", "parallel", "reduction"]}
+      ins(%b : memref<6x10x75xf32>) outs(%o2 : memref<10xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
   }
   return
 }

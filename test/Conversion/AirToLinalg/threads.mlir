@@ -196,7 +196,8 @@ func.func @add_small(%a: memref<64x64xf32>, %b: memref<64x64xf32>,
 // CHECK: %[[RBIG:.*]] = arith.cmpi sge, %{{.*}}, %c131072
 // CHECK: scf.if %[[RBIG]] {
 // CHECK-NEXT: scf.parallel {{.*}} to (%c2)
-// CHECK: arith.addf {{.*}} : vector<4xf64>
+// CHECK: arith.addf {{.*}} : vector<8xf32>
+// CHECK: arith.addf {{.*}} : vector<8xf64>
 // CHECK: {{^    \} else \{$}}
 // CHECK-NEXT: scf.for {{.*}} to %c2
 func.func @colsum_dynamic(%a: memref<?x?xf32>, %out: memref<?xf64>) {
@@ -304,5 +305,31 @@ func.func @rows_inner_parallel(%x: memref<1024x256xf32>, %y: memref<1024x256xf32
       scf.reduce
     }
   } {air.row_blocks}
+  return
+}
+
+// A sum over the middle axis: the threads share ranges of the leading
+// parallel dim (whole slices, every column), not panels of columns.
+#x3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#m3 = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @midsum(
+// CHECK: scf.parallel (%[[P:.*]]) = (%c0) to (%c2) step (%c1) {
+// CHECK: %[[MUL:.*]] = arith.muli %[[P]], %c3
+// CHECK: %[[FIRST:.*]] = arith.minsi %[[MUL]], %c5
+// CHECK: scf.for %[[I:.*]] = %[[FIRST]] to %{{.*}} step %c1 {
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c32
+// CHECK: scf.for %{{.*}} = %c0 to %c128 step %c32
+// CHECK: vector.load %arg0[%[[I]], %{{.*}}, %{{.*}}] : memref<5x512x128xf32>, vector<8xf32>
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @midsum(%a: memref<5x512x128xf32>, %out: memref<5x128xf64>) {
+  linalg.generic {indexing_maps = [#x3, #m3],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a : memref<5x512x128xf32>) outs(%out : memref<5x128xf64>) {
+  ^bb0(%x: f32, %acc: f64):
+    %e = arith.extf %x : f32 to f64
+    %s = arith.addf %acc, %e fastmath<reassoc> : f64
+    linalg.yield %s : f64
+  }
   return
 }

@@ -1,0 +1,141 @@
+"""Accuracy of f32 sums over a non-last axis (docs/Air.md, "Reductions"):
+the rows are added in chunks of RB rows in f32 (RB = 32 KB / row bytes,
+8 to 32, from +0), the chunks' partial sums in f64, and the result rounded
+once, so each output is within (RB - 1) 2^-24 sum |x| + one rounding of
+the exact sum. Checked against float64 sums and against numpy's own f32
+sum over axis 0 (a plain f32 accumulator over all the rows), on kernels
+built by unum-airc with dynamic sizes; f64 sums stay f64 throughout."""
+import ctypes
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import BINARY_DIR, SOURCE_DIR
+
+sys.path.insert(0, os.path.join(SOURCE_DIR, "test", "Dialect", "Air", "Inputs"))
+from air_ctypes import call_status  # noqa: E402
+
+AIRC = os.path.join(BINARY_DIR, "bin", "unum-airc")
+
+AIR = """
+function colsum(%x: f32[R, C]) {
+    %0 = kernel(sum, %x, axes=[0])
+    ret %0
+}
+function colmean(%x: f32[R, C]) {
+    %0 = kernel(mean, %x, axes=[0])
+    ret %0
+}
+function midsum(%x: f32[A, R, C]) {
+    %0 = kernel(sum, %x, axes=[1])
+    ret %0
+}
+function colsum64(%x: f64[R, C]) {
+    %0 = kernel(sum, %x, axes=[0])
+    ret %0
+}
+"""
+
+U32 = 2.0 ** -24
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    if not os.path.exists(AIRC):
+        pytest.skip("no %s" % AIRC)
+    work = tmp_path_factory.mktemp("axis_sums")
+    (work / "k.air").write_text(AIR)
+    subprocess.run([AIRC, str(work / "k.air"), "-o", str(work / "k.o")],
+                   check=True)
+    subprocess.run(["cc", "-shared", str(work / "k.o"), "-o",
+                    str(work / "k.so"), "-lm"], check=True)
+    return ctypes.CDLL(str(work / "k.so"))
+
+
+def run(lib, name, x, axis):
+    out = np.full(x.shape[:axis] + x.shape[axis + 1:], np.nan, x.dtype)
+    assert call_status(getattr(lib, name), [x], [out]) == 0
+    return out
+
+
+def chunk_rows(cols):
+    return max(8, min(32, 8192 // max(cols, 1)))
+
+
+@pytest.mark.parametrize("rows,cols", [(100, 5), (100, 256), (20, 2000),
+                                       (7, 3), (36, 1031)])
+def test_chunks_are_exact_as_documented(lib, rows, cols):
+    # 1 then rows - 1 terms of 2^-25 (a quarter of 1's ulp): in the first
+    # chunk each is lost against the 1, every later chunk sums them exactly
+    # (in f32) and adds them to the f64 sum exactly.
+    rb = chunk_rows(cols)
+    x = np.full((rows, cols), 2.0 ** -25, np.float32)
+    x[0] = 1
+    kept = max(0, rows - rb)
+    want = np.float32(1 + kept * 2.0 ** -25)
+    assert want == 1 + kept * 2.0 ** -25  # exact in f32 here (kept % 4 == 0)
+    got = run(lib, "colsum", x, 0)
+    np.testing.assert_array_equal(got, np.full(cols, want, np.float32))
+    # The same values transposed in memory: the same result.
+    np.testing.assert_array_equal(run(lib, "colsum", np.asfortranarray(x), 0),
+                                  got)
+    if kept:
+        # numpy's f32 loop loses them all; a float64 sum keeps them all.
+        assert x.sum(axis=0)[0] == 1
+        assert got[0] > 1
+
+
+def bound(x, axis, count=1):
+    x64 = x.astype(np.float64)
+    rb = chunk_rows(x.shape[-1])
+    return ((rb - 1) * np.abs(x64).sum(axis=axis) / count +
+            np.abs(x64.sum(axis=axis) / count)) * U32 * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("shape", [(4096, 64), (1000, 1031), (9, 4097),
+                                   (1, 17), (0, 5)])
+def test_random_sums_within_bound_and_better_than_numpy(lib, shape):
+    rng = np.random.default_rng(11)
+    # A positive bias: the partial sums grow, as do the rounding errors.
+    x = (rng.standard_normal(shape) * 4 + 3).astype(np.float32)
+    exact = x.astype(np.float64).sum(axis=0)
+    got = run(lib, "colsum", x, 0)
+    assert np.all(np.abs(got - exact) <= bound(x, 0))
+    rows = max(shape[0], 1)
+    mean = run(lib, "colmean", x, 0)
+    if shape[0]:
+        assert np.all(np.abs(mean - exact / rows) <= bound(x, 0, rows))
+    if shape[0] >= 1000:
+        # Many rows: numpy's plain f32 accumulator is far off, we are not.
+        ours = np.max(np.abs(got - exact))
+        numpys = np.max(np.abs(x.sum(axis=0) - exact))
+        assert ours * 8 < numpys, (ours, numpys)
+
+
+@pytest.mark.parametrize("shape", [(3, 777, 130), (2, 5, 3), (4, 64, 2049)])
+def test_middle_axis(lib, shape):
+    rng = np.random.default_rng(12)
+    x = (rng.standard_normal(shape) * 4 + 3).astype(np.float32)
+    got = run(lib, "midsum", x, 1)
+    exact = x.astype(np.float64).sum(axis=1)
+    assert np.all(np.abs(got - exact) <= bound(x, 1))
+    # A strided view (every other element of the last axis): same result.
+    wide = np.repeat(x, 2, axis=2)[:, :, ::2]
+    np.testing.assert_array_equal(run(lib, "midsum", wide, 1), got)
+
+
+def test_f64_sums_stay_f64(lib):
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((3000, 37)) * 4 + 3
+    got = run(lib, "colsum64", x, 0)
+    exact = np.array([sum(map(float, np.sort(c))) for c in x.T])  # ~exact
+    err = np.abs(got - exact) / np.abs(x).sum(axis=0)
+    assert np.all(err <= 3000 * 2.0 ** -53)
+    # The 2^-25 test above, in f64: nothing is lost.
+    y = np.full((100, 5), 2.0 ** -25)
+    y[0] = 1
+    np.testing.assert_array_equal(run(lib, "colsum64", y, 0),
+                                  np.full(5, 1 + 99 * 2.0 ** -25))
