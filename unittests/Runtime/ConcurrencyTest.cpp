@@ -457,6 +457,7 @@ TEST(ServeProtocol, ContinuationsToOtherHostsAreJournaledWithTheCheckpoint) {
   EXPECT_TRUE(store->outbox(s2)->empty());
   EXPECT_TRUE(store->deleteSession(s).isOk());
   EXPECT_TRUE(store->deleteSession(s2).isOk());
+}
 
 // invokeHere runs an invocation on the calling thread while one of the
 // pool's `workers` slots is free, and queues it otherwise; the pool's own
