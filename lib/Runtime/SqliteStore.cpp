@@ -85,6 +85,21 @@ CREATE INDEX IF NOT EXISTS unum_sets_expires ON unum_sets(expires)
   WHERE expires IS NOT NULL;
 )sql";
 
+// A checkpoint's insert and a retirement; the second of each also writes
+// an outbox entry into the row, or clears the one ?4 names.
+const char *const kInsert = "INSERT OR IGNORE INTO unum_records(session, "
+                            "instance, record) VALUES(?1,?2,?3)";
+const char *const kInsertWithEntry =
+    "INSERT OR IGNORE INTO unum_records(session, instance, record, ob_id, "
+    "ob_fn, ob_payload) VALUES(?1,?2,?3,?4,?5,?6)";
+const char *const kRetire = "UPDATE unum_records SET record=X'74', "
+                            "expires=?3 WHERE session=?1 AND instance=?2";
+const char *const kRetireClearing =
+    "UPDATE unum_records SET record=X'74', expires=?3, ob_id=CASE WHEN "
+    "ob_id=?4 THEN NULL ELSE ob_id END, ob_fn=CASE WHEN ob_id=?4 THEN NULL "
+    "ELSE ob_fn END, ob_payload=CASE WHEN ob_id=?4 THEN NULL ELSE ob_payload "
+    "END WHERE session=?1 AND instance=?2";
+
 int64_t nowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -199,13 +214,13 @@ public:
         [&]() -> Result<PutResult> {
           if (Status st = retireLocked(session, retireList, &put); !st)
             return st;
-          sqlite3_stmt *ins = stmt(
-              "INSERT OR IGNORE INTO unum_records(session, instance, "
-              "record, ob_id, ob_fn, ob_payload) VALUES(?1,?2,?3,?4,?5,?6)");
+          // (Without an entry, the statement the floor measures.)
+          sqlite3_stmt *ins = stmt(put.entry ? kInsertWithEntry : kInsert);
           bind(ins, 1, session);
           bind(ins, 2, instance);
           bindBlob(ins, 3, rec);
-          bindEntry(ins, 4, put.entry);
+          if (put.entry)
+            bindEntry(ins, 4, *put.entry);
           if (!stepDone(ins))
             return fail("writing checkpoint");
           if (sqlite3_changes(db) == 0) {
@@ -434,8 +449,10 @@ public:
       }
       return true;
     });
-    if (r)
+    if (r) {
       anchored.erase(session);
+      forgetRows(session);
+    }
     return r ? Status::ok() : r.getStatus();
   }
 
@@ -546,7 +563,9 @@ private:
       if (c.session != put.session)
         continue;
       if (c.issued) {
-        if (anchor && !put.entry && !standing(c))
+        // (An id already in a row, issued again, goes to unum_outbox:
+        // insertOutbox takes it out of that row.)
+        if (anchor && !put.entry && !standing(c) && !inRows.count(c.id))
           put.entry = &c;
         continue;
       }
@@ -567,7 +586,12 @@ private:
     return false;
   }
 
+  /// Writes an entry to unum_outbox (out of the row this store put it in,
+  /// should it be issued again: each id is in one place).
   bool insertOutbox(const OutboxChange &c) {
+    auto it = inRows.find(c.id);
+    if (it != inRows.end() && it->second.first == c.session && !clearRow(c))
+      return false;
     sqlite3_stmt *s = stmt("INSERT OR REPLACE INTO unum_outbox(id, session, "
                            "function, payload) VALUES(?1,?2,?3,?4)");
     sqlite3_bind_int64(s, 1, int64_t(c.id));
@@ -577,33 +601,44 @@ private:
     return stepDone(s);
   }
 
-  /// Removes an entry from unum_outbox and from the row this store put it
-  /// in (`inRow`: that row's retirement clears it); one in neither is looked
-  /// for in the session's rows (another process put it there).
-  bool finishOutbox(const OutboxChange &c, bool inRow = false) {
-    sqlite3_stmt *del =
-        stmt("DELETE FROM unum_outbox WHERE id=?1 AND session=?2");
-    sqlite3_bind_int64(del, 1, int64_t(c.id));
-    bind(del, 2, c.session);
-    if (!stepDone(del))
-      return false;
-    if (inRow)
-      return true;
-    bool found = sqlite3_changes(db) > 0;
-    auto it = inRows.find(c.id);
-    bool known = it != inRows.end() && it->second.first == c.session;
-    if (found && !known)
-      return true;
-    sqlite3_stmt *s = stmt(
-        known ? "UPDATE unum_records SET ob_id=NULL, ob_fn=NULL, "
-                "ob_payload=NULL WHERE session=?2 AND instance=?3 AND ob_id=?1"
-              : "UPDATE unum_records SET ob_id=NULL, ob_fn=NULL, "
-                "ob_payload=NULL WHERE session=?2 AND ob_id=?1");
+  /// Clears the row this store put entry `c` in (inRows).
+  bool clearRow(const OutboxChange &c) {
+    sqlite3_stmt *s = stmt("UPDATE unum_records SET ob_id=NULL, ob_fn=NULL, "
+                           "ob_payload=NULL WHERE session=?2 AND instance=?3 "
+                           "AND ob_id=?1");
     sqlite3_bind_int64(s, 1, int64_t(c.id));
     bind(s, 2, c.session);
-    if (known)
-      bind(s, 3, it->second.second);
+    bind(s, 3, inRows.at(c.id).second);
     return stepDone(s);
+  }
+
+  /// Removes an entry: from the row this store put it in (`inRow`: that
+  /// row's retirement in this transaction clears it), else from
+  /// unum_outbox, else from whichever of the session's rows holds it
+  /// (another process put it there).
+  bool finishOutbox(const OutboxChange &c, bool inRow = false) {
+    if (inRow)
+      return true;
+    auto it = inRows.find(c.id);
+    if (it != inRows.end() && it->second.first == c.session) {
+      if (!clearRow(c))
+        return false;
+      if (sqlite3_changes(db) > 0)
+        return true;
+    }
+    for (const char *sql :
+         {"DELETE FROM unum_outbox WHERE id=?1 AND session=?2",
+          "UPDATE unum_records SET ob_id=NULL, ob_fn=NULL, ob_payload=NULL "
+          "WHERE session=?2 AND ob_id=?1"}) {
+      sqlite3_stmt *s = stmt(sql);
+      sqlite3_bind_int64(s, 1, int64_t(c.id));
+      bind(s, 2, c.session);
+      if (!stepDone(s))
+        return false;
+      if (sqlite3_changes(db) > 0)
+        return true;
+    }
+    return true;
   }
 
   /// Entry 0 of a session (unum_outbox0). Finishing it also removes an
@@ -645,6 +680,11 @@ private:
     return true;
   }
 
+  void forgetRows(const std::string &session) {
+    for (auto it = inRows.begin(); it != inRows.end();)
+      it = it->second.first == session ? inRows.erase(it) : std::next(it);
+  }
+
   /// After a commit: which entries are in which rows, which sessions have a
   /// standing entry.
   void committed(const std::vector<OutboxChange> &changes, const Put *put) {
@@ -652,11 +692,15 @@ private:
       if (c.issued) {
         if (standing(c))
           anchored.insert(c.session);
+        else if (!put || &c != put->entry)
+          inRows.erase(c.id); // in unum_outbox now (insertOutbox)
         continue;
       }
       inRows.erase(c.id);
-      if (standing(c))
+      if (standing(c)) { // unanchor() moved the session's entries
         anchored.erase(c.session);
+        forgetRows(c.session);
+      }
     }
     if (put && put->entry)
       inRows.emplace(put->entry->id,
@@ -712,16 +756,11 @@ private:
   static void bind(sqlite3_stmt *s, int i, const std::string &v) {
     sqlite3_bind_text(s, i, v.data(), int(v.size()), SQLITE_TRANSIENT);
   }
-  /// An outbox entry's id, function and payload at i, i+1, i+2 (or NULLs).
-  static void bindEntry(sqlite3_stmt *s, int i, const OutboxChange *c) {
-    if (!c) {
-      for (int k = 0; k < 3; ++k)
-        sqlite3_bind_null(s, i + k);
-      return;
-    }
-    sqlite3_bind_int64(s, i, int64_t(c->id));
-    bind(s, i + 1, c->function);
-    bind(s, i + 2, c->payload);
+  /// An outbox entry's id, function and payload at i, i+1, i+2.
+  static void bindEntry(sqlite3_stmt *s, int i, const OutboxChange &c) {
+    sqlite3_bind_int64(s, i, int64_t(c.id));
+    bind(s, i + 1, c.function);
+    bind(s, i + 2, c.payload);
   }
   static void bindBlob(sqlite3_stmt *s, int i, const std::string &v) {
     sqlite3_bind_blob(s, i, v.data(), int(v.size()), SQLITE_TRANSIENT);
@@ -766,20 +805,18 @@ private:
                       const Put *put = nullptr) {
     if (names.empty())
       return Status::ok();
-    sqlite3_stmt *s = stmt(
-        "UPDATE unum_records SET record=X'74', expires=?3, ob_id=CASE WHEN "
-        "ob_id=?4 THEN NULL ELSE ob_id END, ob_fn=CASE WHEN ob_id=?4 THEN "
-        "NULL ELSE ob_fn END, ob_payload=CASE WHEN ob_id=?4 THEN NULL ELSE "
-        "ob_payload END WHERE session=?1 AND instance=?2");
     for (const std::string &n : names) {
-      bind(s, 1, session);
-      bind(s, 2, n);
-      bindExpiry(s, 3);
-      sqlite3_bind_null(s, 4);
+      const uint64_t *clear = nullptr;
       if (put)
         for (const auto &[instance, id] : put->cleared)
           if (*instance == n)
-            sqlite3_bind_int64(s, 4, int64_t(id));
+            clear = &id;
+      sqlite3_stmt *s = stmt(clear ? kRetireClearing : kRetire);
+      bind(s, 1, session);
+      bind(s, 2, n);
+      bindExpiry(s, 3);
+      if (clear)
+        sqlite3_bind_int64(s, 4, int64_t(*clear));
       if (!stepDone(s))
         return fail("retiring checkpoint");
     }

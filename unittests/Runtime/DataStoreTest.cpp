@@ -748,6 +748,21 @@ TEST(DataStoreOpen, SqliteOutboxEntriesInCheckpointRows) {
   ASSERT_TRUE((*b)->flushOutbox().isOk());
   EXPECT_EQ(inRows(), "");
   EXPECT_EQ((*a)->outbox(session)->size(), 1u); // the report entry
+  // An entry in a row issued again moves to unum_outbox: listed once, and
+  // gone with its finish.
+  (*a)->stageIssued(session, 41, "F2", "{\"Data\": 2}");
+  ASSERT_TRUE((*a)->putIfAbsent(session, "F2", "c2", {}, {}).isOk());
+  EXPECT_EQ(inRows(), "F2=41");
+  (*a)->stageIssued(session, 41, "F2", "{\"Data\": 3}");
+  ASSERT_TRUE((*a)->flushOutbox().isOk());
+  EXPECT_EQ(inRows(), "");
+  pending = (*a)->outbox(session);
+  ASSERT_TRUE(pending.isOk());
+  ASSERT_EQ(pending->size(), 2u);
+  EXPECT_EQ((*pending)[1].payload, "{\"Data\": 3}");
+  (*a)->stageFinished(session, 41, "F2");
+  ASSERT_TRUE((*a)->putIfAbsent(session, "F3", "c3", {}, {"F2"}).isOk());
+  EXPECT_EQ((*a)->outbox(session)->size(), 1u);
   EXPECT_TRUE((*a)->deleteSession(session).isOk());
 }
 
