@@ -190,10 +190,13 @@ func.func @add_small(%a: memref<64x64xf32>, %b: memref<64x64xf32>,
   return
 }
 
-// A sum over axis 0: one panel of columns per thread, guarded.
+// A sum over axis 0: one panel of columns per thread, guarded by the work
+// and by the panels' width (at least 512 columns each).
 #cols = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @colsum_dynamic(
-// CHECK: %[[RBIG:.*]] = arith.cmpi sge, %{{.*}}, %c131072
+// CHECK: %[[RWORK:.*]] = arith.cmpi sge, %{{.*}}, %c131072
+// CHECK: %[[RWIDE:.*]] = arith.cmpi sge, %{{.*}}, %c1024
+// CHECK: %[[RBIG:.*]] = arith.andi %[[RWORK]], %[[RWIDE]]
 // CHECK: scf.if %[[RBIG]] {
 // CHECK-NEXT: scf.parallel {{.*}} to (%c2)
 // CHECK: arith.addf {{.*}} : vector<8xf32>
@@ -326,6 +329,24 @@ func.func @midsum(%a: memref<5x512x128xf32>, %out: memref<5x128xf64>) {
   linalg.generic {indexing_maps = [#x3, #m3],
                   iterator_types = ["parallel", "reduction", "parallel"]}
       ins(%a : memref<5x512x128xf32>) outs(%out : memref<5x128xf64>) {
+  ^bb0(%x: f32, %acc: f64):
+    %e = arith.extf %x : f32 to f64
+    %s = arith.addf %acc, %e fastmath<reassoc> : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+
+// Tall and thin (16384 x 64): enough work, but panels of 32 columns would
+// share every row's cache lines: one thread.
+// CHECK-LABEL: func.func @colsum_thin(
+// CHECK-NOT: scf.parallel
+// CHECK-NOT: scf.if
+// CHECK: return
+func.func @colsum_thin(%a: memref<16384x64xf32>, %out: memref<64xf64>) {
+  linalg.generic {indexing_maps = [#id, #cols],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%a : memref<16384x64xf32>) outs(%out : memref<64xf64>) {
   ^bb0(%x: f32, %acc: f64):
     %e = arith.extf %x : f32 to f64
     %s = arith.addf %acc, %e fastmath<reassoc> : f64
