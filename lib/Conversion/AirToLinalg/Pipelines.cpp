@@ -74,24 +74,6 @@ struct InlineAllocaScopes
     }
   }
 };
-
-/// The kernels' worksharing loops hand out their iterations on demand
-/// (schedule(guided): chunks of the iterations left / threads, shrinking
-/// to one) instead of one fixed half per thread: on a machine shared with
-/// other work a thread that starts late or loses its CPU for a while no
-/// longer holds the other at the join. Each iteration still computes
-/// exactly what it computes on one thread (Parallel.h): results do not
-/// depend on which thread ran it.
-struct GuidedSchedule : public PassWrapper<GuidedSchedule, OperationPass<>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(GuidedSchedule)
-  StringRef getArgument() const override { return "air-guided-schedule"; }
-  void runOnOperation() override {
-    getOperation()->walk([](omp::WsloopOp loop) {
-      if (!loop.getScheduleKind())
-        loop.setScheduleKind(omp::ClauseScheduleKind::Guided);
-    });
-  }
-};
 } // namespace
 
 void unum::air::buildAirOptimizePipeline(OpPassManager &pm,
@@ -154,7 +136,6 @@ void unum::air::buildLinalgToLLVMPipeline(OpPassManager &pm,
     omp.numThreads = options.threads;
     pm.addPass(createConvertSCFToOpenMPPass(omp));
     pm.addPass(std::make_unique<InlineAllocaScopes>());
-    pm.addPass(std::make_unique<GuidedSchedule>());
   }
   pm.addPass(createAirExpandMath());
   // n-D transfers become 1-D ones (one per row), then vector.contract
