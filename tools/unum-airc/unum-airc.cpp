@@ -57,7 +57,8 @@ static cl::opt<std::string> mcpu("mcpu",
 // Not "threads": an LLVM library linked in registers a global --threads.
 static cl::opt<int> threads(
     "num-threads",
-    cl::desc("Threads for the kernels' parallel loops (matmul row blocks); "
+    cl::desc("Threads for the kernels' parallel loops (matmul, conv1d, rows, "
+             "axis reductions); "
              "> 1 uses OpenMP: link the object with libomp (-lomp)"),
     cl::init(1), cl::cat(category));
 

@@ -204,8 +204,12 @@ def AirVectorize : Pass<"air-vectorize"> {
     loop, lib/Conversion/AirToLinalg/Parallel.h). An
     elementwise generic whose operands are contiguous along the innermost
     loop (or do not read it) is tiled to `unroll` registers along it and
-    vectorised. Remainder tiles, reductions and other layouts are left for
-    convert-linalg-to-loops. Sizes come from the target (AirCompiler asks the
+    vectorised. A reduction over leading or middle axes streams its rows
+    into vector accumulators (f32 sums add chunks of rows in f32, then into
+    an f64 sum; lib/Conversion/AirToLinalg/Reductions.cpp), its columns or
+    leading slices shared between threads when each share is large enough;
+    air-fuse-rows' loops over row blocks are shared too. Remainder tiles, the
+    other reductions and other layouts are left for convert-linalg-to-loops. Sizes come from the target (AirCompiler asks the
     LLVM TargetMachine; unum-airc --mcpu picks another CPU).
   }];
   let options = [
@@ -216,8 +220,9 @@ def AirVectorize : Pass<"air-vectorize"> {
     Option<"unroll", "unroll", "int64_t", "2",
            "Vector registers per elementwise tile">,
     Option<"threads", "threads", "int64_t", "1",
-           "Threads the matmul's M blocks and elementwise loops are shared "
-           "by (> 1: scf.parallel above a work threshold)">,
+           "Threads the matmul's M blocks, elementwise loops, row blocks and "
+           "reductions' columns are shared by (> 1: scf.parallel above a "
+           "work threshold)">,
   ];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::LLVM::LLVMDialect",
