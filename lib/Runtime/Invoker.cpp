@@ -694,7 +694,16 @@ bool settle(int fd, const std::string &server, Clock::time_point deadline) {
                  "HTTP %d: %s (its receiver's host delivers it from the "
                  "store)\n",
                  server.c_str(), answer.out.status, answer.out.body.c_str());
-  return answer.keepAlive;
+  if (!answer.keepAlive)
+    return false;
+  // Still open? The next request may be sent without waiting for its
+  // answer, so a connection its server closed meanwhile (it exited after
+  // answering) must not take it: nothing would notice the loss. (A close
+  // between this look and the send is not seen either: the request is then
+  // one whose sender was killed after its put, see docs/Deploy.md.)
+  char c;
+  ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
 /// httpRequest; with `deferAnswer`, once the request is sent on a

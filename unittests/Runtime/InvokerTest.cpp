@@ -501,3 +501,41 @@ TEST(Http, AJournaledContinuationDoesNotWaitForItsAnswer) {
   EXPECT_NE(refused.message().find("HTTP 404"), std::string::npos)
       << refused.message();
 }
+
+// The connection a journaled POST leaves in the pool is not used again once
+// its server closed it (a host that exited after answering): the next
+// journaled POST, which nobody waits for, must not go down a dead
+// connection and be lost.
+TEST(Http, AJournaledPostDoesNotTakeAConnectionItsServerClosed) {
+  std::mutex mu;
+  std::condition_variable cv;
+  int served = 0;
+  auto handler = [&](const std::string &, const std::string &) {
+    std::lock_guard<std::mutex> lock(mu);
+    ++served;
+    cv.notify_all();
+    return HttpResponse{202, ""};
+  };
+  auto first = HttpServer::listen("127.0.0.1", 0, handler);
+  ASSERT_TRUE(first.isOk()) << first.getStatus().message();
+  const int port = (*first)->port();
+  const std::string base = (*first)->url();
+  HttpInvoker http([&](const std::string &fn) { return base + "/fn/" + fn; },
+                   /*timeoutMs=*/5000);
+  Payload journaled;
+  journaled.session = newSessionId();
+  detail::hints(journaled).outboxId = 7;
+  detail::hints(journaled).issuedMs = 1;
+  auto arrived = [&](int n) {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(5),
+                       [&] { return served >= n; });
+  };
+  ASSERT_TRUE(http.invoke("A", Payload(journaled)).isOk());
+  ASSERT_TRUE(arrived(1));
+  first->reset(); // closes the kept-alive connection
+  auto second = HttpServer::listen("127.0.0.1", port, handler);
+  ASSERT_TRUE(second.isOk()) << second.getStatus().message();
+  ASSERT_TRUE(http.invoke("A", Payload(journaled)).isOk());
+  EXPECT_TRUE(arrived(2)) << "the second POST was lost";
+}
