@@ -8,23 +8,16 @@
 // behind those branches lives in separate functions (Runtime.h lists them),
 // which keeps the hot functions small.
 //
-// A step's data of its function (the node's StepPlan line, the handler
-// object) is cold in a large app: a step prefetches its continuation's
-// plan when it starts and that function's handler when it hands the
-// continuation over, so that the next step finds them in the cache.
-//
 //===----------------------------------------------------------------------===//
 #ifndef UNUM_LIB_RUNTIME_HOTPATH_H
 #define UNUM_LIB_RUNTIME_HOTPATH_H
 
 #if defined(__GNUC__)
 #define UNUM_HOT [[gnu::hot]]
-#define UNUM_PREFETCH(p) __builtin_prefetch(p)
 #define UNUM_LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNUM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define UNUM_HOT
-#define UNUM_PREFETCH(p) ((void)(p))
 #define UNUM_LIKELY(x) (x)
 #define UNUM_UNLIKELY(x) (x)
 #endif

@@ -491,9 +491,6 @@ UNUM_HOT Status Runtime::Impl::handle(const std::string &function,
           : detail::AppAccess::node(app, function);
   if (debugRt && inv.fn && inv.fn->plan.debug)
     return debugRt->handle(function, payload);
-  // The next step's plan (HotPath.h): it loads while this step runs.
-  if (inv.fn && inv.fn->plan.chainTarget)
-    UNUM_PREFETCH(&inv.fn->plan.chainTarget->plan);
   inv.levels = &payload.fanout;
   inv.visit = payload.visit;
   if (UNUM_UNLIKELY(inv.fn && inv.fn->plan.loop)) {
@@ -1383,7 +1380,8 @@ Status Runtime::Impl::commitUnchecked(const std::vector<Effect> &effects,
 
 /// A checkpoint's record: its flag and its output's JSON.
 static std::string checkpointRecord(char flag, const Value &output) {
-  std::string rec(1, flag);
+  std::string rec;
+  rec.push_back(flag); // (inline: the (count, char) constructor is not)
   appendJson(rec, output);
   return rec;
 }
@@ -1447,12 +1445,13 @@ UNUM_HOT Status Runtime::Impl::run(Invocation &inv) {
       if (Status s = saveStateInput(inv, *effective); !s)
         return s;
 
-    auto flag =
-        inv.fn->plan.fanInEdge
-            ? recordFlag(inv)
-            : Result<char>(inv.failed ? record::Failed : record::Output);
-    if (!flag)
-      return flag.getStatus();
+    char flag = inv.failed ? record::Failed : record::Output;
+    if (UNUM_UNLIKELY(inv.fn->plan.fanInEdge)) {
+      auto f = recordFlag(inv);
+      if (!f)
+        return f.getStatus();
+      flag = *f;
+    }
 
     // What this step retires: its sender's record (a chain step's only
     // continuation) or a fan-in's inputs, passed without a copy.
@@ -1484,7 +1483,7 @@ UNUM_HOT Status Runtime::Impl::run(Invocation &inv) {
     if (UNUM_UNLIKELY(detail::hints(payload).outboxId) && defersPut(inv)) {
       // Made by continuations(), with the continuations it journals.
       auto &d = inv.more().deferred.emplace();
-      d.record = checkpointRecord(*flag, inv.output);
+      d.record = checkpointRecord(flag, inv.output);
       d.effects = &effects;
       d.retire = retire;
       return continuations(inv);
@@ -1492,7 +1491,7 @@ UNUM_HOT Status Runtime::Impl::run(Invocation &inv) {
     if (UNUM_LIKELY(ckpt)) {
       // (The record is made in the argument: no move of it.)
       auto put = store.putIfAbsent(inv.session(), inv.instance(),
-                                   checkpointRecord(*flag, inv.output), effects,
+                                   checkpointRecord(flag, inv.output), effects,
                                    retire);
       if (!put)
         return storeFailure(put.getStatus(), "writing checkpoint");
@@ -1511,6 +1510,11 @@ UNUM_HOT Status Runtime::Impl::run(Invocation &inv) {
     if (Status s = store.consumeSet(inv.session(), payload.fanInSet); !s)
       return storeFailure(s, "consuming completion set");
 
+  // (continuations() tests this first too; called from here, a chain step
+  // skips its frame, which is sized for the general case.)
+  if (const FunctionNode *target = inv.fn->plan.chainTarget;
+      UNUM_LIKELY(target && !inv.failed && !inv.deferred()))
+    return chainStep(inv, *target);
   return continuations(inv);
 }
 
@@ -1741,6 +1745,26 @@ Status Runtime::Impl::finishTerminal(Invocation &inv) {
   return Status::ok();
 }
 
+/// A chain step's continuation: into `p`, a payload reset by
+/// InvokerAccess::stage() (whose session, retire and value are still the
+/// last payload's) or a new one.
+[[gnu::always_inline]] inline void
+Runtime::Impl::fillChainPayload(Payload &p, Invocation &inv,
+                                const FunctionNode &target, bool handOff) {
+  detail::hints(p).target = &target;
+  copyName(p.session, inv.session());
+  p.execution = inv.execution();
+  detail::hints(p).fresh = inv.fresh;
+  if (!inv.levels->empty())
+    p.fanout = *inv.levels;
+  p.visit = inv.visit;
+  p.value = std::move(inv.output);
+  if (handOff)
+    copyName(p.retire, inv.instance());
+  else
+    p.retire.clear();
+}
+
 /// A plain chain step's only continuation (StepPlan::chainTarget): what
 /// continuations() does for it, reading nothing of the config.
 UNUM_HOT Status Runtime::Impl::chainStep(Invocation &inv,
@@ -1748,7 +1772,6 @@ UNUM_HOT Status Runtime::Impl::chainStep(Invocation &inv,
   // The only continuation retires this checkpoint in its own put.
   const bool handOff = opts.gc && inv.fn->plan.checkpoint;
   const std::string &name = target.plan.name;
-  UNUM_PREFETCH(target.plan.handler); // for the next step (HotPath.h)
   if (Payload *p = detail::InvokerAccess::stage(invoker); UNUM_LIKELY(p)) {
     fillChainPayload(*p, inv, target, handOff);
     if (Status s = detail::InvokerAccess::invokeStaged(invoker, name); !s)
@@ -1763,26 +1786,6 @@ UNUM_HOT Status Runtime::Impl::chainStep(Invocation &inv,
   if (UNUM_UNLIKELY(crashAt(Step::BeforeRetire, inv.instance())))
     return crash(&inv, Step::BeforeRetire);
   return Status::ok();
-}
-
-/// A chain step's continuation: into `p`, a payload reset by
-/// InvokerAccess::stage() (whose session and retire still hold the last names)
-/// or a new one.
-UNUM_HOT void Runtime::Impl::fillChainPayload(Payload &p, Invocation &inv,
-                                              const FunctionNode &target,
-                                              bool handOff) {
-  detail::hints(p).target = &target;
-  copyName(p.session, inv.session());
-  p.execution = inv.execution();
-  detail::hints(p).fresh = inv.fresh;
-  if (!inv.levels->empty())
-    p.fanout = *inv.levels;
-  p.visit = inv.visit;
-  p.value = std::move(inv.output);
-  if (handOff)
-    copyName(p.retire, inv.instance());
-  else
-    p.retire.clear();
 }
 
 /// chainStep() on an invoker that keeps no payloads (HTTP, or a call from
