@@ -1287,6 +1287,10 @@ bool Runtime::Impl::defersPut(const Invocation &inv) const {
       !p.fanInSet.empty() || p.source == Payload::Source::Checkpoint ||
       !store.issuesWithPut())
     return false;
+  // A plain chain step whose one continuation stays in this process (the
+  // pool) has nothing to journal with its put.
+  if (const FunctionNode *t = inv.fn->plan.chainTarget)
+    return invoker.carriesOutboxEntries(t->plan.name);
   for (const Edge &e : inv.fn->config.next)
     if (e.kind == EdgeKind::Map && e.maxConcurrency)
       return false;
