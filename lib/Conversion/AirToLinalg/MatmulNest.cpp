@@ -379,12 +379,16 @@ LogicalResult NestBuilder::build() {
   Value items = parts ? mul(blocks, parts) : blocks;
   Value mcE = roundUp(ceilDiv(m, blocks), mr);
   auto flat = MemRefType::get({ShapedType::kDynamic}, t);
+  // Cache-line aligned: the B sliver rows (NR elements) of the micro-kernel
+  // then never straddle two lines.
+  IntegerAttr align = b.getI64IntegerAttr(64);
   Value bpack =
-      memref::AllocOp::create(b, loc, flat, ValueRange{mul(kcA, ncA)});
+      memref::AllocOp::create(b, loc, flat, ValueRange{mul(kcA, ncA)}, align);
   Value apackSize = mul(mcE, kcA);
   if (target.threads > 1)
     apackSize = mul(apackSize, items);
-  Value apack = memref::AllocOp::create(b, loc, flat, ValueRange{apackSize});
+  Value apack =
+      memref::AllocOp::create(b, loc, flat, ValueRange{apackSize}, align);
   forLoop(cst(0), n, cst(nc), [&](Value jc) {
     Value ncur = min(cst(nc), sub(n, jc));
     forLoop(cst(0), k, cst(kc), [&](Value pc) {

@@ -50,7 +50,7 @@ func.func @matmul_dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>,
 // Static, 8 rows (fewer than two 6-row slivers per thread): one M block,
 // the threads share its columns (two parts, each with its own packed A).
 // CHECK-LABEL: func.func @matmul_flat(
-// CHECK: memref.alloc() : memref<6144xf32>
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<6144xf32>
 // CHECK: scf.parallel (%[[ITEM:.*]]) = (%c0) to (%c2) step (%c1)
 // CHECK: arith.remui %[[ITEM]], %c2
 // CHECK: llvm.intr.fmuladd
