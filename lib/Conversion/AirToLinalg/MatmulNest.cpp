@@ -376,14 +376,16 @@ LogicalResult NestBuilder::build() {
   Value items = cst(1), few;
   Value mrows = m, ncols = n;
   if (target.threads > 1) {
-    items = cst(target.threads);
-    few =
-        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
-                                      ceilDiv(m, mr), cst(2 * target.threads));
-    mrows = b.createOrFold<arith::SelectOp>(
-        loc, few, m, roundUp(ceilDiv(m, target.threads), mr));
-    ncols = b.createOrFold<arith::SelectOp>(
-        loc, few, roundUp(ceilDiv(n, target.threads), nr), n);
+    // One item when the call is too small for the threads: the serial loop
+    // (Parallel.h) is then the one-thread nest, not T nests in a row.
+    items = b.createOrFold<arith::SelectOp>(loc, useThreads,
+                                            cst(target.threads), cst(1));
+    few = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                        ceilDiv(m, mr), mul(items, cst(2)));
+    mrows = b.createOrFold<arith::SelectOp>(loc, few, m,
+                                            roundUp(ceilDiv(m, items), mr));
+    ncols = b.createOrFold<arith::SelectOp>(loc, few,
+                                            roundUp(ceilDiv(n, items), nr), n);
   }
   Value ncA = min(roundUp(ncols, nr), cst(nc));
   // M blocks of an item: as few as MC allows, balanced.

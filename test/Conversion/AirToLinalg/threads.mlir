@@ -15,8 +15,8 @@
 
 // Dynamic: M * N * K >= 2^20 chooses. Then ONE parallel loop of two items
 // (one fork per call), each a whole nest over its own rows with its own
-// packing of B and A, in the then-branch; the same two items as a serial
-// loop in the else-branch.
+// packing of B and A, in the then-branch; below it one item (the
+// one-thread nest) in the else-branch's serial loop.
 // CHECK-LABEL: func.func @matmul_dynamic(
 // CHECK-DAG: %[[M:.*]] = memref.dim %arg0, %c0
 // CHECK-DAG: %[[K:.*]] = memref.dim %arg0, %c1
@@ -24,15 +24,16 @@
 // CHECK: %[[MN:.*]] = arith.muli %[[M]], %[[N]]
 // CHECK: %[[MNK:.*]] = arith.muli %[[MN]], %[[K]]
 // CHECK: %[[BIG:.*]] = arith.cmpi sge, %[[MNK]], %c1048576
+// CHECK: %[[ITEMS:.*]] = arith.select %[[BIG]], %c2, %c1
 // CHECK: scf.if %[[BIG]] {
-// CHECK-NEXT: scf.parallel (%{{.*}}) = (%c0) to (%c2) step (%c1) {
+// CHECK-NEXT: scf.parallel (%{{.*}}) = (%c0) to (%[[ITEMS]]) step (%c1) {
 // CHECK-NOT: scf.parallel
 // CHECK: vector.maskedload %arg1
 // CHECK-NOT: scf.parallel
 // CHECK: llvm.intr.fmuladd
 // CHECK-NOT: scf.parallel
 // CHECK: {{^    \} else \{$}}
-// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c2 step %c1 {
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %[[ITEMS]] step %c1 {
 // CHECK-NOT: scf.parallel
 // CHECK: vector.maskedload %arg1
 // CHECK-NOT: scf.parallel
