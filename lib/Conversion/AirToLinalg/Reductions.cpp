@@ -132,6 +132,19 @@ arith::ExtFOp widenedTerm(Block *body) {
   return ext;
 }
 
+/// The term t of a body ending in `maximumf(out, t)` or `minimumf(out, t)`
+/// (a NaN-propagating float max/min), else null; `isMax` says which.
+Value extremumTerm(Block *body, bool &isMax) {
+  BlockArgument acc = body->getArguments().back();
+  Operation *combine = body->getTerminator()->getOperand(0).getDefiningOp();
+  if (!isa_and_nonnull<arith::MaximumFOp, arith::MinimumFOp>(combine) ||
+      !acc.hasOneUse() || combine->getBlock() != body)
+    return {};
+  isMax = isa<arith::MaximumFOp>(combine);
+  Value lhs = combine->getOperand(0), rhs = combine->getOperand(1);
+  return lhs == acc ? rhs : rhs == acc ? lhs : Value();
+}
+
 class OuterReduction {
 public:
   OuterReduction(RewriterBase &b, linalg::GenericOp op,
@@ -149,6 +162,7 @@ public:
     arith::ExtFOp ext = widenedTerm(body);
     if (ext)
       term = ext.getIn();
+    extremum = extremumTerm(body, isMax);
     // The lanes: one register of the widest type the loop body computes in
     // (an f64 sum of f32 terms computes in f32, see emit()).
     int64_t bits = 8;
@@ -213,8 +227,18 @@ private:
     });
   }
 
+  /// The inputs of the body on `width` columns from ivs[n - 1].
+  IRMapping loadInputs(ArrayRef<Value> ivs, int64_t width);
   /// The body on `width` columns from ivs[n - 1], accumulating into `acc`.
   Value step(ArrayRef<Value> ivs, Value acc, int64_t width);
+  /// A max/min strip's rows [r0, r1) from `acc`: the accumulators after
+  /// them (see the definition).
+  SmallVector<Value> fastExtremum(SmallVector<Value> &ivs, ArrayRef<Value> cols,
+                                  ValueRange acc, int64_t width, Value r0,
+                                  Value r1);
+  /// The rows [r0, r1) of a strip, from `acc`, combined by the body.
+  scf::ForOp exactRows(SmallVector<Value> &ivs, ArrayRef<Value> cols,
+                       ValueRange acc, int64_t width, Value r0, Value r1);
   /// Columns [j0, j0 + count * width) of the output for the rows
   /// [r0, r1) of dim p + k - 1: `count` accumulators of `width` lanes.
   void strip(SmallVector<Value> ivs, Value j0, int64_t count, int64_t width,
@@ -245,10 +269,14 @@ private:
   Value out;
   /// For an f64 sum of f32 terms: the f32 term (see emit()).
   Value term;
+  /// For a float max (isMax) or min: the term combined with the output
+  /// (see fastExtremum()).
+  Value extremum;
+  bool isMax = false;
   SmallVector<Value> sizes;
 };
 
-Value OuterReduction::step(ArrayRef<Value> ivs, Value acc, int64_t width) {
+IRMapping OuterReduction::loadInputs(ArrayRef<Value> ivs, int64_t width) {
   Block *body = op.getBody();
   IRMapping map;
   auto vectorOf = [&](Type s) { return VectorType::get({width}, s); };
@@ -270,6 +298,12 @@ Value OuterReduction::step(ArrayRef<Value> ivs, Value acc, int64_t width) {
     else
       map.map(arg, splat(memref::LoadOp::create(b, loc, v, indices)));
   }
+  return map;
+}
+
+Value OuterReduction::step(ArrayRef<Value> ivs, Value acc, int64_t width) {
+  Block *body = op.getBody();
+  IRMapping map = loadInputs(ivs, width);
   // Without fast-math flags: each element is combined in row order, so
   // nothing (LLVM included) may reassociate it.
   if (term) {
@@ -280,6 +314,92 @@ Value OuterReduction::step(ArrayRef<Value> ivs, Value acc, int64_t width) {
   map.map(body->getArguments().back(), acc);
   return unum::air::cloneBodyOnVectors(b, loc, body, map, width,
                                        /*keepFastMath=*/false);
+}
+
+scf::ForOp OuterReduction::exactRows(SmallVector<Value> &ivs,
+                                     ArrayRef<Value> cols, ValueRange acc,
+                                     int64_t width, Value r0, Value r1) {
+  unsigned rowDim = p + k - 1;
+  return forLoop(r0, r1, cst(1), acc, [&](Value r, ValueRange a) {
+    ivs[rowDim] = r;
+    SmallVector<Value> next;
+    for (auto [u, col] : llvm::enumerate(cols)) {
+      ivs[n - 1] = col;
+      next.push_back(step(ivs, a[u], width));
+    }
+    return next;
+  });
+}
+
+// maximumf/minimumf propagate NaN and order -0 below +0: on x86 that is
+// five instructions per vector (two blends ordering the zeros, max, an
+// unordered compare, a blend), which made the f32 max/min over axis 0
+// slower than numpy. Each row of a strip takes two instead: the plain
+// compare-select `t > acc ? t : acc` (one vmaxps) and a running sum of the
+// terms. That is the exact result unless a term is NaN (it drops it; the
+// sum is then NaN) or the result is a zero (-0 and +0 compare equal, so
+// either may be kept): after the chunk's rows, if any lane of the sums is
+// NaN (or infinite) or any lane of the result is zero (or NaN), the chunk's
+// rows are combined again, from the same accumulators, by the body itself.
+// A NaN accumulator stays NaN in both.
+SmallVector<Value> OuterReduction::fastExtremum(SmallVector<Value> &ivs,
+                                                ArrayRef<Value> cols,
+                                                ValueRange acc, int64_t width,
+                                                Value r0, Value r1) {
+  unsigned rowDim = p + k - 1;
+  size_t count = cols.size();
+  auto type = cast<VectorType>(acc[0].getType());
+  Value zero = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(), 0.0)));
+  SmallVector<Value> init(acc.begin(), acc.end());
+  init.append(count, zero);
+  arith::CmpFPredicate keep =
+      isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT;
+  scf::ForOp rows = forLoop(r0, r1, cst(1), init, [&](Value r, ValueRange a) {
+    ivs[rowDim] = r;
+    SmallVector<Value> next(2 * count);
+    for (auto [u, col] : llvm::enumerate(cols)) {
+      ivs[n - 1] = col;
+      IRMapping map = loadInputs(ivs, width);
+      Value t = unum::air::cloneBodyOnVectors(b, loc, op.getBody(), map, width,
+                                              /*keepFastMath=*/false, extremum);
+      Value better = arith::CmpFOp::create(b, loc, keep, t, a[u]);
+      next[u] = arith::SelectOp::create(b, loc, better, t, a[u]);
+      next[count + u] = arith::AddFOp::create(b, loc, a[count + u], t);
+    }
+    return next;
+  });
+  // One float test for all the strip's lanes: (sum + 1 / result) * 0 is
+  // NaN when the sum is NaN or infinite or the result is a zero (1 / 0 is
+  // an infinity) or NaN (rarely also for a tiny result: the exact path,
+  // merely slower). Comparing and or-ing i1 vectors per accumulator cost
+  // ~100 instructions per strip and chunk on AVX2.
+  Value one = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(), 1.0)));
+  Value test;
+  for (size_t u = 0; u < count; ++u) {
+    Value result = rows.getResult(u), sum = rows.getResult(count + u);
+    Value inverse = arith::DivFOp::create(b, loc, one, result);
+    Value t = arith::MulFOp::create(
+        b, loc, arith::AddFOp::create(b, loc, sum, inverse), zero);
+    test = test ? arith::AddFOp::create(b, loc, test, t) : t;
+  }
+  Value nan =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, test, test);
+  Value any =
+      vector::ReductionOp::create(b, loc, vector::CombiningKind::OR, nan);
+  auto again = scf::IfOp::create(
+      b, loc, any,
+      [&](OpBuilder &, Location) {
+        scf::YieldOp::create(
+            b, loc, exactRows(ivs, cols, acc, width, r0, r1).getResults());
+      },
+      [&](OpBuilder &, Location) {
+        scf::YieldOp::create(b, loc, rows.getResults().take_front(count));
+      });
+  return SmallVector<Value>(again.getResults());
 }
 
 SmallVector<Value> OuterReduction::outIndices(ArrayRef<Value> ivs) {
@@ -346,19 +466,14 @@ void OuterReduction::strip(SmallVector<Value> ivs, Value j0, int64_t count,
     else
       acc.push_back(vector::LoadOp::create(b, loc, outType, out, outIdx));
   }
-  unsigned rowDim = p + k - 1;
-  scf::ForOp rows = forLoop(r0, r1, cst(1), acc, [&](Value r, ValueRange a) {
-    ivs[rowDim] = r;
-    SmallVector<Value> next;
-    for (int64_t u = 0; u < count; ++u) {
-      ivs[n - 1] = cols[u];
-      next.push_back(step(ivs, a[u], width));
-    }
-    return next;
-  });
+  SmallVector<Value> results =
+      extremum && width > 1
+          ? fastExtremum(ivs, cols, acc, width, r0, r1)
+          : SmallVector<Value>(
+                exactRows(ivs, cols, acc, width, r0, r1).getResults());
   for (int64_t u = 0; u < count; ++u) {
     outIdx.back() = cols[u];
-    Value result = rows.getResult(u);
+    Value result = results[u];
     if (term && scratch) {
       // The same sum in the column block's scratch.
       Value wide = arith::ExtFOp::create(b, loc, outType, result);
