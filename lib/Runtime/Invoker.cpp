@@ -163,13 +163,13 @@ ThreadPoolInvoker::Impl::~Impl() {
 }
 
 const std::string &ThreadPoolInvoker::Impl::Task::name() const {
-  return namedBySpec ? detail::hints(payload).target->config.name : function;
+  return namedBySpec ? detail::hints(payload).target->plan.name : function;
 }
 
 void ThreadPoolInvoker::Impl::Task::setName(const std::string &name) {
   const detail::FunctionNode *target = detail::hints(payload).target;
   namedBySpec =
-      target && (&target->config.name == &name || target->config.name == name);
+      target && (&target->plan.name == &name || target->plan.name == name);
   if (!namedBySpec)
     function = name;
 }
@@ -206,10 +206,9 @@ UNUM_HOT Payload *ThreadPoolInvoker::Impl::stage() {
   if (!w || w->pool != this || w->nextFull)
     return nullptr;
   // The slot holds the task that ran before: reset it, but for the names
-  // the caller always sets (lib/Runtime/InvokerInternal.h).
+  // and the value, which the caller always sets (InvokerInternal.h).
   Payload &p = w->next().payload;
   p.source = Payload::Source::Http;
-  p.value = Value();
   p.fanout.clear();
   if (!p.fanInSet.empty())
     p.fanInSet.clear();
