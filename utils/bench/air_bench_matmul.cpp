@@ -30,6 +30,7 @@
 #include <ctime>
 #include <dlfcn.h>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sched.h>
 #include <string>
@@ -214,6 +215,39 @@ template <typename F> Timing timeIt(int reps, F &&f) {
           wall > 0 ? (processCpuSeconds() - cpu0) / wall : 0};
 }
 
+/// Times the calls `fs` in turn, one call of each per round, `rounds`
+/// rounds after one warm-up round: a change of the machine's load during
+/// the run (other processes on this shared VM) then hits every contestant
+/// alike, and their ratios hold even when their absolute times move. `cpus`
+/// is the process's CPU time / wall time over all the rounds, the same for
+/// every contestant: the kernel accounts another running thread's CPU time
+/// only at scheduler ticks (4 ms), too coarse to split between calls of
+/// 1-2 ms (an OpenMP worker spinning after a 2-thread call also runs during
+/// the next 1-thread one).
+std::vector<Timing> race(int rounds,
+                         const std::vector<std::function<void()>> &fs) {
+  size_t n = fs.size();
+  std::vector<std::vector<double>> t(n);
+  for (const auto &f : fs)
+    f(); // warm-up
+  double cpu0 = processCpuSeconds();
+  auto start = Clock::now();
+  for (int r = 0; r < rounds; ++r)
+    for (size_t i = 0; i < n; ++i) {
+      auto s = Clock::now();
+      fs[i]();
+      t[i].push_back(std::chrono::duration<double>(Clock::now() - s).count());
+    }
+  double wall = std::chrono::duration<double>(Clock::now() - start).count();
+  double cpus = wall > 0 ? (processCpuSeconds() - cpu0) / wall : 0;
+  std::vector<Timing> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    std::sort(t[i].begin(), t[i].end());
+    out[i] = {t[i].front(), t[i][t[i].size() / 2], cpus};
+  }
+  return out;
+}
+
 double maxRelError(const std::vector<float> &got,
                    const std::vector<float> &want) {
   double worst = 0, scale = 0;
@@ -259,14 +293,18 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
   }
   if (!ok)
     return false;
-  std::printf("GFLOP/s = 2 n^3 / time, best and median of %d; vs blas = "
-              "OpenBLAS time / Unum time, both with the same threads and the "
-              "%s (>= 0.8 is the goal at 1 thread); vs 1t = the same "
-              "kernel's 1-thread time / its time (goal >= 1.7 at 2); cpus = "
-              "the process's CPU time / wall time while timed (~1 at 2 "
-              "threads: the machine gave it one CPU, the row means "
-              "nothing)\n",
-              reps, median ? "median" : "best");
+  std::printf(
+      "GFLOP/s = 2 n^3 / time, best and median of %d; the 1-thread rows "
+      "(OpenBLAS, Unum host, Unum haswell) are timed in turn, one call of "
+      "each per round, and so are Unum's 1- and 2-thread kernels for `vs 1t`, "
+      "so a change of the machine's load hits both sides of a ratio; vs "
+      "blas = OpenBLAS time / Unum time, both with the same threads and the "
+      "%s (>= 0.8 is the goal at 1 thread); vs 1t = the same kernel's "
+      "1-thread time / its time, from the same rounds (goal >= 1.7 at 2); "
+      "cpus = the process's CPU time / wall time over the rounds the row "
+      "was timed in (the same for the rows timed in turn; ~1 at 2 threads: "
+      "the machine gave it one CPU, the 2-thread ratios mean nothing)\n",
+      reps, median ? "median" : "best");
   std::printf("%6s %-9s %-8s %7s %9s %9s %8s %7s %5s %9s\n", "n", "kernel",
               "mcpu", "threads", "best", "median", "vs blas", "vs 1t", "cpus",
               "max err");
@@ -278,27 +316,40 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
     fillRandom(b, seed);
     double flops = 2.0 * n * (double)n * n;
     auto gf = [&](double t) { return t > 0 ? flops / t * 1e-9 : 0.0; };
-    double blasTime[3] = {0, 0, 0};
+    auto pick = [&](const Timing &t) { return median ? t.median : t.best; };
+    auto row = [&](const char *label, const char *cpu, int threads,
+                   const Timing &t, const char *vsBlas, const char *vsOne,
+                   const char *err) {
+      std::printf("%6d %-9s %-8s %7d %9.1f %9.1f %8s %7s %5.2f %9s\n", n, label,
+                  cpu, threads, gf(t.best), gf(t.median), vsBlas, vsOne, t.cpus,
+                  err);
+      std::fflush(stdout);
+    };
+    auto ratio = [](char(&out)[32], double num, double den) {
+      std::snprintf(out, sizeof out, "%.2fx", den > 0 ? num / den : 0.0);
+    };
+    // Every Unum kernel writes its own C, checked after the timing.
+    std::vector<std::vector<float>> c(kernels.size(),
+                                      std::vector<float>(nn, NAN));
+    std::vector<int32_t> status(kernels.size(), 0);
+    Desc2 da = desc(a.data(), n, n), db = desc(b.data(), n, n);
+    std::vector<Desc2> dc;
+    for (auto &ci : c)
+      dc.push_back(desc(ci.data(), n, n));
+    auto unum = [&](size_t i) -> std::function<void()> {
+      return [&, i] {
+        status[i] = kernels[i].jit->call("matmul", &da, &db, &dc[i]);
+      };
+    };
+    std::vector<float> blasC(nn, 0.f);
+    auto sgemm = [&](float *out) {
+      blas.sgemm(101 /*RowMajor*/, 111 /*NoTrans*/, 111, n, n, n, 1.f, a.data(),
+                 n, b.data(), n, 0.f, out, n);
+    };
     if (blas.sgemm) {
-      for (int threads : {1, 2}) {
-        if (blas.setThreads)
-          blas.setThreads(threads);
-        auto t = timeIt(reps, [&] {
-          blas.sgemm(101 /*RowMajor*/, 111 /*NoTrans*/, 111, n, n, n, 1.f,
-                     a.data(), n, b.data(), n, 0.f, want.data(), n);
-        });
-        blasTime[threads] = median ? t.median : t.best;
-        char vsOne[32] = "";
-        if (threads > 1)
-          std::snprintf(vsOne, sizeof vsOne, "%.2fx",
-                        blasTime[1] / blasTime[threads]);
-        std::printf("%6d %-9s %-8s %7d %9.1f %9.1f %8s %7s %5.2f %9s\n", n,
-                    "openblas", "", threads, gf(t.best), gf(t.median), "",
-                    vsOne, t.cpus, "");
-      }
       if (blas.setThreads)
         blas.setThreads(1);
-      letIdleWorkersSleep();
+      sgemm(want.data());
     } else {
       for (int i = 0; i < n; ++i)
         for (int k = 0; k < n; ++k)
@@ -306,39 +357,58 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
             want[(int64_t)i * n + j] +=
                 a[(int64_t)i * n + k] * b[(int64_t)k * n + j];
     }
-    double oneThread[2] = {0, 0}; // per cpu (host, haswell)
+    // One thread: OpenBLAS, Unum host, Unum haswell in turn.
+    std::vector<std::function<void()>> one;
+    if (blas.sgemm)
+      one.push_back([&] { sgemm(blasC.data()); });
+    one.push_back(unum(0));
+    one.push_back(unum(1));
+    std::vector<Timing> t1 = race(reps, one);
+    size_t u = blas.sgemm ? 1 : 0; // first Unum entry of t1
+    // OpenBLAS on two threads alone (its idle workers spin ~0.1 s after a
+    // call and would share the CPUs with Unum's threads).
+    Timing blas2;
+    if (blas.sgemm) {
+      if (blas.setThreads)
+        blas.setThreads(2);
+      blas2 = timeIt(reps, [&] { sgemm(blasC.data()); });
+      if (blas.setThreads)
+        blas.setThreads(1);
+      letIdleWorkersSleep();
+    }
+    // Unum's 1- and 2-thread kernels in turn (host 1t, host 2t, haswell 1t,
+    // haswell 2t): `vs 1t` from the same rounds.
+    std::vector<Timing> t2 = race(reps, {unum(0), unum(2), unum(1), unum(3)});
+    letIdleWorkersSleep();
+    char none[32] = "", vsBlas[32], vsOne[32];
+    if (blas.sgemm) {
+      row("openblas", "", 1, t1[0], none, none, "");
+      ratio(vsOne, pick(t1[0]), pick(blas2));
+      row("openblas", "", 2, blas2, none, vsOne, "");
+    }
     for (size_t i = 0; i < kernels.size(); ++i) {
       Kernel &k = kernels[i];
-      std::vector<float> c(nn, NAN);
-      Desc2 da = desc(a.data(), n, n), db = desc(b.data(), n, n),
-            dc = desc(c.data(), n, n);
-      int32_t status = 0;
-      auto t =
-          timeIt(reps, [&] { status = k.jit->call("matmul", &da, &db, &dc); });
-      double time = median ? t.median : t.best;
-      if (k.threads == 1)
-        oneThread[k.cpu.empty() ? 0 : 1] = time;
-      double e = maxRelError(c, want);
-      if (status != 0 || !(e < 1e-4)) {
+      bool two = k.threads > 1;
+      size_t haswell = k.cpu.empty() ? 0 : 1;
+      const Timing &t = two ? t2[2 * haswell + 1] : t1[u + haswell];
+      std::snprintf(vsBlas, sizeof vsBlas, "n/a");
+      if (blas.sgemm)
+        ratio(vsBlas, pick(two ? blas2 : t1[0]), pick(t));
+      vsOne[0] = 0;
+      if (two)
+        ratio(vsOne, pick(t2[2 * haswell]), pick(t));
+      double e = maxRelError(c[i], want);
+      if (status[i] != 0 || !(e < 1e-4)) {
         std::printf("!!! MISMATCH: %s --mcpu=%s --threads=%d n=%d status %d "
                     "max rel err %g\n",
-                    k.label.c_str(), k.cpu.c_str(), k.threads, n, status, e);
+                    k.label.c_str(), k.cpu.c_str(), k.threads, n, status[i], e);
         ok = false;
       }
-      char vsBlas[32] = "n/a", vsOne[32] = "";
-      if (blas.sgemm)
-        std::snprintf(vsBlas, sizeof vsBlas, "%.2fx",
-                      blasTime[std::min(k.threads, 2)] / time);
-      if (k.threads > 1)
-        std::snprintf(vsOne, sizeof vsOne, "%.2fx",
-                      oneThread[k.cpu.empty() ? 0 : 1] / time);
-      std::printf("%6d %-9s %-8s %7d %9.1f %9.1f %8s %7s %5.2f %9.1e\n", n,
-                  k.label.c_str(), k.cpu.empty() ? "host" : k.cpu.c_str(),
-                  k.threads, gf(t.best), gf(t.median), vsBlas, vsOne, t.cpus,
-                  e);
-      std::fflush(stdout);
+      char err[32];
+      std::snprintf(err, sizeof err, "%9.1e", e);
+      row(k.label.c_str(), k.cpu.empty() ? "host" : k.cpu.c_str(), k.threads, t,
+          vsBlas, vsOne, err);
     }
-    letIdleWorkersSleep();
   }
   return ok;
 }
@@ -375,8 +445,9 @@ bool benchConvThreads(int reps, bool median) {
   std::printf("GFLOP/s = 2 (L-K+1) C^2 K / time, best and median of %d "
               "samples of ~2 ms; vs dnnl = oneDNN `any` (blocked layouts, "
               "reorders untimed) time / Unum time with the same threads and "
-              "the %s; vs 1t = the same kernel's 1-thread time / its time "
-              "(goal >= 1.7 at 2); unum+b+r = conv1d + bias + relu (flops "
+              "the %s; vs 1t = the same kernel's 1-thread time / its time, "
+              "the two timed in turn (one batch of each per round; goal >= "
+              "1.7 at 2); unum+b+r = conv1d + bias + relu (flops "
               "counted: the conv1d's), no oneDNN row; cpus as above\n",
               5 * reps, median ? "median" : "best");
   std::printf("%3s %-9s %-8s %7s %9s %9s %8s %7s %5s %9s\n", "K", "kernel",
@@ -450,31 +521,54 @@ bool benchConvThreads(int reps, bool median) {
       // This host's CPU, then --mcpu=haswell (the AVX2 figures every x86-64
       // host with AVX2 should reach), each on 1 and 2 threads.
       for (const char *cpu : {"", "haswell"}) {
-        double oneThread = 0;
-        for (int threads : {1, 2}) {
-          Kernel k;
-          k.label = v.label;
-          k.cpu = cpu;
-          k.threads = threads;
-          if (!build(k, v.air.c_str()))
+        // The 1- and 2-thread kernels timed in turn (batches of ~2 ms each,
+        // one batch of each per round): `vs 1t` from the same rounds.
+        Kernel ks[2];
+        std::vector<float> y[2];
+        Desc2 dy[2];
+        int32_t status[2] = {0, 0};
+        Desc2 dx = desc(x.data(), L, C);
+        Desc3 dw = {w.data(), w.data(), 0, {K, C, C}, {C * C, C, 1}};
+        Desc1 db = {bias.data(), bias.data(), 0, {C}, {1}};
+        std::vector<std::function<void()>> batches;
+        int calls[2];
+        for (int i = 0; i < 2; ++i) {
+          ks[i].label = v.label;
+          ks[i].cpu = cpu;
+          ks[i].threads = i + 1;
+          if (!build(ks[i], v.air.c_str()))
             return false;
-          std::vector<float> y(lout * C, NAN);
-          Desc2 dx = desc(x.data(), L, C), dy = desc(y.data(), lout, C);
-          Desc3 dw = {w.data(), w.data(), 0, {K, C, C}, {C * C, C, 1}};
-          Desc1 db = {bias.data(), bias.data(), 0, {C}, {1}};
-          int32_t status = 0;
-          Timing t = timeBatches(5 * reps, [&] {
-            status = epilogue ? k.jit->call("conv", &dx, &dw, &db, &dy)
-                              : k.jit->call("conv", &dx, &dw, &dy);
+          y[i].assign(lout * C, NAN);
+          dy[i] = desc(y[i].data(), lout, C);
+          auto once = [&, i] {
+            status[i] = epilogue
+                            ? ks[i].jit->call("conv", &dx, &dw, &db, &dy[i])
+                            : ks[i].jit->call("conv", &dx, &dw, &dy[i]);
+          };
+          once(); // compiles lazily, faults y in
+          auto s = Clock::now();
+          once();
+          double t = std::chrono::duration<double>(Clock::now() - s).count();
+          calls[i] = std::max(1, int(0.002 / std::max(t, 1e-7)));
+          batches.push_back([once, n = calls[i]] {
+            for (int c = 0; c < n; ++c)
+              once();
           });
+        }
+        std::vector<Timing> ts = race(5 * reps, batches);
+        for (int i = 0; i < 2; ++i) {
+          ts[i].best /= calls[i];
+          ts[i].median /= calls[i];
+        }
+        for (int i = 0; i < 2; ++i) {
+          int threads = i + 1;
+          const Timing &t = ts[i];
           double time = median ? t.median : t.best;
-          if (threads == 1)
-            oneThread = time;
-          double e = maxRelError(y, *v.want);
-          if (status != 0 || !(e < 1e-4)) {
+          double e = maxRelError(y[i], *v.want);
+          if (status[i] != 0 || !(e < 1e-4)) {
             std::printf("!!! MISMATCH: %s K=%d --mcpu=%s --threads=%d status "
                         "%d max rel err %g\n",
-                        v.label, K, k.cpu.c_str(), threads, status, e);
+                        v.label, K, cpu, threads, status[i], e);
             ok = false;
           }
           char vsDnnl[32] = "n/a", vsOne[32] = "";
@@ -482,10 +576,11 @@ bool benchConvThreads(int reps, bool median) {
             std::snprintf(vsDnnl, sizeof vsDnnl, "%.2fx",
                           dnnlTime[threads] / time);
           if (threads > 1)
-            std::snprintf(vsOne, sizeof vsOne, "%.2fx", oneThread / time);
+            std::snprintf(vsOne, sizeof vsOne, "%.2fx",
+                          (median ? ts[0].median : ts[0].best) / time);
           std::printf("%3d %-9s %-8s %7d %9.1f %9.1f %8s %7s %5.2f %9.1e\n", K,
-                      v.label, k.cpu.empty() ? "host" : cpu, threads,
-                      gf(t.best), gf(t.median), vsDnnl, vsOne, t.cpus, e);
+                      v.label, *cpu ? cpu : "host", threads, gf(t.best),
+                      gf(t.median), vsDnnl, vsOne, t.cpus, e);
           std::fflush(stdout);
         }
         letIdleWorkersSleep();

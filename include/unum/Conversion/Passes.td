@@ -196,9 +196,10 @@ def AirVectorize : Pass<"air-vectorize"> {
     with masks (any static or dynamic shape stays vectorised). An
     elementwise tail reading only the matmul's result (bias over rows or
     columns, relu, scaling) is applied to the register tile before its last
-    store. With `threads` > 1 the M cache blocks and B's packing are
-    `scf.parallel` loops (convert-scf-to-openmp makes them OpenMP) when the
-    call has at least 2^20 multiply-adds, and the outermost loop of an
+    store. With `threads` > 1 the matmul is one `scf.parallel` loop of
+    `threads` ranges of rows (or of columns when M is small), each a whole
+    nest with its own packing (convert-scf-to-openmp makes it OpenMP) when
+    the call has at least 2^20 multiply-adds, and the outermost loop of an
     elementwise kernel is when it has at least 2^17 elements (decided at
     run time for dynamic sizes: an `scf.if` picks the parallel or the serial
     loop, lib/Conversion/AirToLinalg/Parallel.h). An

@@ -3,18 +3,22 @@
 // The Goto/BLIS loop nest for C(M, N) += A(M, K) B(K, N) on buffers whose
 // last dimension is contiguous, any static or dynamic sizes:
 //
-//   for jc in [0, N) step NC                   B panel of KC x NC (L3)
+//   for item in [0, T)                 (scf.parallel with T threads > 1)
+//    for jc in item's columns step NC         B panel of KC x NC (L3)
 //     for pc in [0, K) step KC
 //       pack B[pc:+KC, jc:+NC] into NR-wide slivers, k-major, zero-padded
-//       for blk in M blocks of MC rows        (scf.parallel with threads)
+//       for ic in item's rows step MC         M blocks, balanced
 //         pack A[ic:+MC, pc:+KC] into MR-tall slivers, k-major, zero-padded
 //         for jr in [0, nc) step NR            B sliver KC x NR (L1)
-//           (with threads and fewer than threads x MR rows: one M block and
-//            the jr range cut into one part per thread, blk x part parallel)
 //           for ir in [0, mc) step MR          A sliver MR x KC (L2)
 //             acc = first k block ? fill value : C tile
 //             for k in [0, kc): acc[r] += A[r, k] * B[k, :]   (MR FMAs)
 //             store acc (or the epilogue of acc, after the last k block)
+//
+// With T threads each item is one thread's share: a range of M rows
+// (rounded to MR), or, with fewer than 2 T MR-row slivers, a range of N
+// columns (rounded to NR); every item packs its own A and B into its own
+// slices of the buffers. One fork per call.
 //
 // Edge tiles are computed in full from the padded panels (still vectors)
 // and only their loads and stores of C are masked (rows by a branch each,
@@ -311,7 +315,8 @@ private:
       vector::MaskedStoreOp::create(b, loc, mem, indices, mask, value);
   }
 
-  void packB(Value bpack, Value jc, Value ncur, Value pc, Value kcur);
+  void packB(Value bpack, Value bbase, Value jc, Value ncur, Value pc,
+             Value kcur);
   void packA(Value apack, Value abase, Value ic, Value mcur, Value pc,
              Value kcur);
   void tile(Value apack, Value aoff, Value bpack, Value boff, Value i0,
@@ -357,66 +362,85 @@ LogicalResult NestBuilder::build() {
     b.setInsertionPoint(matmul);
   }
   Value kcA = min(k, cst(kc));
-  Value ncA = min(roundUp(n, nr), cst(nc));
-  // M blocks: as few as MC allows, a multiple of the threads, balanced.
-  Value blocks = max(cst(1), ceilDiv(m, mc));
-  // Parts of each block's NR slivers of B: one, or (threads) when M has
-  // fewer than two MR-row slivers per thread: M blocks rounded to MR would
-  // leave a thread idle (M <= MR) or with far less work (M = MR + 1: MR
-  // rows against 1). Then one M block whose columns the threads share. The
-  // loop the threads share runs over blocks x parts, each with its own
-  // packed A (a few rows: packing it once per part costs little).
-  Value parts;
+  // The threads share one loop over `items`, each item a whole Goto/BLIS
+  // nest over its own rows (or columns) of C with its own packed A and B:
+  // one fork per call, no barrier between k blocks, and the B panel an
+  // item reads is the one its thread packed (in its own L2). Items are
+  // ranges of M rows rounded to MR; with fewer than two MR-row slivers per
+  // thread (M <= MR would leave a thread idle, M = MR + 1 would give one
+  // thread MR rows and the other 1), ranges of N columns rounded to NR
+  // instead. Each thread then packs all of B (or all of A) once per call
+  // for its share: a copy per element against M / threads (N / threads)
+  // multiply-adds of it, a few percent at n = 256.
+  // Rows (mrows) and columns (ncols) of an item.
+  Value items = cst(1), few;
+  Value mrows = m, ncols = n;
   if (target.threads > 1) {
-    blocks = roundUp(blocks, target.threads);
-    Value few =
-        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
-                                      ceilDiv(m, mr), cst(2 * target.threads));
-    blocks = b.createOrFold<arith::SelectOp>(loc, few, cst(1), blocks);
-    parts =
-        b.createOrFold<arith::SelectOp>(loc, few, cst(target.threads), cst(1));
+    // One item when the call is too small for the threads: the serial loop
+    // (Parallel.h) is then the one-thread nest, not T nests in a row.
+    items = b.createOrFold<arith::SelectOp>(loc, useThreads,
+                                            cst(target.threads), cst(1));
+    few = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                        ceilDiv(m, mr), mul(items, cst(2)));
+    mrows = b.createOrFold<arith::SelectOp>(loc, few, m,
+                                            roundUp(ceilDiv(m, items), mr));
+    ncols = b.createOrFold<arith::SelectOp>(loc, few,
+                                            roundUp(ceilDiv(n, items), nr), n);
   }
-  Value items = parts ? mul(blocks, parts) : blocks;
-  Value mcE = roundUp(ceilDiv(m, blocks), mr);
+  Value ncA = min(roundUp(ncols, nr), cst(nc));
+  // M blocks of an item: as few as MC allows, balanced.
+  Value mcE = roundUp(ceilDiv(mrows, max(cst(1), ceilDiv(mrows, mc))), mr);
   auto flat = MemRefType::get({ShapedType::kDynamic}, t);
-  Value bpack =
-      memref::AllocOp::create(b, loc, flat, ValueRange{mul(kcA, ncA)});
-  Value apackSize = mul(mcE, kcA);
-  if (target.threads > 1)
-    apackSize = mul(apackSize, items);
-  Value apack = memref::AllocOp::create(b, loc, flat, ValueRange{apackSize});
-  forLoop(cst(0), n, cst(nc), [&](Value jc) {
-    Value ncur = min(cst(nc), sub(n, jc));
-    forLoop(cst(0), k, cst(kc), [&](Value pc) {
-      Value kcur = min(cst(kc), sub(k, pc));
-      Value isFirst = cmp(arith::CmpIPredicate::eq, pc, cst(0));
-      Value isLast = cmp(arith::CmpIPredicate::eq, add(pc, kcur), k);
-      packB(bpack, jc, ncur, pc, kcur);
-      parallelLoop(items, [&](Value item) {
-        Value blk = parts ? div(item, parts) : item;
-        Value ic = mul(blk, mcE);
-        ifThen(cmp(arith::CmpIPredicate::slt, ic, m), [&] {
-          Value mcur = min(mcE, sub(m, ic));
-          Value abase = target.threads > 1 ? mul(mul(item, mcE), kcur) : cst(0);
-          packA(apack, abase, ic, mcur, pc, kcur);
-          // This part's slivers of the B panel (all of them when one part).
-          Value jlo = cst(0), jhi = ncur;
-          if (parts) {
-            Value part = arith::RemUIOp::create(b, loc, item, parts);
-            Value span = mul(ceilDiv(ceilDiv(ncur, nr), parts), cst(nr));
-            jlo = min(ncur, mul(part, span));
-            jhi = min(ncur, add(jlo, span));
-          }
-          forLoop(jlo, jhi, cst(nr), [&](Value jr) {
-            forLoop(cst(0), mcur, cst(mr), [&](Value ir) {
-              tile(apack, add(abase, mul(ir, kcur)), bpack, mul(jr, kcur),
-                   add(ic, ir), add(jc, jr), kcur, isFirst, isLast);
+  // Cache-line aligned: the B sliver rows (NR elements) of the micro-kernel
+  // then never straddle two lines. One slice per item.
+  IntegerAttr align = b.getI64IntegerAttr(64);
+  Value bpackSize = mul(kcA, ncA), apackSize = mul(mcE, kcA);
+  Value bpack = memref::AllocOp::create(
+      b, loc, flat, ValueRange{mul(bpackSize, items)}, align);
+  Value apack = memref::AllocOp::create(
+      b, loc, flat, ValueRange{mul(apackSize, items)}, align);
+  auto nest = [&](Value item) {
+    Value mlo = cst(0), mhi = m, nlo = cst(0), nhi = n;
+    if (few) {
+      mlo = b.createOrFold<arith::SelectOp>(loc, few, cst(0),
+                                            min(m, mul(item, mrows)));
+      mhi = min(m, add(mlo, mrows));
+      nlo = b.createOrFold<arith::SelectOp>(loc, few, min(n, mul(item, ncols)),
+                                            cst(0));
+      nhi = min(n, add(nlo, ncols));
+    }
+    Value bbase = mul(item, bpackSize), abase = mul(item, apackSize);
+    // Rows (columns) rounded to MR (NR) can leave the last items empty.
+    Value some =
+        arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::slt, mlo, mhi),
+                              cmp(arith::CmpIPredicate::slt, nlo, nhi));
+    ifThen(some, [&] {
+      forLoop(nlo, nhi, cst(nc), [&](Value jc) {
+        Value ncur = min(cst(nc), sub(nhi, jc));
+        forLoop(cst(0), k, cst(kc), [&](Value pc) {
+          Value kcur = min(cst(kc), sub(k, pc));
+          Value isFirst = cmp(arith::CmpIPredicate::eq, pc, cst(0));
+          Value isLast = cmp(arith::CmpIPredicate::eq, add(pc, kcur), k);
+          packB(bpack, bbase, jc, ncur, pc, kcur);
+          forLoop(mlo, mhi, mcE, [&](Value ic) {
+            Value mcur = min(mcE, sub(mhi, ic));
+            packA(apack, abase, ic, mcur, pc, kcur);
+            forLoop(cst(0), ncur, cst(nr), [&](Value jr) {
+              forLoop(cst(0), mcur, cst(mr), [&](Value ir) {
+                tile(apack, add(abase, mul(ir, kcur)), bpack,
+                     add(bbase, mul(jr, kcur)), add(ic, ir), add(jc, jr), kcur,
+                     isFirst, isLast);
+              });
             });
           });
         });
       });
     });
-  });
+  };
+  if (target.threads > 1)
+    parallelLoop(items, nest);
+  else
+    nest(cst(0));
   memref::DeallocOp::create(b, loc, apack);
   memref::DeallocOp::create(b, loc, bpack);
   b.eraseOp(matmul);
@@ -424,13 +448,13 @@ LogicalResult NestBuilder::build() {
 }
 
 /// B[pc:+kcur, jc:+ncur] -> slivers of NR columns, each kcur x NR k-major
-/// at s * kcur * NR; columns past N are zeros.
-void NestBuilder::packB(Value bpack, Value jc, Value ncur, Value pc,
-                        Value kcur) {
-  parallelLoop(ceilDiv(ncur, nr), [&](Value s) {
+/// at bbase + s * kcur * NR; columns past N are zeros.
+void NestBuilder::packB(Value bpack, Value bbase, Value jc, Value ncur,
+                        Value pc, Value kcur) {
+  forLoop(cst(0), ceilDiv(ncur, nr), cst(1), [&](Value s) {
     Value col = add(jc, mul(s, cst(nr)));
     Value cols = sub(n, col);
-    Value base = mul(mul(s, kcur), cst(nr));
+    Value base = add(bbase, mul(mul(s, kcur), cst(nr)));
     auto copy = [&](Value mask) {
       forLoop(cst(0), kcur, cst(1), [&](Value kk) {
         Value row = loadRow(bMat, {add(pc, kk), col}, rowType, mask);

@@ -17,8 +17,8 @@ bool contiguousLast(mlir::Value v);
 
 struct MatmulTarget {
   int64_t vectorBits = 256, registers = 16;
-  /// > 1: the M cache blocks (and B's packing) are an scf.parallel loop with
-  /// a multiple of `threads` iterations.
+  /// > 1: one scf.parallel loop of `threads` iterations, each a whole nest
+  /// over its own rows (or columns) of C with its own packed A and B.
   int64_t threads = 1;
 };
 

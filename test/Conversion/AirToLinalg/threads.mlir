@@ -13,9 +13,10 @@
 #kn = affine_map<(d0, d1, d2) -> (d1, d2)>
 #mn = affine_map<(d0, d1, d2) -> (d0, d2)>
 
-// Dynamic: M * N * K >= 2^20 chooses; B's packing and the M blocks are
-// parallel in the then-branch and serial loops in the else-branch (the two
-// guards of a k block are merged into one scf.if).
+// Dynamic: M * N * K >= 2^20 chooses. Then ONE parallel loop of two items
+// (one fork per call), each a whole nest over its own rows with its own
+// packing of B and A, in the then-branch; below it one item (the
+// one-thread nest) in the else-branch's serial loop.
 // CHECK-LABEL: func.func @matmul_dynamic(
 // CHECK-DAG: %[[M:.*]] = memref.dim %arg0, %c0
 // CHECK-DAG: %[[K:.*]] = memref.dim %arg0, %c1
@@ -23,13 +24,16 @@
 // CHECK: %[[MN:.*]] = arith.muli %[[M]], %[[N]]
 // CHECK: %[[MNK:.*]] = arith.muli %[[MN]], %[[K]]
 // CHECK: %[[BIG:.*]] = arith.cmpi sge, %[[MNK]], %c1048576
+// CHECK: %[[ITEMS:.*]] = arith.select %[[BIG]], %c2, %c1
 // CHECK: scf.if %[[BIG]] {
-// CHECK-NEXT: scf.parallel
+// CHECK-NEXT: scf.parallel (%{{.*}}) = (%c0) to (%[[ITEMS]]) step (%c1) {
+// CHECK-NOT: scf.parallel
 // CHECK: vector.maskedload %arg1
-// CHECK: scf.parallel
+// CHECK-NOT: scf.parallel
 // CHECK: llvm.intr.fmuladd
-// CHECK: {{^        \} else \{$}}
-// CHECK-NEXT: scf.for
+// CHECK-NOT: scf.parallel
+// CHECK: {{^    \} else \{$}}
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %[[ITEMS]] step %c1 {
 // CHECK-NOT: scf.parallel
 // CHECK: vector.maskedload %arg1
 // CHECK-NOT: scf.parallel
@@ -47,12 +51,18 @@ func.func @matmul_dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>,
   return
 }
 
-// Static, 8 rows (fewer than two 6-row slivers per thread): one M block,
-// the threads share its columns (two parts, each with its own packed A).
+// Static, 8 rows (fewer than two 6-row slivers per thread): the threads
+// share N instead, 256 columns each, each packing its own 256 columns of B
+// (two 256 x 256 slices) and all 8 rows of A (two 12 x 256 slices).
 // CHECK-LABEL: func.func @matmul_flat(
-// CHECK: memref.alloc() : memref<6144xf32>
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<131072xf32>
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<6144xf32>
 // CHECK: scf.parallel (%[[ITEM:.*]]) = (%c0) to (%c2) step (%c1)
-// CHECK: arith.remui %[[ITEM]], %c2
+// CHECK: %[[LO0:.*]] = arith.muli %[[ITEM]], %c256
+// CHECK: %[[LO:.*]] = arith.minsi %[[LO0]], %c512
+// CHECK: %[[HI0:.*]] = arith.addi %[[LO]], %c256
+// CHECK: %[[HI:.*]] = arith.minsi %[[HI0]], %c512
+// CHECK: scf.for %{{.*}} = %[[LO]] to %[[HI]] step %c4096
 // CHECK: llvm.intr.fmuladd
 func.func @matmul_flat(%a: memref<8x512xf32>, %b: memref<512x512xf32>,
                        %c: memref<8x512xf32>) {
@@ -85,10 +95,9 @@ func.func @matmul_small(%a: memref<37x37xf32>, %b: memref<37x37xf32>,
   return
 }
 
-// Static and large (256^3): parallel, no guard.
+// Static and large (256^3): parallel, no guard, one fork.
 // CHECK-LABEL: func.func @matmul_large(
 // CHECK-NOT: scf.if %{{.*}} {
-// CHECK: scf.parallel
 // CHECK: scf.parallel
 // CHECK-NOT: scf.parallel
 // CHECK: return

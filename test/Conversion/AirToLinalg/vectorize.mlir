@@ -1,7 +1,8 @@
 // RUN: unum-opt %s --air-vectorize="vector-bits=256 registers=16" | FileCheck %s --check-prefix=AVX2
 // RUN: unum-opt %s --air-vectorize="vector-bits=512 registers=32" | FileCheck %s --check-prefix=AVX512
 
-// matmul: a packed Goto/BLIS nest. NC x KC blocks (4096 x 256 f32 AVX2,
+// matmul: a packed Goto/BLIS nest (packing buffers 64-byte aligned, once
+// per call). NC x KC blocks (4096 x 256 f32 AVX2,
 // 8192 x 256... AVX-512) with B packed into NR-wide zero-padded slivers
 // (masked loads at the right edge), M blocks of at most MC rows with A
 // packed into MR-tall slivers, then MR x NR register tiles (6 x 16 AVX2,
@@ -9,8 +10,8 @@
 // the k loop, carried through it (one broadcast FMA per row and k) and
 // written after it; edge tiles store with masks. No linalg op is left.
 // AVX2-LABEL: func.func @matmul(
-// AVX2: memref.alloc({{.*}}) : memref<?xf32>
-// AVX2: memref.alloc({{.*}}) : memref<?xf32>
+// AVX2: memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?xf32>
+// AVX2: memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?xf32>
 // AVX2: scf.for {{.*}} step %c4096
 // AVX2: scf.for {{.*}} step %c256
 // AVX2: vector.maskedload %arg1
