@@ -31,7 +31,7 @@ else:
                     "(set UNUM_SHARED_DIR)" % shared)
 
 tool_dirs = [config.unum_tools_dir, config.llvm_tools_dir]
-tools = ["unum-opt", "unum-translate", "unumc", "unum-run", "unum-serve", "unum-lambda", "unum-deploy", "unum-airc", "unum-nn-sim",
+tools = ["unum-opt", "unum-translate", "unumc", "unum-run", "unum-runtime-bench", "unum-serve", "unum-lambda", "unum-deploy", "unum-airc", "unum-nn-sim",
          "split-file", "not", "count", "llvm-objdump"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

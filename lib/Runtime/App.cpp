@@ -39,6 +39,10 @@ static void plan(detail::FunctionNode &node) {
   detail::StepPlan &p = node.plan;
   p.handler = node.spec->handler.get();
   p.checkpoint = cfg.checkpoint;
+  p.start = cfg.start;
+  p.timeout = cfg.timeoutSeconds.has_value();
+  p.retries = !cfg.retriers.empty();
+  p.stateInput = cfg.stateInput.has_value();
   p.debug = cfg.debug.value_or(false);
   p.dataFlow = cfg.dataFlow.has_value();
   p.saveInput = cfg.saveInput;
@@ -61,16 +65,32 @@ static void plan(detail::FunctionNode &node) {
   p.chainTarget = chain ? node.targets[0] : nullptr;
 }
 
+detail::AppIndex::~AppIndex() {
+  forEach([](FunctionNode &node) { node.~FunctionNode(); });
+}
+
+detail::FunctionNode &detail::AppIndex::add(const FunctionSpec &spec) {
+  if (count == chunks.size() * kChunk)
+    chunks.push_back(std::unique_ptr<Chunk>(new Chunk));
+  FunctionNode *node =
+      new (chunks[count / kChunk]->bytes[count % kChunk]) FunctionNode(spec);
+  ++count;
+  nodes.emplace(spec.config.name, node);
+  if (spec.config.start)
+    starts.emplace(spec.config.name, node);
+  debugging += spec.config.debug.value_or(false);
+  return *node;
+}
+
 /// Registers `spec` in the index and links edges to and from it.
 static void link(detail::AppIndex &index, const FunctionSpec &spec) {
-  detail::FunctionNode &node =
-      index.nodes.try_emplace(spec.config.name, spec).first->second;
-  node.owner = &index;
+  detail::FunctionNode &node = index.add(spec);
+  node.plan.owner = &index;
   node.targets.assign(spec.config.next.size(), nullptr);
   for (size_t i = 0; i < spec.config.next.size(); ++i) {
     const std::string &target = spec.config.next[i].target;
     if (auto t = index.nodes.find(target); t != index.nodes.end())
-      node.targets[i] = &t->second;
+      node.targets[i] = t->second;
     else
       index.dangling[target].push_back({&node, i});
   }
@@ -113,7 +133,7 @@ Status App::setHandler(const std::string &function,
   if (it == fns.end())
     return Status::error("no function '" + function + "'");
   it->second.handler = std::move(handler);
-  plan(index->nodes.at(it->second.config.name));
+  plan(*index->nodes.at(it->second.config.name));
   return Status::ok();
 }
 
@@ -128,9 +148,9 @@ bool App::owns(const FunctionSpec &spec) const {
 
 std::vector<std::string> App::startFunctions() const {
   std::vector<std::string> out;
-  for (const auto &[name, spec] : fns)
-    if (spec.config.start)
-      out.push_back(name);
+  if (index)
+    for (const auto &[name, node] : index->starts)
+      out.emplace_back(name);
   return out;
 }
 

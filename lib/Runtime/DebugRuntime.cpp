@@ -1,6 +1,7 @@
 //===- DebugRuntime.cpp - "Debug": true functions, traced -----------------===//
 
 #include "DebugRuntime.h"
+#include "AppInternal.h"
 #include "DataStoreInternal.h"
 #include "PayloadInternal.h"
 
@@ -247,10 +248,9 @@ private:
 std::unique_ptr<DebugRuntime>
 DebugRuntime::forApp(const App &app, DataStore &store, Invoker &invoker,
                      const RuntimeOptions &options) {
-  for (const auto &[name, spec] : app.functions())
-    if (spec.config.debug.value_or(false))
-      return std::make_unique<DebugRuntime>(app, store, invoker, options);
-  return nullptr;
+  if (!detail::AppAccess::debugs(app)) // (not a walk over every config)
+    return nullptr;
+  return std::make_unique<DebugRuntime>(app, store, invoker, options);
 }
 
 DebugRuntime::DebugRuntime(const App &app, DataStore &store, Invoker &invoker,

@@ -507,6 +507,7 @@ void HttpServer::Impl::acceptLoop() {
     // An answer is one write, waited for by the client: no Nagle delay.
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    sockets::setRecvSlice(fd); // the idle wait is a recvBy
     {
       std::lock_guard<std::mutex> lock(mu);
       if (stopping) {
@@ -855,9 +856,15 @@ void HttpServer::Impl::serve(Handoff h) {
           changed.notify_all(); // the acceptor at the bound may take it
       }
       if (!gone) {
-        bool ready = waitUntil(fd, POLLIN, Clock::now() + kIdleTimeout);
+        // The wait and the read of the next request's first bytes in one
+        // system call.
+        char buf[kReadChunk];
+        ssize_t n =
+            sockets::recvBy(fd, buf, sizeof(buf), Clock::now() + kIdleTimeout);
+        if (n > 0)
+          carried.assign(buf, size_t(n));
         std::lock_guard<std::mutex> lock(mu);
-        gone = !idle.erase(fd) || !ready || stopping;
+        gone = !idle.erase(fd) || n <= 0 || stopping;
       }
       if (gone) { // closed to make room, timed out, or shutting down
         endConnection(fd);

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <climits>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <map>
@@ -162,13 +163,13 @@ ThreadPoolInvoker::Impl::~Impl() {
 }
 
 const std::string &ThreadPoolInvoker::Impl::Task::name() const {
-  return namedBySpec ? detail::hints(payload).target->config.name : function;
+  return namedBySpec ? detail::hints(payload).target->plan.name : function;
 }
 
 void ThreadPoolInvoker::Impl::Task::setName(const std::string &name) {
   const detail::FunctionNode *target = detail::hints(payload).target;
   namedBySpec =
-      target && (&target->config.name == &name || target->config.name == name);
+      target && (&target->plan.name == &name || target->plan.name == name);
   if (!namedBySpec)
     function = name;
 }
@@ -205,10 +206,9 @@ UNUM_HOT Payload *ThreadPoolInvoker::Impl::stage() {
   if (!w || w->pool != this || w->nextFull)
     return nullptr;
   // The slot holds the task that ran before: reset it, but for the names
-  // the caller always sets (lib/Runtime/InvokerInternal.h).
+  // and the value, which the caller always sets (InvokerInternal.h).
   Payload &p = w->next().payload;
   p.source = Payload::Source::Http;
-  p.value = Value();
   p.fanout.clear();
   if (!p.fanInSet.empty())
     p.fanInSet.clear();
@@ -354,25 +354,6 @@ Status ThreadPoolInvoker::Impl::invokeHere(const std::string &function,
   return Status::ok();
 }
 
-Status HttpInvoker::invoke(const std::string &function, Payload &&payload) {
-  std::string url = urlFor(function);
-  auto r = httpPost(url, detail::payloadJson(payload), "application/json",
-                    timeoutMs, secret);
-  if (!r)
-    return Status::crash(r.getStatus().message());
-  // A busy gateway (503) or one that throttles (429) is retried, as a
-  // platform retries an invocation it could not hand over.
-  if (r->status == 503 || r->status == 429)
-    return Status::crash("invoking " + function + " at " + url + ": HTTP " +
-                         std::to_string(r->status) +
-                         (r->body.empty() ? "" : ": " + r->body));
-  if (r->status < 200 || r->status >= 300)
-    return Status::error("invoking " + function + " at " + url + ": HTTP " +
-                         std::to_string(r->status) +
-                         (r->body.empty() ? "" : ": " + r->body));
-  return Status::ok();
-}
-
 namespace {
 using sockets::Clock;
 using sockets::listsToken;
@@ -412,6 +393,7 @@ bool connectBy(int fd, const addrinfo &addr, Clock::time_point deadline,
   // A request is one write and its answer is waited for: no Nagle delay.
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  sockets::setRecvSlice(fd); // the answer is waited for by recvBy
   return true;
 }
 } // namespace
@@ -445,15 +427,23 @@ public:
     return *pool;
   }
 
-  /// An open connection to `key`, or -1.
-  int take(const std::string &key) {
-    std::vector<int> stale;
+  /// A connection given back, and whether the answer to its last request
+  /// is still to be read (see giveUnanswered).
+  struct Taken {
     int fd = -1;
+    bool answerPending = false;
+  };
+
+  /// An open connection to `key` (fd -1: none).
+  Taken take(const std::string &key) {
+    std::vector<int> stale;
+    Taken out;
+    int &fd = out.fd;
     {
       std::lock_guard<std::mutex> lock(mu);
       auto it = idle.find(key);
       if (it == idle.end())
-        return -1;
+        return out;
       const Clock::time_point now = Clock::now();
       auto &list = it->second;
       while (!list.empty() && fd < 0) {
@@ -464,12 +454,21 @@ public:
           continue;
         }
         // Readable while idle: the server closed it (or sent something
-        // unasked for): not usable.
+        // unasked for, such as a 408 at its idle time-out): not usable.
+        // Not looked at when given back just now (no server times out a
+        // connection that soon): a system call less per request in a row;
+        // a connection closed meanwhile fails the request before its
+        // answer starts, which sends it again on a new one.
+        // (One whose answer is pending is readable: its answer is read
+        // by the taker.)
         pollfd p{c.fd, POLLIN, 0};
-        if (poll(&p, 1, 0) != 0)
+        if (!c.answerPending && now - c.since >= kFreshIdle &&
+            poll(&p, 1, 0) != 0) {
           stale.push_back(c.fd);
-        else
+        } else {
           fd = c.fd;
+          out.answerPending = c.answerPending;
+        }
       }
       // The older ones, beyond the freshest, went stale first.
       while (!list.empty() && now - list.front().since > kMaxIdle) {
@@ -479,15 +478,17 @@ public:
     }
     for (int s : stale)
       ::close(s);
-    return fd;
+    return out;
   }
 
-  void give(const std::string &key, int fd) {
+  /// Gives back a connection whose last answer was read (answerPending
+  /// false) or is still to be read by its next taker.
+  void give(const std::string &key, int fd, bool answerPending = false) {
     {
       std::lock_guard<std::mutex> lock(mu);
       auto &list = idle[key];
       if (list.size() < kMaxIdlePerServer) {
-        list.push_back({fd, Clock::now()});
+        list.push_back({fd, Clock::now(), answerPending});
         return;
       }
     }
@@ -497,9 +498,11 @@ public:
 private:
   static constexpr size_t kMaxIdlePerServer = 32;
   static constexpr std::chrono::milliseconds kMaxIdle{2000};
+  static constexpr std::chrono::milliseconds kFreshIdle{200};
   struct Idle {
     int fd;
     Clock::time_point since;
+    bool answerPending;
   };
   std::mutex mu;
   std::map<std::string, std::vector<Idle>> idle;
@@ -634,12 +637,83 @@ struct Answer {
     return true;
   }
 };
-} // namespace
 
-Result<HttpResponse> unum::runtime::httpRequest(
-    const std::string &method, const std::string &url, const std::string &body,
-    const std::vector<std::pair<std::string, std::string>> &headers,
-    int timeoutMs, const std::string &secret, size_t maxResponse) {
+/// Reads the answer to the request just sent on `fd`, by `deadline`: 0
+/// when it is complete (or `error` says what is wrong with it); 1 when the
+/// server had closed the connection before it (`reused`: it waited in the
+/// pool, so the request may go again on a new one); -1 with `error` (timed
+/// out, too large, a receive error).
+int readAnswer(int fd, Clock::time_point deadline, size_t maxResponse,
+               bool reused, Answer &answer, std::string &error) {
+  char buf[16384];
+  for (bool done = false; !done;) {
+    ssize_t n = sockets::recvBy(fd, buf, sizeof(buf), deadline);
+    if (n == -2) {
+      error = "timed out waiting for a response";
+      return -1;
+    }
+    if (n <= 0 && reused && answer.data.empty())
+      return 1; // closed by the server while idle
+    if (n < 0 && !(errno == ECONNRESET && !answer.data.empty())) {
+      error = std::string("recv: ") + std::strerror(errno);
+      return -1;
+    }
+    if (n > 0) {
+      if (answer.data.size() + size_t(n) > maxResponse) {
+        error =
+            "response larger than " + std::to_string(maxResponse) + " bytes";
+        return -1;
+      }
+      answer.data.append(buf, size_t(n));
+    }
+    done = answer.parse(n <= 0, error);
+  }
+  return 0;
+}
+
+/// Reads the answer a connection from the pool still owes (its request
+/// went with `deferAnswer`): whether the connection stays usable. An
+/// answer other than 2xx is reported on stderr: such a request is a
+/// continuation its sender journaled, which stays in the store until the
+/// receiver's host delivers it from there (docs/Deploy.md).
+bool settle(int fd, const std::string &server, Clock::time_point deadline) {
+  Answer answer;
+  std::string error;
+  int r = readAnswer(fd, deadline, kMaxHttpResponse, false, answer, error);
+  if (r != 0 || !error.empty()) {
+    std::fprintf(stderr,
+                 "unum: the answer to a journaled continuation's POST to %s: "
+                 "%s (its receiver's host delivers it from the store)\n",
+                 server.c_str(), error.empty() ? "none" : error.c_str());
+    return false;
+  }
+  if (answer.out.status < 200 || answer.out.status >= 300)
+    std::fprintf(stderr,
+                 "unum: a journaled continuation's POST to %s was answered "
+                 "HTTP %d: %s (its receiver's host delivers it from the "
+                 "store)\n",
+                 server.c_str(), answer.out.status, answer.out.body.c_str());
+  if (!answer.keepAlive)
+    return false;
+  // Still open? The next request may be sent without waiting for its
+  // answer, so a connection its server closed meanwhile (it exited after
+  // answering) must not take it: nothing would notice the loss. (A close
+  // between this look and the send is not seen either: the request is then
+  // one whose sender was killed after its put, see docs/Deploy.md.)
+  char c;
+  ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+/// httpRequest; with `deferAnswer`, once the request is sent on a
+/// kept-alive connection its answer is left for the connection's next user
+/// to read (settle) and the result has status 0.
+Result<HttpResponse>
+exchange(const std::string &method, const std::string &url,
+         const std::string &body,
+         const std::vector<std::pair<std::string, std::string>> &headers,
+         int timeoutMs, const std::string &secret, size_t maxResponse,
+         bool deferAnswer) {
   const Clock::time_point deadline =
       Clock::now() + std::chrono::milliseconds(timeoutMs);
   const std::string scheme = "http://";
@@ -675,7 +749,16 @@ Result<HttpResponse> unum::runtime::httpRequest(
     // A kept-alive connection first; one the server closed meanwhile (its
     // answer never started) is dropped and the request sent on a new one.
     Socket sock;
-    sock.fd = fromPool ? pool.take(hostPort) : -1;
+    while (fromPool && sock.fd < 0) {
+      ConnectionPool::Taken c = pool.take(hostPort);
+      if (c.fd < 0)
+        break;
+      sock.fd = c.fd;
+      if (c.answerPending && !settle(c.fd, hostPort, deadline)) {
+        ::close(sock.fd);
+        sock.fd = -1;
+      }
+    }
     const bool reused = sock.fd >= 0;
     if (!reused) {
       addrinfo hints{}, *addrs = nullptr;
@@ -708,31 +791,15 @@ Result<HttpResponse> unum::runtime::httpRequest(
       continue;
     if (err && err != EPIPE && err != ECONNRESET)
       return Status::error("'" + url + "': send: " + std::strerror(err));
+    if (deferAnswer && !err) {
+      pool.give(hostPort, sock.fd, /*answerPending=*/true);
+      sock.fd = -1;
+      return HttpResponse{0, ""};
+    }
     Answer answer;
     std::string error;
-    char buf[16384];
-    bool retry = false;
-    for (bool done = false; !done;) {
-      if (!waitUntil(sock.fd, POLLIN, deadline))
-        return Status::error("'" + url + "': timed out waiting for a response");
-      ssize_t n = recv(sock.fd, buf, sizeof(buf), MSG_DONTWAIT);
-      if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
-        continue;
-      if (n <= 0 && reused && answer.data.empty()) {
-        retry = true; // closed by the server while idle
-        break;
-      }
-      if (n < 0 && !(errno == ECONNRESET && !answer.data.empty()))
-        return Status::error("'" + url + "': recv: " + std::strerror(errno));
-      if (n > 0) {
-        if (answer.data.size() + size_t(n) > maxResponse)
-          return Status::error("'" + url + "': response larger than " +
-                               std::to_string(maxResponse) + " bytes");
-        answer.data.append(buf, size_t(n));
-      }
-      done = answer.parse(n <= 0, error);
-    }
-    if (retry)
+    int r = readAnswer(sock.fd, deadline, maxResponse, reused, answer, error);
+    if (r == 1)
       continue;
     if (!error.empty())
       return Status::error("'" + url + "': " + error);
@@ -742,6 +809,45 @@ Result<HttpResponse> unum::runtime::httpRequest(
     }
     return std::move(answer.out);
   }
+}
+} // namespace
+
+Result<HttpResponse> unum::runtime::httpRequest(
+    const std::string &method, const std::string &url, const std::string &body,
+    const std::vector<std::pair<std::string, std::string>> &headers,
+    int timeoutMs, const std::string &secret, size_t maxResponse) {
+  return exchange(method, url, body, headers, timeoutMs, secret, maxResponse,
+                  /*deferAnswer=*/false);
+}
+
+Status HttpInvoker::invoke(const std::string &function, Payload &&payload) {
+  std::string url = urlFor(function);
+  // A continuation its sender journaled with its checkpoint (the payload
+  // carries its outbox entry) is durable before the POST: its answer is
+  // read by the connection's next request (or never, if the connection
+  // goes idle), so this thread does not wait for it. A refusal then leaves
+  // the entry in the store, which the receiver's host delivers (after the
+  // grace, as for a sender killed after its put). Other invocations are
+  // durable only once accepted: their answer is waited for.
+  const bool journaled = detail::hints(payload).issuedMs != 0;
+  auto r = exchange("POST", url, detail::payloadJson(payload),
+                    {{"Content-Type", "application/json"}}, timeoutMs, secret,
+                    kMaxHttpResponse, /*deferAnswer=*/journaled);
+  if (!r)
+    return Status::crash(r.getStatus().message());
+  if (r->status == 0)
+    return Status::ok(); // sent, its answer left to the connection's next use
+  // A busy gateway (503) or one that throttles (429) is retried, as a
+  // platform retries an invocation it could not hand over.
+  if (r->status == 503 || r->status == 429)
+    return Status::crash("invoking " + function + " at " + url + ": HTTP " +
+                         std::to_string(r->status) +
+                         (r->body.empty() ? "" : ": " + r->body));
+  if (r->status < 200 || r->status >= 300)
+    return Status::error("invoking " + function + " at " + url + ": HTTP " +
+                         std::to_string(r->status) +
+                         (r->body.empty() ? "" : ": " + r->body));
+  return Status::ok();
 }
 
 Status FunctionUrls::add(const std::string &name, const std::string &url,

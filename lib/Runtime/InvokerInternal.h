@@ -10,8 +10,9 @@
 //   }
 //
 // The staged payload is reset, except that `session` and `retire` keep the
-// previous payload's names: the caller sets both (a name of the same length
-// is then copied in place). The caller must call invokeStaged() before it
+// previous payload's names and `value` its value: the caller sets all three
+// (a name of the same length is then copied in place; the old value goes
+// when the new one is moved in). The caller must call invokeStaged() before it
 // issues or stages anything else. An invoker without storage returns
 // nullptr: build a Payload and call invoke().
 //

@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -259,7 +260,7 @@ public:
                          retireList);
     std::string p = prefix(session);
     std::vector<std::string> args{"EVALSHA",
-                                  sha(kPutIssuingScript),
+                                  putIssuingSha(),
                                   std::to_string(3 + retireList.size()),
                                   p + "c:" + instance,
                                   p + "fx",
@@ -277,12 +278,14 @@ public:
     }
     // Staged outbox changes go first, in the same round trip. A server
     // that lost the script (restarted, SCRIPT FLUSH) gets its body.
-    auto replies = withStaged(args);
+    std::vector<std::vector<std::string>> cmds(1);
+    cmds[0] = std::move(args);
+    auto replies = withStagedKeeping(cmds);
     if (!replies &&
         replies.getStatus().message().find("NOSCRIPT") != std::string::npos) {
-      args[0] = "EVAL";
-      args[1] = kPutIssuingScript;
-      replies = withStaged(std::move(args));
+      cmds[0][0] = "EVAL";
+      cmds[0][1] = kPutIssuingScript;
+      replies = withStagedKeeping(cmds);
     }
     if (!replies)
       return replies.getStatus();
@@ -560,6 +563,32 @@ private:
         .count();
   }
 
+  /// `cmds` in RESP (arrays of bulk strings), one after the other.
+  static std::string format(const std::vector<std::vector<std::string>> &cmds) {
+    size_t size = 0;
+    for (const auto &args : cmds)
+      for (const std::string &a : args)
+        size += a.size() + 16;
+    std::string out;
+    out.reserve(size + 16 * cmds.size());
+    char digits[24];
+    auto header = [&](char kind, size_t n) {
+      out += kind;
+      auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
+      out.append(digits, end);
+      out += "\r\n";
+    };
+    for (const auto &args : cmds) {
+      header('*', args.size());
+      for (const std::string &a : args) {
+        header('$', a.size());
+        out += a;
+        out += "\r\n";
+      }
+    }
+    return out;
+  }
+
   /// Sends `cmds` on one connection and reads their replies. A connection
   /// that fails (time-out, reset) is dropped and the whole is sent again on
   /// a new one, kAttempts times at most; then the store is down (see the
@@ -571,7 +600,7 @@ private:
       std::lock_guard<std::mutex> lock(mu);
       return Status::error(downMessage);
     }
-    std::string why;
+    std::string why, request;
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
       if (attempt > 0)
         std::this_thread::sleep_for(std::chrono::milliseconds(50 * attempt));
@@ -580,18 +609,11 @@ private:
         why = c.getStatus().message();
         continue;
       }
-      for (const auto &args : cmds) {
-        std::vector<const char *> argv;
-        std::vector<size_t> lens;
-        argv.reserve(args.size());
-        lens.reserve(args.size());
-        for (const std::string &a : args) {
-          argv.push_back(a.data());
-          lens.push_back(a.size());
-        }
-        redisAppendCommandArgv(c->get(), int(args.size()), argv.data(),
-                               lens.data());
-      }
+      // The commands in the protocol's form, written here (hiredis's
+      // formatter costs more than the rest of a step's Redis client).
+      if (request.empty())
+        request = format(cmds);
+      redisAppendFormattedCommand(c->get(), request.data(), request.size());
       std::vector<Reply> replies;
       bool broken = false;
       for (size_t i = 0; i < cmds.size() && !broken; ++i) {
@@ -636,6 +658,20 @@ private:
       args[1] = body;
     }
     return runRaw(args);
+  }
+
+  /// sha(kPutIssuingScript), looked up once (its body is the map's key).
+  std::string putIssuingSha() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!putIssuingShaCache.empty())
+        return putIssuingShaCache;
+    }
+    std::string out = sha(kPutIssuingScript);
+    std::lock_guard<std::mutex> lock(mu);
+    if (out != "0")
+      putIssuingShaCache = out;
+    return out;
   }
 
   std::string sha(const std::string &body) {
@@ -697,15 +733,22 @@ private:
   /// invocation's removal could land before its insertion.)
   Result<std::vector<Reply>>
   withStaged(std::vector<std::vector<std::string>> cmds) {
+    return withStagedKeeping(cmds);
+  }
+  /// The same, leaving `cmds` as they were (for a second attempt).
+  Result<std::vector<Reply>>
+  withStagedKeeping(std::vector<std::vector<std::string>> &cmds) {
     if (!outboxStaged())
       return pipeline(cmds);
     std::lock_guard<std::mutex> flushing(flushMu);
     std::vector<OutboxChange> changes = takeOutbox();
     std::vector<std::vector<std::string>> all;
     outboxCommands(changes, all);
+    const size_t staged = all.size();
     all.insert(all.end(), std::make_move_iterator(cmds.begin()),
                std::make_move_iterator(cmds.end()));
     auto replies = pipeline(all);
+    std::move(all.begin() + staged, all.end(), cmds.begin());
     if (!replies)
       restoreOutbox(std::move(changes));
     return replies;
@@ -767,6 +810,7 @@ private:
   std::mutex mu;
   std::vector<Connection> pool;
   std::map<std::string, std::string> shas; // script body -> SHA1
+  std::string putIssuingShaCache;          // putIssuingSha(), once known
 };
 } // namespace
 

@@ -106,6 +106,7 @@ struct Runtime::Impl {
                   const HandlerResult &hr, double delay) const;
   Result<char> recordFlag(const Invocation &inv) const;
   Status lostRace(Invocation &inv, const std::string &winner, bool &finished);
+  static bool endsHere(const Invocation &inv);
   bool defersPut(const Invocation &inv) const;
   Status commitDeferred(Invocation &inv, Sends *sends, bool &finished,
                         bool &restart);
@@ -152,7 +153,6 @@ struct Runtime::Impl::Invocation {
   // strings are borrowed, not copied; the context views them.
   const std::string *sessionName = nullptr;
   const std::string *instanceName = nullptr;
-  std::string newSession, levelledName;
   const std::string &session() const { return *sessionName; }
   const std::string &instance() const { return *instanceName; }
   /// The instance's fan-out levels and top visit counter: the payload's, or,
@@ -163,26 +163,11 @@ struct Runtime::Impl::Invocation {
     std::vector<FanOutLevel> levels;
     std::string suffix; // "-unumVisit-...": on its name and its fan-ins'
   };
-  std::optional<Looped> looped;
-  const std::string &visitSuffix() const {
-    static const std::string none;
-    return looped ? looped->suffix : none;
-  }
   bool failed = false; // `output` is an error object
   Value output;
   /// This execution ran the user code on a fresh payload and won its put:
   /// the invocations it issues are fresh too.
   bool fresh = false;
-  /// The execution's fields that a start function fixed (else the
-  /// payload's, passed on as they came).
-  std::shared_ptr<const Value> started;
-  const std::shared_ptr<const Value> &execution() const {
-    return started ? started : payload->execution;
-  }
-  /// Records of values fixed at first entry (StateEntry.h), retired with
-  /// the checkpoint, and the EnteredTime once read.
-  std::vector<std::string> pinned;
-  std::optional<std::string> entered;
   /// A fan-in target's inputs (run() owns them).
   FanInInputs *fanIn = nullptr;
   /// The checkpoint put that run() left to continuations(), so that the
@@ -193,11 +178,36 @@ struct Runtime::Impl::Invocation {
     const std::vector<Effect> *effects = nullptr;
     NameList retire;
   };
-  std::optional<DeferredPut> deferred;
-  /// The Map items that a function with ItemSelector made before its
-  /// checkpoint (so that a failure is the step's, which Retry and Catch
-  /// see); a redelivery that reuses the checkpoint makes them again.
-  std::optional<Value::Array> items;
+  /// What only some steps have: made by more() on first use, so that a
+  /// plain step neither builds nor destroys it (a few dozen instructions).
+  struct Rare {
+    std::string newSession, levelledName;
+    std::optional<Looped> looped;
+    /// The execution's fields that a start function fixed (else the
+    /// payload's, passed on as they came).
+    std::shared_ptr<const Value> started;
+    /// Records of values fixed at first entry (StateEntry.h), retired with
+    /// the checkpoint, and the EnteredTime once read.
+    std::vector<std::string> pinned;
+    std::optional<std::string> entered;
+    std::optional<DeferredPut> deferred;
+    /// The Map items that a function with ItemSelector made before its
+    /// checkpoint (so that a failure is the step's, which Retry and Catch
+    /// see); a redelivery that reuses the checkpoint makes them again.
+    std::optional<Value::Array> items;
+  };
+  std::optional<Rare> rare;
+  Rare &more() { return rare ? *rare : rare.emplace(); }
+
+  const std::string &visitSuffix() const {
+    static const std::string none;
+    return rare && rare->looped ? rare->looped->suffix : none;
+  }
+  const std::shared_ptr<const Value> &execution() const {
+    return rare && rare->started ? rare->started : payload->execution;
+  }
+  bool hasPinned() const { return rare && !rare->pinned.empty(); }
+  bool deferred() const { return rare && rare->deferred; }
 };
 
 Runtime::Runtime(const App &app, DataStore &store, Invoker &invoker,
@@ -272,8 +282,8 @@ static Status adopt(const std::string &rec, const std::string &name,
 }
 
 namespace {
-/// dst = src. A payload reused by InvokerAccess::stage mostly holds a name of the
-/// same length already (the session; the previous step's name): then the
+/// dst = src. A payload reused by InvokerAccess::stage mostly holds a name of
+/// the same length already (the session; the previous step's name): then the
 /// bytes are copied in place, without a call into libstdc++.
 inline void copyName(std::string &dst, const std::string &src) {
   if (dst.size() == src.size())
@@ -473,10 +483,10 @@ UNUM_HOT Status Runtime::Impl::handle(const std::string &function,
   Invocation inv;
   inv.payload = &payload;
   const FunctionNode *hint = detail::hints(payload).target;
-  // (The pool names a task by its spec's own string: equal addresses.)
+  // (The pool names a task by its plan's own string: equal addresses.)
   inv.fn =
       hint && detail::AppAccess::owns(app, *hint) &&
-              (&hint->config.name == &function || hint->config.name == function)
+              (&hint->plan.name == &function || hint->plan.name == function)
           ? hint
           : detail::AppAccess::node(app, function);
   if (debugRt && inv.fn && inv.fn->plan.debug)
@@ -488,8 +498,8 @@ UNUM_HOT Status Runtime::Impl::handle(const std::string &function,
   } else if (payload.fanout.empty()) {
     inv.instanceName = &function;
   } else {
-    inv.levelledName = instanceName(function, payload.fanout);
-    inv.instanceName = &inv.levelledName;
+    inv.more().levelledName = instanceName(function, payload.fanout);
+    inv.instanceName = &inv.rare->levelledName;
   }
   inv.sessionName = &payload.session;
   Status s;
@@ -497,19 +507,19 @@ UNUM_HOT Status Runtime::Impl::handle(const std::string &function,
     s = Status::error("unknown function");
   } else if (!inv.fn->plan.handler) {
     s = Status::error("no handler");
-  } else if (inv.session().empty() && !inv.fn->config.start) {
+  } else if (inv.session().empty() && !inv.fn->plan.start) {
     s = Status::error("payload has no Session (only a start function "
                       "creates one)");
   } else {
     if (inv.session().empty()) {
-      inv.newSession = newSessionId();
-      inv.sessionName = &inv.newSession;
+      inv.more().newSession = newSessionId();
+      inv.sessionName = &inv.rare->newSession;
     }
     inv.ctx.session = inv.session();
     inv.ctx.instance = inv.instance();
     inv.ctx.function = function;
     inv.ctx.timeScale = opts.timeScale;
-    if (UNUM_UNLIKELY(inv.fn->config.timeoutSeconds))
+    if (UNUM_UNLIKELY(inv.fn->plan.timeout))
       inv.ctx.timeout = double(*inv.fn->config.timeoutSeconds) * opts.timeScale;
     if (!inv.levels->empty())
       inv.ctx.fanout = *inv.levels;
@@ -544,12 +554,12 @@ Status Runtime::Impl::enterContext(Invocation &inv) {
     // redelivery is another execution; in a given one, the first delivery's
     // fields are kept in a record of the start instance (never retired:
     // every later redelivery of this start needs it).
-    inv.started =
-        detail::newExecution(payload.value, detail::contextTime(opts));
-    if (inv.newSession.empty()) {
+    Invocation::Rare &r = inv.more();
+    r.started = detail::newExecution(payload.value, detail::contextTime(opts));
+    if (r.newSession.empty()) {
       std::string name = inv.instance() + "#execution";
       std::string rec(1, record::Output);
-      appendJson(rec, *inv.started);
+      appendJson(rec, *r.started);
       auto put = store.putIfAbsent(inv.session(), name, std::move(rec), {}, {});
       if (!put)
         return storeFailure(put.getStatus(), "recording the execution");
@@ -557,21 +567,22 @@ Status Runtime::Impl::enterContext(Invocation &inv) {
         auto v = decodeRecord(put->record, name);
         if (!v)
           return v.getStatus();
-        inv.started = std::make_shared<const Value>(std::move(v->second));
+        r.started = std::make_shared<const Value>(std::move(v->second));
       }
     }
   }
   inv.ctx.execution = inv.execution().get();
   if (inv.fn->plan.dataFlow)
     inv.ctx.enteredTime = [this, &inv]() -> Result<std::string> {
-      if (!inv.entered) {
+      Invocation::Rare &r = inv.more();
+      if (!r.entered) {
         auto t = detail::pinEnteredTime(store, inv.session(), inv.instance(),
-                                        detail::contextTime(opts), inv.pinned);
+                                        detail::contextTime(opts), r.pinned);
         if (!t)
           return t;
-        inv.entered = t.take();
+        r.entered = t.take();
       }
-      return *inv.entered;
+      return *r.entered;
     };
   return Status::ok();
 }
@@ -581,13 +592,13 @@ Status Runtime::Impl::enterContext(Invocation &inv) {
 /// name carries the counters, so that each visit is an instance of its own.
 void Runtime::Impl::nameVisit(Invocation &inv, const std::string &function) {
   const int64_t loop = *inv.fn->config.loop;
-  Invocation::Looped &l = inv.looped.emplace();
+  Invocation::Looped &l = inv.more().looped.emplace();
   l.levels = inv.payload->fanout;
   enterLoop(loop, inv.visit, l.levels);
   l.suffix = visitSuffix(loop, inv.visit, l.levels);
   inv.levels = &l.levels;
-  inv.levelledName = instanceName(function, l.levels) + l.suffix;
-  inv.instanceName = &inv.levelledName;
+  inv.rare->levelledName = instanceName(function, l.levels) + l.suffix;
+  inv.instanceName = &inv.rare->levelledName;
 }
 
 /// Continues with a record found in the store instead of the user code's
@@ -764,7 +775,7 @@ static bool mapTooLarge(const FunctionNode &fn, size_t items,
 /// input, which loadStateInput() left in inv.output.
 UNUM_HOT Status Runtime::Impl::execute(Invocation &inv,
                                        const Value &effective) {
-  if (UNUM_UNLIKELY(inv.fn->config.stateInput && inv.fanIn)) {
+  if (UNUM_UNLIKELY(inv.fanIn && inv.fn->plan.stateInput)) {
     // A Map or Parallel sink: its own data flow (the state's ResultSelector
     // and ResultPath) failing fails the state, as a failed iteration or
     // branch does: the state's Retry runs it again as a new attempt, its
@@ -783,8 +794,7 @@ UNUM_HOT Status Runtime::Impl::execute(Invocation &inv,
     return stateFailed(inv, *inv.fanIn);
   }
   // A redelivered step with Retry may be between attempts.
-  if (UNUM_UNLIKELY(!inv.fn->config.retriers.empty() &&
-                    !detail::hints(*inv.payload).fresh))
+  if (UNUM_UNLIKELY(inv.fn->plan.retries && !detail::hints(*inv.payload).fresh))
     return resumeRetries(inv, effective);
   // The default data flow is the identity for a function without DataFlow
   // fields: then the user code reads the payload in place and its result
@@ -811,7 +821,7 @@ UNUM_HOT Status Runtime::Impl::execute(Invocation &inv,
 Status Runtime::Impl::resumeRetries(Invocation &inv, const Value &effective) {
   detail::Attempts at;
   if (Status s = detail::loadAttempts(store, inv.session(), inv.instance(), at,
-                                      inv.pinned);
+                                      inv.more().pinned);
       !s)
     return s;
   if (at.done > 0) {
@@ -898,13 +908,14 @@ Status Runtime::Impl::attempt(Invocation &inv, const Value &effective,
       const bool selector = inv.fn->config.dataFlow->find("ItemSelector");
       if (!selector && e.conditional)
         break;
-      inv.items.reset();
+      if (inv.rare)
+        inv.rare->items.reset();
       auto items = flow.items(*inv.fn->spec, e, hr.output, inv.ctx);
       if (!items)
         return selector ? stepError(items.getStatus(), "items", hr)
                         : Status::ok();
       if (!mapTooLarge(*inv.fn, items->size(), hr))
-        inv.items = items.take();
+        inv.more().items = items.take();
       break;
     }
   return Status::ok();
@@ -1018,7 +1029,7 @@ Status Runtime::Impl::retryOrFail(Invocation &inv, const Value &effective,
         // (StateEntry.h); a duplicate that recorded it first wins.
         detail::Attempts at{attempts + 1, std::move(counts), delay};
         if (Status s = detail::saveAttempt(store, inv.session(), inv.instance(),
-                                           at, inv.pinned);
+                                           at, inv.more().pinned);
             !s)
           return s;
         counts = std::move(at.counts);
@@ -1276,6 +1287,10 @@ bool Runtime::Impl::defersPut(const Invocation &inv) const {
       !p.fanInSet.empty() || p.source == Payload::Source::Checkpoint ||
       !store.issuesWithPut())
     return false;
+  // A plain chain step whose one continuation stays in this process (the
+  // pool) has nothing to journal with its put.
+  if (const FunctionNode *t = inv.fn->plan.chainTarget)
+    return invoker.carriesOutboxEntries(t->plan.name);
   for (const Edge &e : inv.fn->config.next)
     if (e.kind == EdgeKind::Map && e.maxConcurrency)
       return false;
@@ -1306,8 +1321,8 @@ static uint64_t continuationId(uint64_t sender, const std::string &target,
 /// built from ours; those go as today: without entries).
 Status Runtime::Impl::commitDeferred(Invocation &inv, Sends *sends,
                                      bool &finished, bool &restart) {
-  Invocation::DeferredPut d = std::move(*inv.deferred);
-  inv.deferred.reset();
+  Invocation::DeferredPut d = std::move(*inv.rare->deferred);
+  inv.rare->deferred.reset();
   std::vector<DataStore::Pending> issues;
   const uint64_t sender = detail::hints(*inv.payload).outboxId;
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -1354,6 +1369,27 @@ Status Runtime::Impl::commitUnchecked(const std::vector<Effect> &effects,
   return Status::ok();
 }
 
+/// A failure goes on only along an error edge, a "Propagate" fan-in (a Map
+/// iteration's or Parallel branch's last function reports it to the state's
+/// sink), or back into its state (a sink's Retry); else it ends here. (Out
+/// of run(): a step that succeeds reads nothing of its config.)
+[[gnu::noinline]] bool Runtime::Impl::endsHere(const Invocation &inv) {
+  const std::vector<Edge> &next = inv.fn->config.next;
+  return !inv.output.find("Retries") &&
+         std::none_of(next.begin(), next.end(), [](const Edge &e) {
+           return e.kind == EdgeKind::Error ||
+                  (e.kind == EdgeKind::FanIn && e.propagate);
+         });
+}
+
+/// A checkpoint's record: its flag and its output's JSON.
+static std::string checkpointRecord(char flag, const Value &output) {
+  std::string rec;
+  rec.push_back(flag); // (inline: the (count, char) constructor is not)
+  appendJson(rec, output);
+  return rec;
+}
+
 static void stageEffects(const Context &ctx, std::vector<Effect> &effects) {
   for (const Value &e : ctx.effects)
     effects.push_back({std::string(ctx.instance), toJson(e)});
@@ -1376,13 +1412,13 @@ UNUM_HOT Status Runtime::Impl::run(Invocation &inv) {
     return crash(&inv, Step::BeforeUserCode);
 
   // The effective input: inline (read in place), or a fan-in's checkpoints
-  // in order. (Optional, like the other lists below: a chain step does not
-  // pay for building and destroying empty ones.)
-  std::optional<FanInInputs> fanIn;
+  // in order. (Made only for a fan-in target, like the other lists below:
+  // a chain step does not pay for building and destroying empty ones.)
+  std::unique_ptr<FanInInputs> fanIn;
   const Value *effective = &payload.value;
   if (!reused && UNUM_UNLIKELY(payload.source == Payload::Source::Checkpoint)) {
-    fanIn.emplace();
-    inv.fanIn = &*fanIn;
+    fanIn = std::make_unique<FanInInputs>();
+    inv.fanIn = fanIn.get();
     effective = &fanIn->gathered;
     if (Status s = gatherFanIn(inv, *fanIn, reused, finished); !s || finished)
       return s;
@@ -1405,15 +1441,7 @@ UNUM_HOT Status Runtime::Impl::run(Invocation &inv) {
     }
     if (UNUM_UNLIKELY(crashAt(Step::AfterUserCode, inv.instance())))
       return crash(&inv, Step::AfterUserCode);
-    const config::FunctionConfig &cfg = inv.fn->config;
-    // A failure goes on only along an error edge, a "Propagate" fan-in (a
-    // Map iteration's or Parallel branch's last function reports it to the
-    // state's sink), or back into its state (a sink's Retry).
-    if (UNUM_UNLIKELY(inv.failed) && !inv.output.find("Retries") &&
-        std::none_of(cfg.next.begin(), cfg.next.end(), [](const Edge &e) {
-          return e.kind == EdgeKind::Error ||
-                 (e.kind == EdgeKind::FanIn && e.propagate);
-        }))
+    if (UNUM_UNLIKELY(inv.failed) && endsHere(inv))
       return Status::error(inv.output.find("Error")->getString() + ": " +
                            inv.output.find("Cause")->getString());
     // A Map or Parallel entry whose sink needs the state's input.
@@ -1421,12 +1449,13 @@ UNUM_HOT Status Runtime::Impl::run(Invocation &inv) {
       if (Status s = saveStateInput(inv, *effective); !s)
         return s;
 
-    auto flag =
-        inv.fn->plan.fanInEdge
-            ? recordFlag(inv)
-            : Result<char>(inv.failed ? record::Failed : record::Output);
-    if (!flag)
-      return flag.getStatus();
+    char flag = inv.failed ? record::Failed : record::Output;
+    if (UNUM_UNLIKELY(inv.fn->plan.fanInEdge)) {
+      auto f = recordFlag(inv);
+      if (!f)
+        return f.getStatus();
+      flag = *f;
+    }
 
     // What this step retires: its sender's record (a chain step's only
     // continuation) or a fan-in's inputs, passed without a copy.
@@ -1443,9 +1472,10 @@ UNUM_HOT Status Runtime::Impl::run(Invocation &inv) {
       retire = fanIn->consumed;
     }
     // And what it fixed on its first entry (StateEntry.h).
-    if (UNUM_UNLIKELY(opts.gc && !inv.pinned.empty())) {
+    if (UNUM_UNLIKELY(opts.gc && inv.hasPinned())) {
+      const std::vector<std::string> &pinned = inv.rare->pinned;
       withPinned.assign(retire.begin(), retire.end());
-      withPinned.insert(withPinned.end(), inv.pinned.begin(), inv.pinned.end());
+      withPinned.insert(withPinned.end(), pinned.begin(), pinned.end());
       retire = withPinned;
     }
     static const std::vector<Effect> noEffects;
@@ -1456,19 +1486,17 @@ UNUM_HOT Status Runtime::Impl::run(Invocation &inv) {
     inv.fresh = detail::hints(payload).fresh;
     if (UNUM_UNLIKELY(detail::hints(payload).outboxId) && defersPut(inv)) {
       // Made by continuations(), with the continuations it journals.
-      auto &d = inv.deferred.emplace();
-      d.record.push_back(*flag);
-      appendJson(d.record, inv.output);
+      auto &d = inv.more().deferred.emplace();
+      d.record = checkpointRecord(flag, inv.output);
       d.effects = &effects;
       d.retire = retire;
       return continuations(inv);
     }
     if (UNUM_LIKELY(ckpt)) {
-      std::string rec;
-      rec.push_back(*flag);
-      appendJson(rec, inv.output);
+      // (The record is made in the argument: no move of it.)
       auto put = store.putIfAbsent(inv.session(), inv.instance(),
-                                   std::move(rec), effects, retire);
+                                   checkpointRecord(flag, inv.output), effects,
+                                   retire);
       if (!put)
         return storeFailure(put.getStatus(), "writing checkpoint");
       if (UNUM_UNLIKELY(!put->won))
@@ -1486,6 +1514,11 @@ UNUM_HOT Status Runtime::Impl::run(Invocation &inv) {
     if (Status s = store.consumeSet(inv.session(), payload.fanInSet); !s)
       return storeFailure(s, "consuming completion set");
 
+  // (continuations() tests this first too; called from here, a chain step
+  // skips its frame, which is sized for the general case.)
+  if (const FunctionNode *target = inv.fn->plan.chainTarget;
+      UNUM_LIKELY(target && !inv.failed && !inv.deferred()))
+    return chainStep(inv, *target);
   return continuations(inv);
 }
 
@@ -1503,8 +1536,9 @@ Status Runtime::Impl::addMapSends(Invocation &inv, const Edge &e,
                                   const std::vector<FanOutLevel> &post,
                                   Sends &sends) {
   DataFlow &flow = opts.dataFlow ? *opts.dataFlow : defaultFlow;
-  auto items = inv.items ? Result<Value::Array>(*inv.items)
-                         : flow.items(*inv.fn->spec, e, inv.output, inv.ctx);
+  auto items = inv.rare && inv.rare->items
+                   ? Result<Value::Array>(*inv.rare->items)
+                   : flow.items(*inv.fn->spec, e, inv.output, inv.ctx);
   if (!items)
     return items.getStatus();
   if (post.size() + 1 > kMaxFanOutDepth)
@@ -1513,8 +1547,8 @@ Status Runtime::Impl::addMapSends(Invocation &inv, const Edge &e,
   // The iterations' fan-in could not name them all: refused before any
   // runs (each used to run, and then fail at the fan-in).
   if (items->size() > kMaxFanInInstances)
-    return Status::error("Map edge to '" + e.target + "': " +
-                         std::to_string(items->size()) +
+    return Status::error("Map edge to '" + e.target +
+                         "': " + std::to_string(items->size()) +
                          " items, more than a fan-in can collect (" +
                          std::to_string(kMaxFanInInstances) + ")");
   int64_t n = int64_t(items->size());
@@ -1715,13 +1749,33 @@ Status Runtime::Impl::finishTerminal(Invocation &inv) {
   return Status::ok();
 }
 
+/// A chain step's continuation: into `p`, a payload reset by
+/// InvokerAccess::stage() (whose session, retire and value are still the
+/// last payload's) or a new one.
+[[gnu::always_inline]] inline void
+Runtime::Impl::fillChainPayload(Payload &p, Invocation &inv,
+                                const FunctionNode &target, bool handOff) {
+  detail::hints(p).target = &target;
+  copyName(p.session, inv.session());
+  p.execution = inv.execution();
+  detail::hints(p).fresh = inv.fresh;
+  if (!inv.levels->empty())
+    p.fanout = *inv.levels;
+  p.visit = inv.visit;
+  p.value = std::move(inv.output);
+  if (handOff)
+    copyName(p.retire, inv.instance());
+  else
+    p.retire.clear();
+}
+
 /// A plain chain step's only continuation (StepPlan::chainTarget): what
 /// continuations() does for it, reading nothing of the config.
 UNUM_HOT Status Runtime::Impl::chainStep(Invocation &inv,
                                          const FunctionNode &target) {
   // The only continuation retires this checkpoint in its own put.
   const bool handOff = opts.gc && inv.fn->plan.checkpoint;
-  const std::string &name = target.config.name;
+  const std::string &name = target.plan.name;
   if (Payload *p = detail::InvokerAccess::stage(invoker); UNUM_LIKELY(p)) {
     fillChainPayload(*p, inv, target, handOff);
     if (Status s = detail::InvokerAccess::invokeStaged(invoker, name); !s)
@@ -1738,33 +1792,13 @@ UNUM_HOT Status Runtime::Impl::chainStep(Invocation &inv,
   return Status::ok();
 }
 
-/// A chain step's continuation: into `p`, a payload reset by
-/// InvokerAccess::stage() (whose session and retire still hold the last names)
-/// or a new one.
-UNUM_HOT void Runtime::Impl::fillChainPayload(Payload &p, Invocation &inv,
-                                              const FunctionNode &target,
-                                              bool handOff) {
-  detail::hints(p).target = &target;
-  copyName(p.session, inv.session());
-  p.execution = inv.execution();
-  detail::hints(p).fresh = inv.fresh;
-  if (!inv.levels->empty())
-    p.fanout = *inv.levels;
-  p.visit = inv.visit;
-  p.value = std::move(inv.output);
-  if (handOff)
-    copyName(p.retire, inv.instance());
-  else
-    p.retire.clear();
-}
-
 /// chainStep() on an invoker that keeps no payloads (HTTP, or a call from
 /// outside the pool): a payload of its own.
 Status Runtime::Impl::chainInvoke(Invocation &inv, const FunctionNode &target,
                                   bool handOff) {
   Payload p;
   fillChainPayload(p, inv, target, handOff);
-  const std::string &name = target.config.name;
+  const std::string &name = target.plan.name;
   if (Status s = invoker.invoke(name, std::move(p)); !s)
     return s.withContext("invoking '" + name + "'");
   return Status::ok();
@@ -1772,7 +1806,7 @@ Status Runtime::Impl::chainInvoke(Invocation &inv, const FunctionNode &target,
 
 UNUM_HOT Status Runtime::Impl::continuations(Invocation &inv) {
   if (const FunctionNode *target = inv.fn->plan.chainTarget;
-      UNUM_LIKELY(target && !inv.failed && !inv.deferred))
+      UNUM_LIKELY(target && !inv.failed && !inv.deferred()))
     return chainStep(inv, *target);
   const config::FunctionConfig &cfg = inv.fn->config;
 
@@ -1890,7 +1924,7 @@ UNUM_HOT Status Runtime::Impl::continuations(Invocation &inv) {
       opts.gc && cfg.checkpoint && sends.size() == 1 && fanIns.empty();
   if (handOff)
     sends[0].p.retire = inv.instance();
-  if (UNUM_UNLIKELY(inv.deferred)) {
+  if (UNUM_UNLIKELY(inv.deferred())) {
     bool finished = false, restart = false;
     if (Status s = commitDeferred(inv, &sends, finished, restart);
         !s || finished)

@@ -31,6 +31,12 @@
 // moves any entry left in the rows back to unum_outbox. Tombstones holding
 // an entry do not expire.
 //
+// putIfAbsentIssuing (issuesWithPut: a host's continuations to other hosts,
+// docs/Deploy.md) inserts its entries into unum_outbox in the put's
+// transaction once the record's insert has won; a lost put writes none.
+// Their ids derive from the sender's entry, so they are not this process's
+// and never go into rows.
+//
 //===----------------------------------------------------------------------===//
 
 #include "unum/Runtime/DataStore.h"
@@ -207,6 +213,27 @@ public:
                                 const std::string &instance, std::string rec,
                                 const std::vector<Effect> &effects,
                                 NameList retireList) override {
+    return checkpointPut(session, instance, std::move(rec), effects, retireList,
+                         {});
+  }
+
+  // The entries go into unum_outbox in the put's transaction, after the
+  // record's insert won (a lost put rolls nothing back: it wrote none).
+  bool issuesWithPut() const override { return true; }
+  Result<PutResult>
+  putIfAbsentIssuing(const std::string &session, const std::string &instance,
+                     std::string rec, const std::vector<Effect> &effects,
+                     NameList retireList,
+                     const std::vector<Pending> &issues) override {
+    return checkpointPut(session, instance, std::move(rec), effects, retireList,
+                         issues);
+  }
+
+  Result<PutResult> checkpointPut(const std::string &session,
+                                  const std::string &instance, std::string rec,
+                                  const std::vector<Effect> &effects,
+                                  NameList retireList,
+                                  const std::vector<Pending> &issues) {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
     Put put{session, instance, retireList};
@@ -244,6 +271,9 @@ public:
           }
           if (Status st = appendLocked(session, effects); !st)
             return st;
+          for (const Pending &p : issues)
+            if (!insertOutbox({session, p.id, true, p.function, p.payload}))
+              return fail("writing the outbox");
           return PutResult{true, {}};
         },
         &put);

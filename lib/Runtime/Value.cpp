@@ -4,10 +4,15 @@
 #include "HotPath.h"
 
 #include "unum/Config/Document.h"
+#include "unum/Config/Limits.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <unordered_set>
 
 using namespace unum::runtime;
 namespace config = unum::config;
@@ -165,8 +170,238 @@ static Value fromNode(Node &node) {
 
 Value unum::runtime::valueOf(Node node) { return fromNode(node); }
 
+namespace {
+/// parseJsonValue's common case: well-formed JSON read straight into a
+/// Value, without the located reader's nodes (lines, columns, a map per
+/// object for duplicate keys), about a fifth of its instructions on a
+/// payload. It accepts exactly what that reader accepts and turns into the
+/// same Value, or gives up (false), and the located reader then parses the
+/// text again: on any error (which that reader reports with its line and
+/// column), and on what is rare enough to leave to it: a byte order mark,
+/// \u escapes, bytes beyond ASCII (UTF-8 to validate), numbers that are
+/// not finite as doubles, nesting at the depth limit.
+class FastJson {
+public:
+  explicit FastJson(std::string_view text)
+      : p(text.data()), end(text.data() + text.size()) {}
+
+  /// The text is one JSON value, with whitespace around it.
+  bool document(Value &out) {
+    skipSpace();
+    if (!value(out, 0))
+      return false;
+    skipSpace();
+    return p == end;
+  }
+
+private:
+  static bool isWordChar(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || c == '_';
+  }
+  static bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+  void skipSpace() {
+    while (p != end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+      ++p;
+  }
+
+  bool value(Value &out, unsigned depth) {
+    if (p == end)
+      return false;
+    switch (*p) {
+    case '{':
+      return depth < unum::limits::kMaxNesting && object(out, depth + 1);
+    case '[':
+      return depth < unum::limits::kMaxNesting && array(out, depth + 1);
+    case '"': {
+      std::string s;
+      if (!string(s))
+        return false;
+      out = Value(std::move(s));
+      return true;
+    }
+    case 't':
+      return literal("true", Value(true), out);
+    case 'f':
+      return literal("false", Value(false), out);
+    case 'n':
+      return literal("null", Value(), out);
+    default:
+      return (*p == '-' || isDigit(*p)) && number(out);
+    }
+  }
+
+  bool literal(std::string_view word, Value v, Value &out) {
+    if (size_t(end - p) < word.size() ||
+        std::string_view(p, word.size()) != word)
+      return false;
+    p += word.size();
+    if (p != end && isWordChar(*p))
+      return false; // "truex": the located reader's "invalid literal"
+    out = std::move(v);
+    return true;
+  }
+
+  bool eat(char c) {
+    if (p == end || *p != c)
+      return false;
+    ++p;
+    return true;
+  }
+
+  /// After '{' or '[' (at `p`): the items `one` reads, separated by commas,
+  /// up to `close`.
+  template <typename ReadOne> bool items(char close, ReadOne one) {
+    ++p;
+    skipSpace();
+    if (eat(close))
+      return true;
+    for (;;) {
+      if (!one())
+        return false;
+      skipSpace();
+      if (!eat(','))
+        return eat(close);
+      skipSpace();
+    }
+  }
+
+  bool object(Value &out, unsigned depth) {
+    Value::Object o;
+    std::unique_ptr<std::unordered_set<std::string>> many; // keys, when many
+    bool ok = items('}', [&] {
+      if (p == end || *p != '"')
+        return false;
+      std::string key;
+      if (!string(key))
+        return false;
+      // Duplicate keys are an error (the located reader says where).
+      if (!many && o.size() >= 16) {
+        many = std::make_unique<std::unordered_set<std::string>>();
+        for (const Value::Member &m : o)
+          many->insert(m.first);
+      }
+      if (many ? !many->insert(key).second
+               : std::any_of(o.begin(), o.end(), [&](const Value::Member &m) {
+                   return m.first == key;
+                 }))
+        return false;
+      skipSpace();
+      if (!eat(':'))
+        return false;
+      skipSpace();
+      o.emplace_back(std::move(key), Value());
+      return value(o.back().second, depth);
+    });
+    if (ok)
+      out = Value(std::move(o));
+    return ok;
+  }
+
+  bool array(Value &out, unsigned depth) {
+    Value::Array a;
+    bool ok = items(']', [&] {
+      a.emplace_back();
+      return value(a.back(), depth);
+    });
+    if (ok)
+      out = Value(std::move(a));
+    return ok;
+  }
+
+  bool string(std::string &out) {
+    ++p; // the opening quote
+    for (;;) {
+      const char *run = p;
+      while (p != end && *p != '"' && *p != '\\' &&
+             static_cast<unsigned char>(*p) >= 0x20 &&
+             static_cast<unsigned char>(*p) < 0x80)
+        ++p;
+      out.append(run, p);
+      if (p == end)
+        return false;
+      if (*p == '"') {
+        ++p;
+        return true;
+      }
+      if (*p != '\\' || end - p < 2)
+        return false; // a control character, or beyond ASCII
+      // The one-character escapes (\u is left to the located reader: its
+      // surrogates need checking).
+      static const char kEscaped[] = "\"\\/bfnrt", kMeant[] = "\"\\/\b\f\n\r\t";
+      const void *at = std::memchr(kEscaped, p[1], sizeof kEscaped - 1);
+      if (!at)
+        return false;
+      out += kMeant[static_cast<const char *>(at) - kEscaped];
+      p += 2;
+    }
+  }
+
+  /// Skips digits: false if there is none.
+  bool digits() {
+    const char *start = p;
+    while (p != end && isDigit(*p))
+      ++p;
+    return p != start;
+  }
+
+  bool number(Value &out) {
+    const char *start = p;
+    if (*p == '-')
+      ++p;
+    if (p == end || !isDigit(*p))
+      return false;
+    if (*p == '0') {
+      ++p;
+      if (p != end && isDigit(*p))
+        return false; // a leading zero
+    } else {
+      digits();
+    }
+    bool integer = true;
+    if (eat('.')) {
+      integer = false;
+      if (!digits())
+        return false;
+    }
+    if (p != end && (*p == 'e' || *p == 'E')) {
+      integer = false;
+      ++p;
+      if (!eat('+'))
+        eat('-');
+      if (!digits())
+        return false;
+    }
+    if (p != end && (isWordChar(*p) || *p == '.'))
+      return false;
+    if (integer) {
+      int64_t i = 0;
+      auto [q, ec] = std::from_chars(start, p, i);
+      if (ec == std::errc() && q == p) {
+        out = Value(i);
+        return true;
+      }
+    }
+    // Out-of-range integers and decimals become doubles.
+    double d = std::strtod(std::string(start, p).c_str(), nullptr);
+    if (!std::isfinite(d))
+      return false;
+    out = Value(d);
+    return true;
+  }
+
+  const char *p, *end;
+};
+} // namespace
+
 Result<Value> unum::runtime::parseJsonValue(std::string_view text,
                                             const std::string &what) {
+  {
+    Value v;
+    if (FastJson(text).document(v))
+      return v;
+  }
   config::DiagnosticSink diags(what);
   std::vector<Node> docs;
   if (!config::parseJson(text, docs, diags)) {

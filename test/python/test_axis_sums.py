@@ -4,7 +4,10 @@ the rows are added in chunks of RB rows in f32 (RB = 32 KB / row bytes,
 once, so each output is within (RB - 1) 2^-24 sum |x| + one rounding of
 the exact sum. Checked against float64 sums and against numpy's own f32
 sum over axis 0 (a plain f32 accumulator over all the rows), on kernels
-built by unum-airc with dynamic sizes; f64 sums stay f64 throughout."""
+built by unum-airc with dynamic sizes; f64 sums stay f64 throughout.
+
+Also max and min over those axes, which must be exact (NaN-propagating,
+-0 below +0, like arith.maximumf/minimumf): see test_axis0_extrema_exact."""
 import ctypes
 import os
 import subprocess
@@ -35,6 +38,22 @@ function midsum(%x: f32[A, R, C]) {
 }
 function colsum64(%x: f64[R, C]) {
     %0 = kernel(sum, %x, axes=[0])
+    ret %0
+}
+function colmax(%x: f32[R, C]) {
+    %0 = kernel(max, %x, axes=[0])
+    ret %0
+}
+function colmin(%x: f32[R, C]) {
+    %0 = kernel(min, %x, axes=[0])
+    ret %0
+}
+function colmax64(%x: f64[R, C]) {
+    %0 = kernel(max, %x, axes=[0])
+    ret %0
+}
+function midmin(%x: f32[A, R, C]) {
+    %0 = kernel(min, %x, axes=[1])
     ret %0
 }
 """
@@ -139,3 +158,92 @@ def test_f64_sums_stay_f64(lib):
     y[0] = 1
     np.testing.assert_array_equal(run(lib, "colsum64", y, 0),
                                   np.full(5, 1 + 99 * 2.0 ** -25))
+
+
+# max and min: the vector code takes a fast path per chunk of rows (a plain
+# compare-select and a running sum of the terms) and combines the chunk
+# again exactly when a sum is NaN or a result is zero (Reductions.cpp).
+# These inputs put NaN, infinities of both signs and zeros of both signs
+# all over the chunks, so that both paths and the switch between them are
+# checked bit for bit against an exact reference.
+
+
+def exact(x, axis, is_max):
+    """maximum/minimum over `axis` as IEEE 754-2019 defines them: NaN if any
+    term is NaN; a zero result is +0 (max) / -0 (min) if any zero has that
+    sign."""
+    x = np.moveaxis(x, axis, 0)
+    m = x.max(axis=0) if is_max else x.min(axis=0)
+    nan = np.isnan(x).any(axis=0)
+    zeros = x == 0
+    want_sign = not is_max  # max: +0 wins, min: -0 wins
+    has = (zeros & (np.signbit(x) == want_sign)).any(axis=0)
+    m = np.where(m == 0, np.where(has, -0.0 if want_sign else 0.0,
+                                  0.0 if want_sign else -0.0), m)
+    return np.where(nan, np.nan, m).astype(x.dtype)
+
+
+def same(a, b):
+    """Equal bit for bit but for NaN payloads: NaN at the same places,
+    equal values and signs (of zeros too) elsewhere."""
+    nan = np.isnan(a)
+    return (np.array_equal(nan, np.isnan(b)) and
+            np.array_equal(a[~nan], b[~nan]) and
+            np.array_equal(np.signbit(a[~nan]), np.signbit(b[~nan])))
+
+
+def spiked(rng, shape, dtype):
+    """Normal values; then in some columns a NaN, an inf or -inf, or only
+    zeros (of one sign, or both) and negatives, at rows all over."""
+    x = (rng.standard_normal(shape) * 4).astype(dtype)
+    cols = shape[-1]
+    flat = x.reshape(-1, shape[-2], cols)
+    for s in flat:
+        rows = s.shape[0]
+        for c in range(0, cols, 3):
+            kind = c // 3 % 7
+            r = rng.integers(rows)
+            if kind == 0:
+                s[r, c] = np.nan
+            elif kind == 1:
+                s[r, c] = np.inf
+                s[rng.integers(rows), c] = -np.inf
+            elif kind == 2:  # zeros of both signs, the rest negative
+                s[:, c] = -np.abs(s[:, c]) - 1
+                s[r, c] = 0.0
+                s[rng.integers(rows), c] = -0.0
+            elif kind == 3:  # zeros of both signs, the rest positive
+                s[:, c] = np.abs(s[:, c]) + 1
+                s[r, c] = -0.0
+                s[rng.integers(rows), c] = 0.0
+            elif kind == 4:  # only -0 (max: -0) or only +0 (min: +0)
+                s[:, c] = -0.0 if c % 2 else 0.0
+            elif kind == 5:  # NaN in the first and last rows
+                s[0, c] = np.nan
+                s[rows - 1, c - 1] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("rows,cols", [(1, 7), (5, 33), (37, 300),
+                                       (100, 1031), (64, 4100)])
+@pytest.mark.parametrize("name,dtype,is_max", [
+    ("colmax", np.float32, True), ("colmin", np.float32, False),
+    ("colmax64", np.float64, True)])
+def test_axis0_extrema_exact(lib, rows, cols, name, dtype, is_max):
+    rng = np.random.default_rng(rows * 7919 + cols)
+    x = spiked(rng, (rows, cols), dtype)
+    out = np.full(cols, 7.0, dtype)
+    assert call_status(getattr(lib, name), [x], [out]) == 0
+    assert same(out, exact(x, 0, is_max))
+    # Plain data (the fast path only) agrees with numpy.
+    y = (rng.standard_normal((rows, cols)) * 4).astype(dtype)
+    assert call_status(getattr(lib, name), [y], [out]) == 0
+    assert np.array_equal(out, y.max(axis=0) if is_max else y.min(axis=0))
+
+
+def test_middle_axis_min_exact(lib):
+    rng = np.random.default_rng(3)
+    x = spiked(rng, (3, 45, 70), np.float32)
+    out = np.full((3, 70), 7.0, np.float32)
+    assert call_status(lib.midmin, [x], [out]) == 0
+    assert same(out, exact(x, 1, False))

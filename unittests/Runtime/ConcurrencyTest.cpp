@@ -407,10 +407,12 @@ public:
 // derived from its own entry's), and sends it fresh with the entry's id;
 // a redelivery that reuses the checkpoint, and an execution that lost its
 // put, send without an entry (the receiver journals those), and write none.
-TEST(ServeProtocol, ContinuationsToOtherHostsAreJournaledWithTheCheckpoint) {
+class ServeProtocol : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ServeProtocol, ContinuationsToOtherHostsAreJournaledWithTheCheckpoint) {
   TempDir tmp;
   std::string why;
-  std::unique_ptr<DataStore> store = makeStore("redis", tmp, &why);
+  std::unique_ptr<DataStore> store = makeStore(GetParam(), tmp, &why);
   if (!store)
     GTEST_SKIP() << why;
   ASSERT_TRUE(store->issuesWithPut());
@@ -458,6 +460,11 @@ TEST(ServeProtocol, ContinuationsToOtherHostsAreJournaledWithTheCheckpoint) {
   EXPECT_TRUE(store->deleteSession(s).isOk());
   EXPECT_TRUE(store->deleteSession(s2).isOk());
 }
+
+// The stores that write a host's entries with its checkpoint.
+INSTANTIATE_TEST_SUITE_P(Stores, ServeProtocol,
+                         ::testing::Values("redis", "sqlite"),
+                         [](const auto &info) { return info.param; });
 
 // invokeHere runs an invocation on the calling thread while one of the
 // pool's `workers` slots is free, and queues it otherwise; the pool's own

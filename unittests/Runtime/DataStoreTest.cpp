@@ -766,6 +766,32 @@ TEST(DataStoreOpen, SqliteOutboxEntriesInCheckpointRows) {
   EXPECT_TRUE((*a)->deleteSession(session).isOk());
 }
 
+// A host's continuation entries written with its checkpoint (SQLite's
+// putIfAbsentIssuing) are in the file: another connection, as another
+// host's process would open it, lists them and retires them.
+TEST(DataStoreOpen, SqliteEntriesWrittenWithAPutAreSharedByTheFile) {
+  TempDir tmp;
+  std::string path = tmp.path() + "/issues.db";
+  auto sender = openSqliteStore(path);
+  auto receiver = openSqliteStore(path);
+  ASSERT_TRUE(sender.isOk() && receiver.isOk());
+  ASSERT_TRUE((*sender)->issuesWithPut());
+  std::string session = newSessionId();
+  auto put = (*sender)->putIfAbsentIssuing(session, "F", "c1", {}, {},
+                                           {{901, "G", "{\"Data\": 1}"}});
+  ASSERT_TRUE(put.isOk()) << put.getStatus().message();
+  ASSERT_TRUE(put->won);
+  auto seen = (*receiver)->outbox(session);
+  ASSERT_TRUE(seen.isOk()) << seen.getStatus().message();
+  ASSERT_EQ(seen->size(), 1u);
+  EXPECT_EQ((*seen)[0].id, 901u);
+  EXPECT_EQ((*seen)[0].function, "G");
+  EXPECT_EQ((*seen)[0].payload, "{\"Data\": 1}");
+  (*receiver)->stageFinished(session, 901, "G");
+  ASSERT_TRUE((*receiver)->flushOutbox().isOk());
+  EXPECT_TRUE((*sender)->outbox(session)->empty());
+}
+
 TEST(DataStoreOpen, SqliteIsSafeAcrossProcesses) {
   // Four processes race on the same file: one winner per checkpoint name,
   // one completer for the set they fill together.

@@ -3,6 +3,8 @@
 #include "Apps.h"
 #include "TestUtil.h"
 
+#include "PayloadInternal.h"
+
 #include "unum/Runtime/HttpServer.h"
 #include "unum/Runtime/Runtime.h"
 
@@ -442,4 +444,98 @@ TEST(Http, ErrorsAndUnreachableEndpoints) {
   HttpInvoker https([](const std::string &) { return "https://example/x"; });
   EXPECT_NE(https.invoke("A", Payload(p)).message().find("only http://"),
             std::string::npos);
+}
+
+// A continuation its sender journaled (its payload carries the outbox
+// entry) is durable before its POST: HttpInvoker sends it and leaves the
+// answer to the connection's next request, so the sender's thread is not
+// woken for it. Shown by order, not timing: the handler answers only after
+// invoke() returned (an invoker that waited would time out), and the next
+// request on the connection reads that answer first, a refusal included.
+TEST(Http, AJournaledContinuationDoesNotWaitForItsAnswer) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool open = false;
+  std::atomic<int> served{0};
+  auto server = HttpServer::listen(
+      "127.0.0.1", 0, [&](const std::string &path, const std::string &) {
+        if (path == "/fn/Slow") {
+          std::unique_lock<std::mutex> lock(mu);
+          cv.wait(lock, [&] { return open; });
+        }
+        ++served;
+        return path == "/fn/Gone" ? HttpResponse{404, "no such fn"}
+                                  : HttpResponse{202, ""};
+      });
+  ASSERT_TRUE(server.isOk()) << server.getStatus().message();
+  std::string base = (*server)->url();
+  HttpInvoker http([&](const std::string &fn) { return base + "/fn/" + fn; },
+                   /*timeoutMs=*/3000);
+  Payload journaled;
+  journaled.session = newSessionId();
+  detail::hints(journaled).outboxId = 7;
+  detail::hints(journaled).issuedMs = 1;
+  detail::hints(journaled).fresh = true;
+  Status sent = http.invoke("Slow", Payload(journaled));
+  EXPECT_TRUE(sent.isOk()) << sent.message();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(served.load(), 0); // not answered yet: invoke() did not wait
+    open = true;
+  }
+  cv.notify_all();
+  // The next request takes the connection, reads the 202 it owes, and
+  // gets its own answer.
+  Payload plain;
+  plain.session = journaled.session;
+  EXPECT_TRUE(http.invoke("Fast", Payload(plain)).isOk());
+  EXPECT_EQ(served.load(), 2);
+  // A journaled POST that is refused is not an error of the sender (its
+  // entry stays in the store for the receiver's host); the connection
+  // stays usable.
+  EXPECT_TRUE(http.invoke("Gone", Payload(journaled)).isOk());
+  EXPECT_TRUE(http.invoke("Fast", Payload(plain)).isOk());
+  EXPECT_EQ(served.load(), 4);
+  // A plain invocation is answered before invoke() returns.
+  Status refused = http.invoke("Gone", Payload(plain));
+  EXPECT_NE(refused.message().find("HTTP 404"), std::string::npos)
+      << refused.message();
+}
+
+// The connection a journaled POST leaves in the pool is not used again once
+// its server closed it (a host that exited after answering): the next
+// journaled POST, which nobody waits for, must not go down a dead
+// connection and be lost.
+TEST(Http, AJournaledPostDoesNotTakeAConnectionItsServerClosed) {
+  std::mutex mu;
+  std::condition_variable cv;
+  int served = 0;
+  auto handler = [&](const std::string &, const std::string &) {
+    std::lock_guard<std::mutex> lock(mu);
+    ++served;
+    cv.notify_all();
+    return HttpResponse{202, ""};
+  };
+  auto first = HttpServer::listen("127.0.0.1", 0, handler);
+  ASSERT_TRUE(first.isOk()) << first.getStatus().message();
+  const int port = (*first)->port();
+  const std::string base = (*first)->url();
+  HttpInvoker http([&](const std::string &fn) { return base + "/fn/" + fn; },
+                   /*timeoutMs=*/5000);
+  Payload journaled;
+  journaled.session = newSessionId();
+  detail::hints(journaled).outboxId = 7;
+  detail::hints(journaled).issuedMs = 1;
+  auto arrived = [&](int n) {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(5),
+                       [&] { return served >= n; });
+  };
+  ASSERT_TRUE(http.invoke("A", Payload(journaled)).isOk());
+  ASSERT_TRUE(arrived(1));
+  first->reset(); // closes the kept-alive connection
+  auto second = HttpServer::listen("127.0.0.1", port, handler);
+  ASSERT_TRUE(second.isOk()) << second.getStatus().message();
+  ASSERT_TRUE(http.invoke("A", Payload(journaled)).isOk());
+  EXPECT_TRUE(arrived(2)) << "the second POST was lost";
 }

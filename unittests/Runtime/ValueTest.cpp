@@ -4,6 +4,7 @@
 #include "unum/Runtime/Payload.h"
 
 #include "PayloadInternal.h"
+#include "unum/Config/Document.h"
 
 #include "gtest/gtest.h"
 
@@ -72,6 +73,57 @@ TEST(Value, ParseErrorsAreLocated) {
       << r.getStatus().message();
   EXPECT_FALSE(parseJsonValue("1 2").isOk());
   EXPECT_FALSE(parseJsonValue("").isOk());
+}
+
+// parseJsonValue reads well-formed JSON on a fast path and leaves the rest
+// to the located reader (lib/Config/Json.cpp): both must accept the same
+// texts and give the same Values (kinds included: 1 is an Int, 1.0 a
+// Double), and an error must still be the located reader's.
+TEST(Value, FastPathAgreesWithTheLocatedReader) {
+  const char *texts[] = {
+      "0", "-0", "1", "-12", "9223372036854775807", "9223372036854775808",
+      "-9223372036854775808", "-9223372036854775809", "1.5", "-0.0", "1e3",
+      "1E-3", "2.5e+10", "1e400", "true", "false", "null", "\"\"",
+      "\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\"", "\"\\u00e9\\ud83d\\ude00\"",
+      "\"caf\xc3\xa9\"", "[]", "{}", " [ 1 , 2 ] ", "\t{\"a\" :\r\n 1}\n",
+      "{\"a\":{\"b\":[{}, [], [null]]}}", "\xEF\xBB\xBF{}",
+      // Malformed: each must fail with a located message.
+      "", " ", "01", "-", "1.", ".5", "1e", "1e+", "+1", "1x", "1.5.2", "tru",
+      "truex", "nul", "[1,]", "[1 2]", "{\"a\":1,}", "{a:1}", "{\"a\" 1}",
+      "{\"a\":1,\"a\":2}", "\"abc", "\"a\nb\"", "\"\\x\"", "\"\\ud800\"",
+      "\"\\udc00x\"", "\"\xff\"", "[1] [2]", "1 2", "{", "[", "]", "}",
+      "\"\x01\"", "// c\n1", "[1]x", "NaN", "Infinity"};
+  std::vector<std::string> all(std::begin(texts), std::end(texts));
+  all.push_back(std::string(400, '9'));      // a finite double
+  all.push_back("1e" + std::string(5, '9')); // beyond a double
+  // Objects past the size where duplicates are found with a set.
+  std::string wide = "{", dup = "{";
+  for (int i = 0; i < 40; ++i) {
+    wide +=
+        (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i);
+    dup += (i ? ",\"k" : "\"k") + std::to_string(i % 30) + "\":0";
+  }
+  all.push_back(wide + "}");
+  all.push_back(dup + "}");
+  // Nesting at and beyond the limit.
+  for (unsigned depth : {255u, 256u, 257u})
+    all.push_back(std::string(depth, '[') + std::string(depth, ']'));
+  for (const std::string &text : all) {
+    unum::config::DiagnosticSink diags("t.json");
+    std::vector<unum::config::Node> docs;
+    bool located =
+        unum::config::parseJson(text, docs, diags) && docs.size() == 1;
+    auto fast = parseJsonValue(text, "t.json");
+    ASSERT_EQ(fast.isOk(), located) << "'" << text << "'";
+    if (located) {
+      Value slow = valueOf(std::move(docs[0]));
+      EXPECT_EQ(toJson(*fast), toJson(slow)) << "'" << text << "'";
+      EXPECT_EQ(fast->kind(), slow.kind()) << "'" << text << "'";
+    } else {
+      EXPECT_EQ(fast.getStatus().message().rfind("t.json", 0), 0u)
+          << "'" << text << "': " << fast.getStatus().message();
+    }
+  }
 }
 
 TEST(Payload, DecodeEncode) {

@@ -10,13 +10,16 @@ timed against PyTorch (one thread) and numpy, all ratios from one run.
 
 It prints the CPU model and vector features, the load average, and per
 kernel the best and median time of Unum (one column per --mcpu build, host
-= this machine's CPU), PyTorch (one thread) and numpy, and the ratios of the
-best times (> 1: Unum is faster). With --threads N > 1 (the default, 2) the
-first --mcpu is also built with --num-threads=N (OpenMP, -lomp): its column
-and the ratio of its best time to the one-thread build's (Nt/1t > 1: the
-threads help; with --clock cpu that column is the CPU time of all threads
-and no ratio is printed); its results must equal the one-thread build's bit
-for bit.
+= this machine's CPU), PyTorch (one thread) and numpy, the ratios of the
+best times (> 1: Unum is faster) and the load average after the row. Each
+of the --reps runs times every column in turn (after one warm-up call of
+each), so that a change of load or clock hits them all alike. Every column
+writes into an output allocated once where the library can (see main()).
+With --threads N > 1 (the default, 2) the first --mcpu is also built with
+--num-threads=N (OpenMP, -lomp): its column and the ratio of its best time
+to the one-thread build's (Nt/1t > 1: the threads help; with --clock cpu
+that column is the CPU time of all threads and no ratio is printed); its
+results must equal the one-thread build's bit for bit.
 
 Every kernel's result is compared with a float64 numpy evaluation (relative
 error at most 1e-5; near zero, 1e-8 of the largest result) on the benchmark shape and on small odd shapes (rows
@@ -37,7 +40,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "test",
                                 "Dialect", "Air", "Inputs"))
 from air_ctypes import descriptor  # noqa: E402  (memref descriptors)
-from bench_timing import best_and_median, cpu_description  # noqa: E402
+from bench_timing import alternating, cpu_description  # noqa: E402
 
 AIR = """
 function softmax(%x: f32[R, C]) {
@@ -283,6 +286,7 @@ def main():
 
     import torch
     torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)
     x = rng.standard_normal((args.rows, args.cols)).astype(np.float32)
     x64 = x.astype(np.float64)
     x3 = rng.standard_normal(
@@ -291,14 +295,37 @@ def main():
     tx, tx64, tx3 = (torch.from_numpy(a) for a in (x, x64, x3))
     print("CPU: %s" % cpu_description())
     print("%dx%d (midsum: %s), one thread (but the %dt column), %d runs "
-          "(best / median), %s clock; load average %s" % (
+          "(best / median; each run times every column in turn), %s clock; "
+          "load average %s" % (
               args.rows, args.cols, "x".join(args.mid.split(",")),
               args.threads, args.reps, args.clock,
               " ".join("%.2f" % a for a in os.getloadavg())))
     print("times in ms; ratios of best times: torch/unum, numpy/unum > 1 "
           "when unum is faster")
+    # The references are timed as Unum is: warm (one untimed call first),
+    # one thread, writing into an output allocated once where the library
+    # has an in-place out= kernel (torch's softmax, logsumexp and reductions,
+    # numpy's reductions). torch's layer_norm has none (its out= overload
+    # computes into a new tensor and copies: ~1.6x slower), so it allocates
+    # its result per call (glibc reuses the freed block: no page faults);
+    # numpy's softmax and layernorm are several array expressions, each
+    # allocating its result.
+    t_out = {}
+
+    def tout(name, shape, dtype=torch.float32):
+        if name not in t_out:
+            t_out[name] = torch.empty(shape, dtype=dtype)
+        return t_out[name]
+
+    def nout(name, shape, dtype=np.float32):
+        if name not in t_out:
+            t_out[name] = np.empty(shape, dtype)
+        return t_out[name]
+
+    R, C = args.rows, args.cols
+    mid = tuple(int(d) for d in args.mid.split(","))
     others = {
-        "softmax": (lambda: torch.softmax(tx, dim=1),
+        "softmax": (lambda: torch.softmax(tx, 1, out=tout("sm", (R, C))),
                     lambda: (lambda e: e / e.sum(axis=1, keepdims=True))(
                         np.exp(x - x.max(axis=1, keepdims=True)))),
         "layernorm": (lambda: torch.nn.functional.layer_norm(
@@ -306,16 +333,28 @@ def main():
                       lambda: (lambda d: d / np.sqrt(
                           (d * d).mean(axis=1, keepdims=True) + 1e-5))(
                               x - x.mean(axis=1, keepdims=True))),
-        "logsumexp": (lambda: torch.logsumexp(tx, dim=1),
+        "logsumexp": (lambda: torch.logsumexp(tx, 1, out=tout("lse", (R,))),
                       lambda: (lambda m: np.log(np.exp(
                           x - m[:, None]).sum(axis=1)) + m)(x.max(axis=1))),
-        "colsum": (lambda: tx.sum(dim=0), lambda: x.sum(axis=0)),
-        "colmax": (lambda: tx.amax(dim=0), lambda: x.max(axis=0)),
-        "colmean": (lambda: tx.mean(dim=0), lambda: x.mean(axis=0)),
-        "colmin": (lambda: tx.amin(dim=0), lambda: x.min(axis=0)),
-        "colsum64": (lambda: tx64.sum(dim=0), lambda: x64.sum(axis=0)),
-        "colmax64": (lambda: tx64.amax(dim=0), lambda: x64.max(axis=0)),
-        "midsum": (lambda: tx3.sum(dim=1), lambda: x3.sum(axis=1)),
+        "colsum": (lambda: torch.sum(tx, 0, out=tout("c", (C,))),
+                   lambda: x.sum(axis=0, out=nout("nc", (C,)))),
+        "colmax": (lambda: torch.amax(tx, 0, out=tout("c", (C,))),
+                   lambda: x.max(axis=0, out=nout("nc", (C,)))),
+        "colmean": (lambda: torch.mean(tx, 0, out=tout("c", (C,))),
+                    lambda: x.mean(axis=0, out=nout("nc", (C,)))),
+        "colmin": (lambda: torch.amin(tx, 0, out=tout("c", (C,))),
+                   lambda: x.min(axis=0, out=nout("nc", (C,)))),
+        "colsum64": (lambda: torch.sum(tx64, 0, out=tout(
+                         "c64", (C,), torch.float64)),
+                     lambda: x64.sum(axis=0, out=nout("nc64", (C,),
+                                                      np.float64))),
+        "colmax64": (lambda: torch.amax(tx64, 0, out=tout(
+                         "c64", (C,), torch.float64)),
+                     lambda: x64.max(axis=0, out=nout("nc64", (C,),
+                                                      np.float64))),
+        "midsum": (lambda: torch.sum(tx3, 1, out=tout(
+                       "m", (mid[0], mid[2]))),
+                   lambda: x3.sum(axis=1, out=nout("nm", (mid[0], mid[2])))),
     }
     nt = [] if threaded is None else ["%s %dt" % (first, args.threads)]
     head = ["kernel"] + ["unum %s" % m for m in builds]
@@ -323,34 +362,43 @@ def main():
     head += ["torch", "numpy"]
     head += ["torch/%s" % m for m in builds] + ["numpy/%s" % m for m in builds]
     head += ["%dt/1t" % args.threads for n in nt]
+    head += ["load"]
     width = [10] + [15] * (len(builds) + len(nt) + 2)
-    width += [12] * (2 * len(builds) + len(nt))
+    width += [12] * (2 * len(builds) + len(nt)) + [5]
     print(" ".join("%-*s" % (w, h) if i == 0 else "%*s" % (w, h)
                    for i, (w, h) in enumerate(zip(width, head))))
     for name, (ref, dtype, rank, axis, _) in KERNELS.items():
         xin = inputs[dtype][rank]
         out = np.ones(output_shape(name, xin.shape), dtype)
-        times = {}
-        for mcpu, so in builds.items():
-            fn = getattr(so, name)
-            times[mcpu] = best_and_median(lambda: call(fn, xin, out), args.reps,
-                                          clock)
+        # The descriptors are built once, as numpy and torch have their
+        # arrays ready: building them costs ~9 us a call, 10% of a 64x16384
+        # axis-0 sum. What is timed is the ctypes call (~1 us) and the
+        # kernel.
+        dx, dout = descriptor(xin), descriptor(out)
+        px, pout = ctypes.byref(dx), ctypes.byref(dout)
+
+        def bound(fn):
+            fn.restype = ctypes.c_int32
+            return lambda: fn(px, pout)
+        fns = [bound(getattr(so, name)) for so in builds.values()]
         if threaded is not None:
-            fn = getattr(threaded, name)
-            times["threads"] = best_and_median(lambda: call(fn, xin, out),
-                                               args.reps, clock)
-        t_torch = best_and_median(others[name][0], args.reps, clock)
-        t_np = best_and_median(others[name][1], args.reps, clock)
+            fns.append(bound(getattr(threaded, name)))
+        fns += list(others[name])
+        # Interleaved: every rep times each build and both references.
+        timed = alternating(fns, args.reps, clock)
+        one = timed[:len(builds)]
+        t_threads = timed[len(builds)] if threaded is not None else None
+        t_torch, t_np = timed[-2], timed[-1]
         row = ["%-10s" % name]
         row += ["%15s" % ("%.3f / %.3f" % (t[0] * 1e3, t[1] * 1e3))
-                for t in list(times.values()) + [t_torch, t_np]]
-        one = [t for m, t in times.items() if m != "threads"]
+                for t in timed]
         row += ["%11.2fx" % (t_torch[0] / t[0]) for t in one]
         row += ["%11.2fx" % (t_np[0] / t[0]) for t in one]
         if threaded is not None and args.clock == "cpu":
             row += ["%12s" % "n/a"]  # CPU time of all threads: no speed-up
         elif threaded is not None:
-            row += ["%11.2fx" % (times[first][0] / times["threads"][0])]
+            row += ["%11.2fx" % (one[0][0] / t_threads[0])]
+        row += ["%5.2f" % os.getloadavg()[0]]
         print(" ".join(row))
     print("goals: torch/unum >= 1.0 on softmax and layernorm, numpy/unum >= "
           "1.0 on the axis-0 reductions" + (

@@ -22,6 +22,26 @@ def best_and_median(fn, reps, clock=time.perf_counter):
     return times[0], times[len(times) // 2]
 
 
+def alternating(fns, reps, clock=time.perf_counter):
+    """[(shortest, median)] of `reps` timed calls of each of `fns`, the calls
+    interleaved (rep 1 of every fn, then rep 2, ...) after one untimed call
+    of each: a change of load or clock during the run hits every fn alike,
+    so their ratios hold up better than those of back-to-back series."""
+    for fn in fns:
+        fn()
+    times = [[] for _ in fns]
+    for _ in range(reps):
+        for fn, ts in zip(fns, times):
+            t = clock()
+            fn()
+            ts.append(clock() - t)
+    result = []
+    for ts in times:
+        ts.sort()
+        result.append((ts[0], ts[len(ts) // 2]))
+    return result
+
+
 def cpu_description():
     """'model name; vector features' of this machine (from /proc/cpuinfo)."""
     model, flags = "unknown CPU", []

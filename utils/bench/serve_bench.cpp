@@ -1,27 +1,37 @@
 //===- serve_bench.cpp - Per-transition latency through unum-serve --------===//
 //
 //   unum-serve-bench --store redis://H:P --app DIR --url-map FILE
-//                    [--transitions N] [--repeat R]
+//                    --sink-port P [--transitions N] [--repeat R]
 //                    [--host-pids P,P] [--redis-pid P]
 //
-// Two measurements, both sequential, over loopback and the same Redis:
+// Two measurements over loopback and the same Redis, interleaved: R rounds,
+// each one block of each, the block that goes first alternating between
+// rounds (so that a drift of the machine's speed within a round counts
+// against both equally):
 //
-//  * the floor: a bare HTTP round trip (httpPost to an HttpServer in this
-//    process) whose handler does one Redis write (DataStore::put) before it
-//    answers 202: what any FaaS hop with a durable accept costs at least;
+//  * the floor: N bare HTTP round trips in a row (httpPost, kept-alive
+//    connection, to an HttpServer in this process) whose handler does one
+//    Redis write (a SET, DataStore::put) before it answers 202: what any
+//    FaaS hop with a durable accept costs at least;
 //  * unum: a workflow that is a chain of N functions (Pass states, no
 //    handler process) served by unum-serve hosts (utils/bench/serve_bench.py
 //    starts them: consecutive functions on different hosts, so every
-//    transition is an HTTP POST), started and awaited as `unum-serve
-//    --submit` does (polling the store every millisecond); its time / N.
+//    transition is an HTTP POST), started as `unum-serve --submit` does;
+//    the last function's continuation is a POST to a sink in this process
+//    (function "Sink", at 127.0.0.1:P), whose arrival ends the measurement:
+//    no polling of the store. Its time / N.
 //
-// Prints both per-step figures (best of R) and their ratio (goal: <= 1.5),
-// with the CPU model and the load average before and after. With the pids
-// of the hosts and of redis-server, also the CPU time per step (user and
-// system, mean over all R runs): the floor's is this process's (client and
-// server) and redis-server's during the floor runs, unum's the hosts' and
-// redis-server's during the chain runs (the client's start and polling
-// excluded). CPU time hardly depends on the machine's load, latency does.
+// Both clients use the same HTTP client (httpPost: one kept-alive
+// connection per server, TCP_NODELAY) and the same Redis client as the
+// hosts. Prints, per round, floor and transition per step and their ratio;
+// then the median of the per-round ratios (the figure for issue 17's goal,
+// at most 1.5x), their range and quartiles, with the CPU model, its
+// features and the load average before and after. With the pids of the
+// hosts and of redis-server, also the CPU time per step (user and system,
+// mean over all R rounds): the floor's is this process's (client and
+// server) and redis-server's during the floor blocks, unum's the hosts' and
+// redis-server's during the chains (the client's start excluded). CPU time
+// hardly depends on the machine's load, latency does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,10 +45,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -100,13 +112,27 @@ static Cpu cpuOfAll(const std::vector<int> &pids) {
   return c;
 }
 
-static std::string cpuModel() {
+/// The CPU's model, its count and the features that matter for a latency
+/// figure (a VM, the TSC, the vector width).
+static std::string cpuDescription() {
   std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0)
-      return line.substr(line.find(':') + 2);
-  return "unknown";
+  std::string line, model = "unknown", flags;
+  unsigned cpus = 0;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) == 0 && model == "unknown")
+      model = line.substr(line.find(':') + 2);
+    else if (line.rfind("processor", 0) == 0)
+      ++cpus;
+    else if (line.rfind("flags", 0) == 0 && flags.empty())
+      flags = " " + line.substr(line.find(':') + 1) + " ";
+  }
+  std::string out = model + ", " + std::to_string(cpus) + " CPU(s); features:";
+  for (const char *feature :
+       {"hypervisor", "constant_tsc", "nonstop_tsc", "avx2", "avx512f"})
+    out += flags.find(std::string(" ") + feature + " ") != std::string::npos
+               ? std::string(" ") + feature
+               : std::string(" no-") + feature;
+  return out;
 }
 
 static std::string loadAverage() {
@@ -126,11 +152,19 @@ static std::vector<int> parsePids(const std::string &list) {
   return out;
 }
 
+/// The q-quantile of `v` (sorted), interpolated.
+static double quantile(const std::vector<double> &v, double q) {
+  double at = q * double(v.size() - 1);
+  size_t lo = size_t(at);
+  size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (at - double(lo));
+}
+
 int main(int argc, char **argv) {
   std::string storeUri, appDir, urlMap;
   std::vector<int> hostPids;
-  int redisPid = 0;
-  int transitions = 200, repeat = 5;
+  int redisPid = 0, sinkPort = -1;
+  int transitions = 200, repeat = 40;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--store")
@@ -139,6 +173,8 @@ int main(int argc, char **argv) {
       appDir = v;
     else if (a == "--url-map")
       urlMap = v;
+    else if (a == "--sink-port")
+      sinkPort = std::atoi(v.c_str());
     else if (a == "--transitions")
       transitions = std::max(1, std::atoi(v.c_str()));
     else if (a == "--repeat")
@@ -150,9 +186,9 @@ int main(int argc, char **argv) {
     else
       return fail("unknown option '" + a + "'");
   }
-  if (storeUri.empty() || appDir.empty() || urlMap.empty())
+  if (storeUri.empty() || appDir.empty() || urlMap.empty() || sinkPort < 0)
     return fail("usage: unum-serve-bench --store URI --app DIR --url-map "
-                "FILE [--transitions N] [--repeat R]");
+                "FILE --sink-port P [--transitions N] [--repeat R]");
   auto store = openDataStore(storeUri);
   if (!store)
     return fail(store.getStatus().message());
@@ -176,60 +212,127 @@ int main(int argc, char **argv) {
   const std::string body =
       R"({"Data": {"Source": "http", "Value": {"n": 1}}, "Session": )"
       R"("0123456789abcdef0123456789abcdef", "GC": {"Checkpoint": "F1"}})";
-  // Unum: the chain on the hosts, started and awaited like --submit.
+  // The chain's end: the last function's continuation arrives here.
+  std::mutex sinkMu;
+  std::condition_variable sinkCv;
+  std::string sinkSession; // the session whose end is awaited
+  bool sinkReached = false;
+  Clock::time_point sinkAt;
+  auto sink = HttpServer::listen(
+      "127.0.0.1", sinkPort,
+      [&](const std::string &, const std::string &payload) {
+        Clock::time_point now = Clock::now();
+        std::lock_guard<std::mutex> lock(sinkMu);
+        if (!sinkSession.empty() &&
+            payload.find("\"" + sinkSession + "\"") != std::string::npos) {
+          sinkReached = true;
+          sinkAt = now;
+          sinkCv.notify_all();
+        }
+        return HttpResponse{202, ""};
+      });
+  if (!sink)
+    return fail("the sink: " + sink.getStatus().message());
+  // Unum: the chain on the hosts, started like --submit.
   HttpInvoker http([&urls](const std::string &fn) { return urls.urlFor(fn); });
   LocalRunner::Options opts;
   opts.workers = 1;
   opts.platform = &http;
   LocalRunner client(*app, db, opts);
-  const int steps = int(app->functions().size());
-  // The two alternate, so that both see the same load; best of R each.
-  double floorBest = 1e30, unumBest = 1e30;
-  std::vector<int> redis;
-  if (redisPid)
-    redis.push_back(redisPid);
-  Cpu floorCpu, unumCpu;
-  const std::string loadBefore = loadAverage();
-  for (int r = 0; r < repeat; ++r) {
-    Cpu c0 = cpuOfSelf() + cpuOfAll(redis);
+  int steps = 0; // the chain's functions (the sink is not one of its steps)
+  for (const auto &fn : app->functions())
+    steps += fn.first != "Sink";
+
+  auto floorRound = [&]() -> Result<double> {
     auto t0 = Clock::now();
     for (int i = 0; i < transitions; ++i) {
       auto resp =
           httpPost((*server)->url() + "/fn/F", body, "application/json", 5000);
       if (!resp || resp->status != 202)
-        return fail("the floor's POST failed");
+        return Status::error("the floor's POST failed");
     }
-    floorBest = std::min(
-        floorBest,
-        std::chrono::duration<double>(Clock::now() - t0).count() / transitions);
-    floorCpu += cpuOfSelf() + cpuOfAll(redis) - c0;
-    c0 = cpuOfAll(hostPids) + cpuOfAll(redis);
-    t0 = Clock::now();
-    auto session = client.start(*parseJsonValue(R"({"n": 0})"));
+    return std::chrono::duration<double>(Clock::now() - t0).count() /
+           transitions;
+  };
+  auto chainRound = [&]() -> Result<double> {
+    auto t0 = Clock::now();
+    std::string id = newSessionId();
+    {
+      std::lock_guard<std::mutex> lock(sinkMu);
+      sinkSession = id;
+      sinkReached = false;
+    }
+    auto session = client.start(*parseJsonValue(R"({"n": 0})"), id);
     if (!session)
-      return fail(session.getStatus().message());
-    RunResult res =
-        client.awaitSession(*session, false, std::chrono::seconds(120),
-                            std::chrono::milliseconds(1));
-    if (!res.ok())
-      return fail(res.errors.front());
-    unumBest = std::min(
-        unumBest,
-        std::chrono::duration<double>(Clock::now() - t0).count() / steps);
-    unumCpu += cpuOfAll(hostPids) + cpuOfAll(redis) - c0;
+      return session.getStatus();
+    std::unique_lock<std::mutex> lock(sinkMu);
+    if (!sinkCv.wait_for(lock, std::chrono::seconds(120),
+                         [&] { return sinkReached; }))
+      return Status::error("the chain did not reach the sink in 120 s");
+    double perStep = std::chrono::duration<double>(sinkAt - t0).count() / steps;
+    sinkSession.clear();
+    lock.unlock();
+    // Its records go (the sink's outbox entry stays: nobody runs it).
+    if (Status s = db.deleteSession(*session); !s)
+      return s;
+    return perStep;
+  };
+
+  std::vector<int> redis;
+  if (redisPid)
+    redis.push_back(redisPid);
+  Cpu floorCpu, unumCpu;
+  std::vector<double> floors, chains, ratios;
+  const std::string loadBefore = loadAverage();
+  std::printf("CPU: %s\n", cpuDescription().c_str());
+  std::printf("load average before: %s\n", loadBefore.c_str());
+  std::printf("%d rounds of %d floor round trips and a chain of %d steps "
+              "(first in turn):\n",
+              repeat, transitions, steps);
+  std::printf("  round  floor us  transition us  ratio\n");
+  for (int r = 0; r < repeat; ++r) {
+    double f = 0, u = 0;
+    for (int half = 0; half < 2; ++half) {
+      if ((half == 0) == (r % 2 == 0)) {
+        Cpu c0 = cpuOfSelf() + cpuOfAll(redis);
+        auto t = floorRound();
+        if (!t)
+          return fail(t.getStatus().message());
+        f = *t;
+        floorCpu += cpuOfSelf() + cpuOfAll(redis) - c0;
+      } else {
+        Cpu c0 = cpuOfAll(hostPids) + cpuOfAll(redis);
+        auto t = chainRound();
+        if (!t)
+          return fail(t.getStatus().message());
+        u = *t;
+        unumCpu += cpuOfAll(hostPids) + cpuOfAll(redis) - c0;
+      }
+    }
+    floors.push_back(f * 1e6);
+    chains.push_back(u * 1e6);
+    ratios.push_back(u / f);
+    std::printf("  %5d  %8.1f  %13.1f  %5.2f\n", r + 1, f * 1e6, u * 1e6,
+                u / f);
   }
   (void)db.deleteSession("bench-floor");
-  std::printf("CPU: %s; load average %s before, %s after\n", cpuModel().c_str(),
-              loadBefore.c_str(), loadAverage().c_str());
-  std::printf("per step, best of %d (%d transitions each):\n", repeat, steps);
-  std::printf("  floor (HTTP round trip + 1 Redis write): %8.1f us\n",
-              floorBest * 1e6);
-  std::printf("  unum-serve transition (HTTP + runtime):  %8.1f us\n",
-              unumBest * 1e6);
-  std::printf("  ratio: %.2fx (goal: at most 1.5x)\n", unumBest / floorBest);
+  for (auto *v : {&floors, &chains, &ratios})
+    std::sort(v->begin(), v->end());
+  std::printf("load average after: %s\n", loadAverage().c_str());
+  std::printf("per step, median [min-max] of %d rounds:\n", repeat);
+  std::printf(
+      "  floor (HTTP round trip + 1 Redis write): %8.1f us [%.1f-%.1f]\n",
+      quantile(floors, 0.5), floors.front(), floors.back());
+  std::printf(
+      "  unum-serve transition (HTTP + runtime):  %8.1f us [%.1f-%.1f]\n",
+      quantile(chains, 0.5), chains.front(), chains.back());
+  std::printf("  ratio, median of the rounds' ratios: %.2fx [%.2f-%.2f], "
+              "quartiles %.2f-%.2f (goal: at most 1.5x)\n",
+              quantile(ratios, 0.5), ratios.front(), ratios.back(),
+              quantile(ratios, 0.25), quantile(ratios, 0.75));
   if (!hostPids.empty() && redisPid) {
     const double nf = double(transitions) * repeat, nu = double(steps) * repeat;
-    std::printf("CPU time per step, mean of %d runs (user + system):\n",
+    std::printf("CPU time per step, mean of %d rounds (user + system):\n",
                 repeat);
     std::printf("  floor (client, server, redis-server):    %6.1f + %6.1f us\n",
                 floorCpu.user / nf * 1e6, floorCpu.sys / nf * 1e6);

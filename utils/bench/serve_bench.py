@@ -9,11 +9,15 @@ usage: utils/bench/serve_bench.py [--build build] [--transitions N] [--repeat R]
 
 Starts a private redis-server and two unum-serve hosts on 127.0.0.1, writes
 an app that is a chain of N built-in Pass functions (they alternate between
-the hosts, so every transition is an HTTP POST), runs build/bin/unum-serve-bench, and
-prints its figures with the CPU model and the load average: on a busy
-machine the latencies are noise, the ratio less so, and the CPU time per
-step (user and system, of the hosts and redis-server against the floor's
-client, server and redis-server) hardly depends on the load.
+the hosts, so every transition is an HTTP POST) whose last continuation goes
+to a sink in the bench process, runs build/bin/unum-serve-bench (R rounds,
+each a floor block and a chain, which goes first alternating), and prints
+per round the two per-step figures and their ratio, then the median of the
+rounds' ratios with its range and quartiles, the CPU model and features and
+the load average: on a busy machine the latencies are noise, the ratio less
+so, and the CPU time per step (user and system, of the hosts and
+redis-server against the floor's client, server and redis-server) hardly
+depends on the load.
 
 --perf stat: each host runs under `perf stat` (all its threads, from its
 start to its end: the chain runs and a little idle time) and the bench
@@ -27,7 +31,7 @@ import argparse, json, os, socket, subprocess, sys, tempfile, time
 ap = argparse.ArgumentParser()
 ap.add_argument("--build", default="build")
 ap.add_argument("--transitions", type=int, default=200)
-ap.add_argument("--repeat", type=int, default=10)
+ap.add_argument("--repeat", type=int, default=40)
 ap.add_argument("--perf", choices=["stat", "record"])
 ap.add_argument("--perf-dir", default=".")
 ap.add_argument("--perf-event", help="--perf record: the event (default cycles)")
@@ -69,14 +73,21 @@ try:
             cfg = {"Name": "S%d" % i, "Checkpoint": True, "Builtin": "Pass"}
             if i == 1:
                 cfg["Start"] = True
-            if i < n:
-                cfg["Next"] = {"Name": "S%d" % (i + 1), "InputType": "Scalar"}
+            cfg["Next"] = {"Name": "S%d" % (i + 1) if i < n else "Sink",
+                           "InputType": "Scalar"}
             os.makedirs(os.path.join(app, "S%d" % i))
             with open(os.path.join(app, "S%d" % i, "unum_config.json"), "w") as f:
                 json.dump(cfg, f)
+        # The chain's end: a function no host runs, whose URL is the bench's
+        # sink (the arrival of its POST ends a chain's measurement).
+        os.makedirs(os.path.join(app, "Sink"))
+        with open(os.path.join(app, "Sink", "unum_config.json"), "w") as f:
+            json.dump({"Name": "Sink", "Builtin": "Pass"}, f)
         ports = [free_port(), free_port()]
+        sink_port = free_port()
         urls = {"S%d" % i: "http://127.0.0.1:%d/fn/S%d" % (ports[i % 2], i)
                 for i in range(1, n + 1)}
+        urls["Sink"] = "http://127.0.0.1:%d/fn/Sink" % sink_port
         url_map = os.path.join(d, "urls.json")
         with open(url_map, "w") as f:
             json.dump(urls, f)
@@ -107,6 +118,7 @@ try:
                     hosts[h] = int(f.read().split()[0])
         rc = subprocess.call([os.path.join(bin_dir, "unum-serve-bench"), "--store", store,
                               "--app", app, "--url-map", url_map,
+                              "--sink-port", str(sink_port),
                               "--transitions", str(n), "--repeat", str(args.repeat),
                               "--host-pids", ",".join(str(pid) for pid in hosts),
                               "--redis-pid", str(procs[0].pid)])

@@ -28,8 +28,16 @@ bool isOuterReduction(mlir::linalg::GenericOp op);
 /// so the result does not depend on the vector width or the threads. With
 /// `target.threads` > 1 (and enough elements) the columns are split into one
 /// panel per thread.
+/// For an outer reduction `op` that sums f32 terms into a zero-filled f64
+/// temporary read only by one elementwise generic right after it (the
+/// rounding to f32, a mean's division): that generic, else null. Given to
+/// emitOuterReduction, it is computed from a small f64 scratch per column
+/// block and the temporary is gone.
+mlir::linalg::GenericOp findSumEpilogue(mlir::linalg::GenericOp op);
+
 mlir::LogicalResult emitOuterReduction(mlir::RewriterBase &b,
                                        mlir::linalg::GenericOp op,
+                                       mlir::linalg::GenericOp epilogue,
                                        const MatmulTarget &target);
 
 } // namespace unum::air

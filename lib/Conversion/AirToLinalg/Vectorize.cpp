@@ -170,9 +170,13 @@ struct AirVectorizePass
         return signalPassFailure();
       }
     }
-    for (linalg::GenericOp op : reductions)
-      if (failed(unum::air::emitOuterReduction(rewriter, op, target)))
+    for (linalg::GenericOp op : reductions) {
+      linalg::GenericOp epilogue = unum::air::findSumEpilogue(op);
+      if (epilogue)
+        llvm::erase(elementwise, epilogue);
+      if (failed(unum::air::emitOuterReduction(rewriter, op, epilogue, target)))
         return signalPassFailure();
+    }
     SmallVector<std::pair<scf::ForOp, Value>> shared;
     for (linalg::GenericOp op : elementwise)
       if (failed(tileElementwise(rewriter, op, peel, shared)))
