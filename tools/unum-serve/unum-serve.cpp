@@ -306,6 +306,8 @@ static int serve(const Config &cfg, const App &app, DataStore &store,
   const bool durable = runner.durable();
 
   std::atomic<bool> draining{false};
+  // Requests accepted so far: the background flush waits while they come.
+  std::atomic<uint64_t> requests{0};
   // Answers 202 once the invocation is durable, then runs it on the
   // connection's thread (Reply::after) when one of the --concurrency slots
   // is free, else queues it for the runner's workers.
@@ -320,6 +322,7 @@ static int serve(const Config &cfg, const App &app, DataStore &store,
                                : "no function at '" + path + "'\n"};
     if (draining)
       return {503, "shutting down\n"};
+    requests.fetch_add(1, std::memory_order_relaxed);
     auto v = parseJsonValue(body, "payload");
     if (!v)
       return {400, v.getStatus().message() + "\n"};
@@ -413,20 +416,34 @@ static int serve(const Config &cfg, const App &app, DataStore &store,
       log("delivered " + std::to_string(n) +
           " pending invocation(s) again from " + store.describe());
   };
+  // While requests keep coming, the store round trip of each (its
+  // checkpoint put, or the journal of a client's request) carries what the
+  // invocations before it staged: the background's own flush (a round trip
+  // that holds the store's batch lock against the request path) waits until
+  // they stop for a period, or kFlushAtLeast has passed since the last one.
+  constexpr std::chrono::milliseconds kFlushPeriod{5}, kFlushAtLeast{50};
   std::thread background([&] {
     auto nextSweep = std::chrono::steady_clock::now();
+    auto lastFlush = nextSweep;
+    uint64_t seen = requests.load(std::memory_order_relaxed);
     std::unique_lock<std::mutex> lock(bgMu);
     while (!bgStop) {
       lock.unlock();
-      if (Status s = store.flushOutbox(); !s)
-        log(s.message());
+      const uint64_t count = requests.load(std::memory_order_relaxed);
+      const auto now = std::chrono::steady_clock::now();
+      if (count == seen || now - lastFlush >= kFlushAtLeast) {
+        if (Status s = store.flushOutbox(); !s)
+          log(s.message());
+        lastFlush = now;
+      }
+      seen = count;
       if (durable && std::chrono::steady_clock::now() >= nextSweep) {
         sweep();
         nextSweep = std::chrono::steady_clock::now() +
                     std::chrono::milliseconds(int64_t(cfg.sweepSeconds * 1000));
       }
       lock.lock();
-      bgWake.wait_for(lock, std::chrono::milliseconds(5));
+      bgWake.wait_for(lock, kFlushPeriod);
     }
   });
   log("serving " +

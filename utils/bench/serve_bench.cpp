@@ -55,6 +55,7 @@
 #include <string>
 #include <vector>
 
+#include <dirent.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -110,6 +111,40 @@ static Cpu cpuOfAll(const std::vector<int> &pids) {
   for (int pid : pids)
     c += cpuOf(pid);
   return c;
+}
+
+/// Context switches (voluntary and not) of process `pid`'s live threads so
+/// far: a thread that blocks (a read, a lock, a timed wait) and is woken
+/// again counts one, so per step it counts the wake-ups that a step's
+/// latency pays for, whatever the load.
+static double switchesOf(int pid) {
+  double n = 0;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  if (DIR *d = opendir(dir.c_str())) {
+    while (dirent *e = readdir(d)) {
+      if (e->d_name[0] == '.')
+        continue;
+      std::ifstream f(dir + "/" + e->d_name + "/status");
+      for (std::string line; std::getline(f, line);)
+        if (line.find("ctxt_switches:") != std::string::npos)
+          n += std::stod(line.substr(line.find(':') + 1));
+    }
+    closedir(d);
+  }
+  return n;
+}
+
+static double switchesOfAll(const std::vector<int> &pids) {
+  double n = 0;
+  for (int pid : pids)
+    n += switchesOf(pid);
+  return n;
+}
+
+static double switchesOfSelf() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_nvcsw + u.ru_nivcsw);
 }
 
 /// The CPU's model, its count and the features that matter for a latency
@@ -282,6 +317,9 @@ int main(int argc, char **argv) {
   if (redisPid)
     redis.push_back(redisPid);
   Cpu floorCpu, unumCpu;
+  // Context switches: of this process and redis-server in the floor's
+  // halves; of the hosts and redis-server in the chain's.
+  double floorSwitches = 0, hostSwitches = 0, redisSwitches = 0;
   std::vector<double> floors, chains, ratios;
   const std::string loadBefore = loadAverage();
   std::printf("CPU: %s\n", cpuDescription().c_str());
@@ -295,18 +333,23 @@ int main(int argc, char **argv) {
     for (int half = 0; half < 2; ++half) {
       if ((half == 0) == (r % 2 == 0)) {
         Cpu c0 = cpuOfSelf() + cpuOfAll(redis);
+        double s0 = switchesOfSelf() + switchesOfAll(redis);
         auto t = floorRound();
         if (!t)
           return fail(t.getStatus().message());
         f = *t;
         floorCpu += cpuOfSelf() + cpuOfAll(redis) - c0;
+        floorSwitches += switchesOfSelf() + switchesOfAll(redis) - s0;
       } else {
         Cpu c0 = cpuOfAll(hostPids) + cpuOfAll(redis);
+        double h0 = switchesOfAll(hostPids), r0 = switchesOfAll(redis);
         auto t = chainRound();
         if (!t)
           return fail(t.getStatus().message());
         u = *t;
         unumCpu += cpuOfAll(hostPids) + cpuOfAll(redis) - c0;
+        hostSwitches += switchesOfAll(hostPids) - h0;
+        redisSwitches += switchesOfAll(redis) - r0;
       }
     }
     floors.push_back(f * 1e6);
@@ -342,6 +385,11 @@ int main(int argc, char **argv) {
                 unumCpu.user / nu / (floorCpu.user / nf),
                 (unumCpu.user + unumCpu.sys) / nu /
                     ((floorCpu.user + floorCpu.sys) / nf));
+    std::printf("context switches per step, mean of %d rounds:\n", repeat);
+    std::printf("  floor (client and server, redis-server):  %5.2f\n",
+                floorSwitches / nf);
+    std::printf("  unum-serve (both hosts, redis-server):     %5.2f + %.2f\n",
+                hostSwitches / nu, redisSwitches / nu);
   }
   return 0;
 }
