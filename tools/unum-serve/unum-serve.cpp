@@ -77,9 +77,10 @@ static const char *const kUsage =
     "function with its unum_config.json and handler, as unumc writes it) as\n"
     "an HTTP endpoint: POST / (one function hosted) or POST /fn/NAME with a\n"
     "payload {\"Data\": ..., \"Session\": ...} (a start function also takes\n"
-    "a bare value) is answered 202 once the invocation is journaled in the\n"
-    "store; GET /healthz (also /health, /_/health) answers 200, or 503 while\n"
-    "shutting down. SIGTERM: stop accepting, finish the invocations that\n"
+    "a bare value) is answered 202 once the invocation is durable in the\n"
+    "store (journaled here, or by its sender with its checkpoint); GET\n"
+    "/healthz (also /health, /_/health) answers 200, or 503 while shutting\n"
+    "down. SIGTERM: stop accepting, finish the invocations that\n"
     "run (at most --drain-timeout), leave the rest in the store's outbox.\n"
     "\n"
     "  --function NAME   a function to host (repeat; default: all; env\n"
@@ -104,7 +105,8 @@ static const char *const kUsage =
     "  --drain-timeout S on SIGTERM, wait at most S seconds for running\n"
     "                    invocations (default 20)\n"
     "  --sweep-interval S  how often to look for work a killed host left\n"
-    "                    in the store (default 1)\n"
+    "                    in the store (default 1); an entry younger than\n"
+    "                    two intervals (the grace) is left to its POST\n"
     "  --retain-sessions S  delete a session started here S seconds after\n"
     "                    all its work is done (default 60; its outputs\n"
     "                    can be read from the store until then)\n"
@@ -161,9 +163,8 @@ public:
     const auto deadline = std::chrono::steady_clock::now() + retryFor;
     for (;;) {
       Payload copy = retryFor.count() ? payload : Payload();
-      Status s = remote->invoke(function, retryFor.count()
-                                              ? std::move(copy)
-                                              : std::move(payload));
+      Status s = remote->invoke(
+          function, retryFor.count() ? std::move(copy) : std::move(payload));
       if (!s.isCrash() || std::chrono::steady_clock::now() >= deadline)
         return s;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));

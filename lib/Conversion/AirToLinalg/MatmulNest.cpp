@@ -368,11 +368,11 @@ LogicalResult NestBuilder::build() {
   // item reads is the one its thread packed (in its own L2). Items are
   // ranges of M rows rounded to MR; with fewer than two MR-row slivers per
   // thread (M <= MR would leave a thread idle, M = MR + 1 would give one
-  // thread MR rows and the other 1), ranges of N columns rounded to NR
-  // instead. Each thread then packs all of B (or all of A) once per call
-  // for its share: a copy per element against M / threads (N / threads)
-  // multiply-adds of it, a few percent at n = 256.
-  // Rows (mrows) and columns (ncols) of an item.
+  // thread MR rows and the other 1), or when that balances the tiles
+  // better, ranges of N columns rounded to NR instead. Each thread then packs
+  // all of B (or all of A) once per call for its share: a copy per element
+  // against M / threads (N / threads) multiply-adds of it, a few percent at n =
+  // 256. Rows (mrows) and columns (ncols) of an item.
   Value items = cst(1), few;
   Value mrows = m, ncols = n;
   if (target.threads > 1) {
@@ -380,8 +380,20 @@ LogicalResult NestBuilder::build() {
     // (Parallel.h) is then the one-thread nest, not T nests in a row.
     items = b.createOrFold<arith::SelectOp>(loc, useThreads,
                                             cst(target.threads), cst(1));
-    few = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
-                                        ceilDiv(m, mr), mul(items, cst(2)));
+    // Columns when M has fewer than 2 T slivers, or when sharing the rows
+    // leaves the busiest thread over 1/8 more tiles than sharing the
+    // columns would (M = 30, N = 512: 3 + 2 row slivers against 16 + 16
+    // column slivers); rows otherwise, which packs A once.
+    Value sm = ceilDiv(m, mr), sn = ceilDiv(n, nr);
+    Value byRows = mul(ceilDiv(m, mul(items, cst(mr))), sn);
+    Value byCols = mul(ceilDiv(n, mul(items, cst(nr))), sm);
+    few = b.createOrFold<arith::OrIOp>(
+        loc,
+        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, sm,
+                                      mul(items, cst(2))),
+        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt,
+                                      mul(byRows, cst(8)),
+                                      mul(byCols, cst(9))));
     mrows = b.createOrFold<arith::SelectOp>(loc, few, m,
                                             roundUp(ceilDiv(m, items), mr));
     ncols = b.createOrFold<arith::SelectOp>(loc, few,

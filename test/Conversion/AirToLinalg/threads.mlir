@@ -77,6 +77,27 @@ func.func @matmul_flat(%a: memref<8x512xf32>, %b: memref<512x512xf32>,
   return
 }
 
+// Static, 30 rows = 5 slivers: rows would give the threads 3 and 2
+// slivers (48 tiles for the busier), columns 16 and 16 column slivers of
+// 5 (40): the threads share N, 256 columns each.
+// CHECK-LABEL: func.func @matmul_thin(
+// CHECK: scf.parallel (%[[ITEM:.*]]) = (%c0) to (%c2) step (%c1)
+// CHECK: %[[LO0:.*]] = arith.muli %[[ITEM]], %c256
+// CHECK: %[[LO:.*]] = arith.minsi %[[LO0]], %c512
+// CHECK: scf.for %{{.*}} = %[[LO]] to %{{.*}} step %c4096
+func.func @matmul_thin(%a: memref<30x512xf32>, %b: memref<512x512xf32>,
+                       %c: memref<30x512xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<30x512xf32>, memref<512x512xf32>) outs(%c : memref<30x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
 // Static and small (37^3 < 2^20): one thread, no guard.
 // CHECK-LABEL: func.func @matmul_small(
 // CHECK-NOT: scf.parallel
@@ -95,10 +116,12 @@ func.func @matmul_small(%a: memref<37x37xf32>, %b: memref<37x37xf32>,
   return
 }
 
-// Static and large (256^3): parallel, no guard, one fork.
+// Static and large (256^3): parallel, no guard, one fork; the threads
+// share the rows (22 and 21 slivers: 132 rows each but the last).
 // CHECK-LABEL: func.func @matmul_large(
 // CHECK-NOT: scf.if %{{.*}} {
-// CHECK: scf.parallel
+// CHECK: scf.parallel (%[[ITEM:.*]]) = (%c0) to (%c2) step (%c1)
+// CHECK: arith.muli %[[ITEM]], %c132
 // CHECK-NOT: scf.parallel
 // CHECK: return
 func.func @matmul_large(%a: memref<256x256xf32>, %b: memref<256x256xf32>,
