@@ -223,18 +223,21 @@ func.func @add_small(%a: memref<64x64xf32>, %b: memref<64x64xf32>,
 }
 
 // A sum over axis 0: one panel of columns per thread, guarded by the work
-// and by the panels' width (at least 512 columns each).
+// and by the panels' width (at least 512 columns each); below that, one
+// panel (the one-thread code: two serial panels of a narrow array read each
+// row's cache lines twice).
 #cols = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @colsum_dynamic(
 // CHECK: %[[RWORK:.*]] = arith.cmpi sge, %{{.*}}, %c131072
 // CHECK: %[[RWIDE:.*]] = arith.cmpi sge, %{{.*}}, %c1024
 // CHECK: %[[RBIG:.*]] = arith.andi %[[RWORK]], %[[RWIDE]]
+// CHECK: %[[PANELS:.*]] = arith.select %[[RBIG]], %c2, %c1 : index
 // CHECK: scf.if %[[RBIG]] {
-// CHECK-NEXT: scf.parallel {{.*}} to (%c2)
+// CHECK-NEXT: scf.parallel {{.*}} to (%[[PANELS]])
 // CHECK: arith.addf {{.*}} : vector<8xf32>
 // CHECK: arith.addf {{.*}} : vector<8xf64>
 // CHECK: {{^    \} else \{$}}
-// CHECK-NEXT: scf.for {{.*}} to %c2
+// CHECK-NEXT: scf.for {{.*}} to %[[PANELS]]
 func.func @colsum_dynamic(%a: memref<?x?xf32>, %out: memref<?xf64>) {
   linalg.generic {indexing_maps = [#id, #cols],
                   iterator_types = ["reduction", "parallel"]}
