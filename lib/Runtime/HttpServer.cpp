@@ -40,13 +40,17 @@ using namespace unum::runtime;
 //
 // Threads: the acceptor; one thread per connection being served; and the
 // watcher, an epoll loop over the connections whose thread runs a
-// Reply::after. Such a thread registers its connection with the watcher
-// before it runs the work (a system call, no wake-up of another thread)
-// and takes it back afterwards if no request came meanwhile; if one did,
-// the watcher hands the connection to a parked connection thread (one
-// whose work was done and whose connection was taken) or to a new one.
-// Whichever of the two removes the connection's entry from `watched`
-// first (under `mu`) owns the connection.
+// Reply::after. Such a thread lists its connection in `watched` before it
+// runs the work (no system call, no wake-up of another thread) and takes
+// it back afterwards; most work ends within microseconds, so the watcher
+// puts a connection into its epoll set (a system call) only once it has
+// been listed for kWatchAfter, looking every kWatchPeriod while work
+// starts (it sleeps without timeout when none did for a period, and the
+// next watch() wakes it). If a request comes on a connection in the set
+// meanwhile, the watcher hands the connection to a parked connection
+// thread (one whose work was done and whose connection was taken) or to a
+// new one. Whichever of the two removes the connection's entry from
+// `watched` first (under `mu`) owns the connection.
 struct HttpServer::Impl {
   /// A connection and where its thread starts: `carried` bytes of its next
   /// request already read; `served` requests served so far.
@@ -78,9 +82,12 @@ struct HttpServer::Impl {
   static void runAfter(const std::function<void()> &after);
   /// The watcher's loop (see above).
   void watchLoop();
-  /// Registers the connection with the watcher: a token, 0 if it could
-  /// not be registered.
+  /// Lists the connection for the watcher: a token.
   uint64_t watch(int fd, unsigned served);
+  /// The watcher's look at `watched` (under `mu`): puts the connections
+  /// listed for kWatchAfter into the epoll set; whether to look again
+  /// after kWatchPeriod.
+  bool registerLongRuns();
   /// Takes a connection back from the watcher: false if the watcher gave
   /// it to another thread already.
   bool unwatch(uint64_t token, int fd);
@@ -112,7 +119,7 @@ struct HttpServer::Impl {
   int portNumber = 0;
   std::thread acceptor;
   int epollFd = -1; // the watcher's
-  int wakeFd = -1;  // an eventfd that stops the watcher
+  int wakeFd = -1;  // an eventfd that wakes (or stops) the watcher
   std::thread watcher;
 
   mutable std::mutex mu;
@@ -130,9 +137,19 @@ struct HttpServer::Impl {
   unsigned parked = 0;
   std::deque<Handoff> handed;
   std::condition_variable handedReady;
-  /// The connections the watcher watches, by token, and the next token.
-  std::map<uint64_t, Handoff> watched;
+  /// The connections whose thread runs Reply::after work, by token, and
+  /// the next token; `registered`: in the watcher's epoll set, since
+  /// `since`.
+  struct Watched {
+    Handoff h;
+    std::chrono::steady_clock::time_point since;
+    bool registered = false;
+  };
+  std::map<uint64_t, Watched> watched;
   uint64_t lastToken = 0;
+  /// A watch() since the watcher's last look; the watcher waits without
+  /// timeout (a watch() must wake it); the destructor stops it.
+  bool watchedSince = false, watcherAsleep = true, watcherStop = false;
   size_t buffered = 0;
   Counters stats;
   /// Nonces seen within the window, and when each may be forgotten (its
@@ -203,6 +220,11 @@ constexpr unsigned kMaxRequests = 10000;
 /// for another to serve, and at most kMaxParked wait at once.
 constexpr std::chrono::milliseconds kParkTimeout{5000};
 constexpr unsigned kMaxParked = 8;
+/// A connection whose Reply::after runs this long is watched for its next
+/// request by epoll (shorter work ends before the watcher looks: no system
+/// call); the watcher looks every kWatchPeriod while work starts.
+constexpr std::chrono::milliseconds kWatchAfter{1};
+constexpr std::chrono::milliseconds kWatchPeriod{5};
 
 constexpr size_t kReadChunk = 16384;
 
@@ -456,6 +478,10 @@ HttpServer::Impl::~Impl() {
   }
   // No connection is watched now: no thread is left to have registered one.
   if (watcher.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      watcherStop = true;
+    }
     uint64_t one = 1;
     (void)!::write(wakeFd, &one, sizeof(one));
     watcher.join();
@@ -595,48 +621,86 @@ void HttpServer::Impl::runAfter(const std::function<void()> &after) {
 
 uint64_t HttpServer::Impl::watch(int fd, unsigned served) {
   uint64_t token;
+  bool wake;
   {
     std::lock_guard<std::mutex> lock(mu);
     token = ++lastToken;
-    watched.emplace(token, Handoff{fd, "", served});
+    watched.emplace(token, Watched{Handoff{fd, "", served}, Clock::now()});
+    watchedSince = true;
+    wake = watcherAsleep;
+    watcherAsleep = false;
   }
-  epoll_event ev{};
-  ev.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT;
-  ev.data.u64 = token;
-  if (epoll_ctl(epollFd, EPOLL_CTL_ADD, fd, &ev) == 0)
-    return token;
-  std::lock_guard<std::mutex> lock(mu);
-  watched.erase(token);
-  return 0;
+  if (wake) {
+    uint64_t one = 1;
+    (void)!::write(wakeFd, &one, sizeof(one));
+  }
+  return token;
 }
 
 bool HttpServer::Impl::unwatch(uint64_t token, int fd) {
+  bool registered;
   {
     std::lock_guard<std::mutex> lock(mu);
-    if (!watched.erase(token))
+    auto it = watched.find(token);
+    if (it == watched.end())
       return false; // the watcher took it
+    registered = it->second.registered;
+    watched.erase(it);
   }
-  epoll_ctl(epollFd, EPOLL_CTL_DEL, fd, nullptr);
+  if (registered)
+    epoll_ctl(epollFd, EPOLL_CTL_DEL, fd, nullptr);
   return true;
+}
+
+bool HttpServer::Impl::registerLongRuns() {
+  const Clock::time_point now = Clock::now();
+  bool waiting = false; // listed, not registered yet
+  for (auto &[token, w] : watched) {
+    if (w.registered)
+      continue;
+    if (now - w.since < kWatchAfter) {
+      waiting = true;
+      continue;
+    }
+    // Under `mu`: its thread cannot take it back (and skip the removal
+    // from the set) in between. A request that came already is reported
+    // at once.
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT;
+    ev.data.u64 = token;
+    w.registered = epoll_ctl(epollFd, EPOLL_CTL_ADD, w.h.fd, &ev) == 0;
+    waiting = waiting || !w.registered; // tried again at the next look
+  }
+  const bool again = waiting || watchedSince;
+  watchedSince = false;
+  watcherAsleep = !again;
+  return again;
 }
 
 void HttpServer::Impl::watchLoop() {
   epoll_event events[16];
-  for (;;) {
-    int n = epoll_wait(epollFd, events, 16, -1);
+  for (bool periodic = false;;) {
+    int n = epoll_wait(epollFd, events, 16,
+                       periodic ? int(kWatchPeriod.count()) : -1);
     if (n < 0 && errno != EINTR)
       return; // cannot happen with a valid epoll fd
     for (int i = 0; i < n; ++i) {
       const uint64_t token = events[i].data.u64;
-      if (token == 0)
-        return; // the destructor: every connection thread has ended
+      if (token == 0) {
+        uint64_t count;
+        (void)!::read(wakeFd, &count, sizeof(count));
+        std::lock_guard<std::mutex> lock(mu);
+        if (watcherStop)
+          return; // the destructor: every connection thread has ended
+        continue; // a watch() while asleep
+      }
       Handoff h;
       {
         std::lock_guard<std::mutex> lock(mu);
         auto it = watched.find(token);
         if (it == watched.end())
           continue; // taken back by its thread meanwhile
-        h = std::move(it->second);
+        h = std::move(it->second.h);
         watched.erase(it);
         ++stats.handedOver;
         // Counted before the connection's thread can see it gone (and
@@ -647,6 +711,8 @@ void HttpServer::Impl::watchLoop() {
       epoll_ctl(epollFd, EPOLL_CTL_DEL, h.fd, nullptr);
       startServing(std::move(h), /*reserved=*/true);
     }
+    std::lock_guard<std::mutex> lock(mu);
+    periodic = registerLongRuns();
   }
 }
 
