@@ -236,7 +236,7 @@ public:
                                   const std::vector<Pending> &issues) {
     countOp();
     std::lock_guard<std::mutex> lock(mu);
-    Put put{session, instance, retireList};
+    Put put{session, instance, retireList, nullptr, {}};
     return transaction<PutResult>(
         [&]() -> Result<PutResult> {
           if (Status st = retireLocked(session, retireList, &put); !st)
