@@ -6,6 +6,12 @@ the exact sum. Checked against float64 sums and against numpy's own f32
 sum over axis 0 (a plain f32 accumulator over all the rows), on kernels
 built by unum-airc with dynamic sizes; f64 sums stay f64 throughout.
 
+Sums over the last axis of a 2-D array (softmax's and layernorm's row
+statistics) are two levels too: each row's chunks of 128 columns added in
+f32 from +0 (in any order: vectorised), the chunks' sums and the leftover
+columns (cols % 128) in f64, so each output is within 127 2^-24 sum|x| of
+the row + one rounding: see the test_row_* tests.
+
 Also max and min over those axes, which must be exact (NaN-propagating,
 -0 below +0, like arith.maximumf/minimumf): see test_axis0_extrema_exact."""
 import ctypes
@@ -54,6 +60,14 @@ function colmax64(%x: f64[R, C]) {
 }
 function midmin(%x: f32[A, R, C]) {
     %0 = kernel(min, %x, axes=[1])
+    ret %0
+}
+function rowsum(%x: f32[R, C]) {
+    %0 = kernel(sum, %x, axes=[1])
+    ret %0
+}
+function rowmean(%x: f32[R, C]) {
+    %0 = kernel(mean, %x, axes=[1])
     ret %0
 }
 """
@@ -247,3 +261,51 @@ def test_middle_axis_min_exact(lib):
     out = np.full((3, 70), 7.0, np.float32)
     assert call_status(lib.midmin, [x], [out]) == 0
     assert same(out, exact(x, 1, False))
+
+
+CHUNK = 128  # columns per f32 chunk of a row sum
+
+
+def run_rows(lib, name, x):
+    out = np.full(x.shape[:1], np.nan, x.dtype)
+    assert call_status(getattr(lib, name), [x], [out]) == 0
+    return out
+
+
+@pytest.mark.parametrize("cols", [CHUNK, 3 * CHUNK, 2 * CHUNK + 40, 100])
+def test_row_chunks_are_exact_as_documented(lib, cols):
+    # 1 then cols - 1 terms of 2^-25 (a quarter of 1's ulp). Every chunk but
+    # the first sums them exactly (in f32) and adds them to the f64 sum
+    # exactly, as the leftover columns (f64) are: a plain f32 sum loses them
+    # all. In the first chunk those added in the 1's vector lane are lost
+    # (how many depends on the vector width): between none and all of its.
+    x = np.full((3, cols), 2.0 ** -25, np.float32)
+    x[:, 0] = 1
+    later = cols - CHUNK if cols >= CHUNK else cols - 1
+    lo = np.float32(1 + later * 2.0 ** -25)
+    hi = np.float32(1 + (cols - 1) * 2.0 ** -25)
+    got = run_rows(lib, "rowsum", x)
+    assert np.all(got >= lo) and np.all(got <= hi), (got, lo, hi)
+    if cols < CHUNK:
+        np.testing.assert_array_equal(got, np.full(3, hi))
+
+
+def row_bound(x, count=1):
+    x64 = x.astype(np.float64)
+    return ((CHUNK - 1) * np.abs(x64).sum(axis=1) / count +
+            np.abs(x64.sum(axis=1) / count)) * U32 * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("shape", [(64, 16384), (300, 1031), (5, 127),
+                                   (2, 1), (0, 7), (4, 0)])
+def test_row_sums_within_bound(lib, shape):
+    rng = np.random.default_rng(5)
+    # A positive bias: the partial sums grow, as do the rounding errors.
+    x = (rng.standard_normal(shape) * 4 + 3).astype(np.float32)
+    exact = x.astype(np.float64).sum(axis=1)
+    got = run_rows(lib, "rowsum", x)
+    assert np.all(np.abs(got - exact) <= row_bound(x))
+    if shape[1]:
+        mean = run_rows(lib, "rowmean", x)
+        assert np.all(np.abs(mean - exact / shape[1]) <=
+                      row_bound(x, shape[1]))

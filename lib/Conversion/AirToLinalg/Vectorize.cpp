@@ -122,6 +122,140 @@ bool isContiguousElementwise(linalg::GenericOp op) {
   return true;
 }
 
+/// Columns per chunk of a two-level f32 row sum.
+constexpr int64_t kRowChunk = 128;
+
+/// A row sum of f32 terms accumulated in f64 (convert-air-to-linalg's f32
+/// sum or mean over the last axis of a 2-D array, inside air-fuse-rows'
+/// blocks or not): loops (row, column), out(row) += extf(term), the body
+/// arith and math only, every input reading the column as its last
+/// dimension or not at all. Returns the extf.
+arith::ExtFOp matchWideRowSum(linalg::GenericOp op) {
+  if (op.getNumLoops() != 2 || op.getNumDpsInits() != 1 ||
+      op.getIteratorTypesArray() !=
+          SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
+                                           utils::IteratorType::reduction})
+    return {};
+  OpOperand *init = op.getDpsInitOperand(0);
+  if (!getElementTypeOrSelf(init->get().getType()).isF64() ||
+      op.getMatchingIndexingMap(init) !=
+          AffineMap::get(2, 0, {getAffineDimExpr(0, op.getContext())},
+                         op.getContext()))
+    return {};
+  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  BlockArgument acc = op.getMatchingBlockArgument(init);
+  if (!add || !acc.hasOneUse() || !add->hasOneUse())
+    return {};
+  Value term = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  auto ext = term.getDefiningOp<arith::ExtFOp>();
+  if (!ext || !ext.getIn().getType().isF32() || !ext->hasOneUse())
+    return {};
+  bool readsColumns = false; // some input gives the column count
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    if (!isa<MemRefType>(in->get().getType()) || !map.isProjectedPermutation())
+      return {};
+    for (unsigned r = 0, e = map.getNumResults(); r < e; ++r) {
+      if (map.getDimPosition(r) == 1 && r + 1 < e)
+        return {};
+      readsColumns |= map.getDimPosition(r) == 1;
+    }
+  }
+  if (!readsColumns)
+    return {};
+  for (Operation &inner : op.getBody()->without_terminator())
+    if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()))
+      return {};
+  return ext;
+}
+
+/// The row sum in two levels, as the 1-D sum: each row's chunks of
+/// kRowChunk columns are added in f32 from +0 (LLVM vectorises them at the
+/// f32 width), the chunks' sums and the leftover columns in f64.
+void splitWideRowSum(RewriterBase &rewriter, linalg::GenericOp op,
+                     arith::ExtFOp ext) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  Value out = op.getDpsInits()[0];
+  Value rows = memref::DimOp::create(rewriter, loc, out, 0);
+  Value cols;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    if (map.getNumResults() &&
+        map.getDimPosition(map.getNumResults() - 1) == 1) {
+      cols = memref::DimOp::create(rewriter, loc, in->get(),
+                                   map.getNumResults() - 1);
+      break;
+    }
+  }
+  auto add = cast<arith::AddFOp>(*ext->getUsers().begin());
+  arith::FastMathFlagsAttr flags = add.getFastmathAttr();
+  // The term at (row, col): the body with its arguments loaded.
+  auto term = [&](OpBuilder &b, Value row, Value col) {
+    IRMapping map;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      AffineMap m = op.getMatchingIndexingMap(in);
+      SmallVector<Value> indices;
+      for (unsigned r = 0; r < m.getNumResults(); ++r)
+        indices.push_back(m.getDimPosition(r) == 0 ? row : col);
+      Value v = in->get();
+      if (isa<MemRefType>(v.getType()))
+        v = memref::LoadOp::create(b, loc, v, indices);
+      map.map(op.getMatchingBlockArgument(in), v);
+    }
+    for (Operation &inner : op.getBody()->without_terminator()) {
+      if (&inner == ext.getOperation())
+        break;
+      b.clone(inner, map);
+    }
+    return map.lookupOrDefault(ext.getIn());
+  };
+  Value k = index(kRowChunk);
+  Value mainC = arith::MulIOp::create(
+      rewriter, loc, arith::DivUIOp::create(rewriter, loc, cols, k), k);
+  Type f64 = rewriter.getF64Type();
+  Value zero32 =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
+  scf::ForOp::create(
+      rewriter, loc, index(0), rows, index(1), ValueRange{},
+      [&](OpBuilder &b, Location, Value row, ValueRange) {
+        Value start = memref::LoadOp::create(b, loc, out, row);
+        auto chunks = scf::ForOp::create(
+            b, loc, index(0), mainC, k, ValueRange{start},
+            [&](OpBuilder &cb, Location, Value c, ValueRange acc) {
+              Value end = arith::AddIOp::create(cb, loc, c, k);
+              auto chunk = scf::ForOp::create(
+                  cb, loc, c, end, index(1), ValueRange{zero32},
+                  [&](OpBuilder &jb, Location, Value col, ValueRange s) {
+                    Value sum = arith::AddFOp::create(
+                        jb, loc, s[0], term(jb, row, col), flags);
+                    scf::YieldOp::create(jb, loc, sum);
+                  });
+              Value wide =
+                  arith::ExtFOp::create(cb, loc, f64, chunk.getResult(0));
+              scf::YieldOp::create(
+                  cb, loc,
+                  Value(arith::AddFOp::create(cb, loc, acc[0], wide, flags)));
+            });
+        auto rest = scf::ForOp::create(
+            b, loc, mainC, cols, index(1), chunks.getResults(),
+            [&](OpBuilder &jb, Location, Value col, ValueRange acc) {
+              Value wide =
+                  arith::ExtFOp::create(jb, loc, f64, term(jb, row, col));
+              scf::YieldOp::create(
+                  jb, loc,
+                  Value(arith::AddFOp::create(jb, loc, acc[0], wide, flags)));
+            });
+        memref::StoreOp::create(b, loc, rest.getResult(0), out, row);
+        scf::YieldOp::create(b, loc);
+      });
+  rewriter.eraseOp(op);
+}
+
 struct AirVectorizePass
     : public unum::impl::AirVectorizeBase<AirVectorizePass> {
   using Base::Base;
@@ -134,9 +268,14 @@ struct AirVectorizePass
       return signalPassFailure();
     }
     SmallVector<linalg::GenericOp> matmuls, elementwise, reductions;
+    SmallVector<std::pair<linalg::GenericOp, arith::ExtFOp>> rowSums;
     func->walk([&](linalg::GenericOp op) {
       if (!op.hasPureBufferSemantics())
         return;
+      if (arith::ExtFOp ext = matchWideRowSum(op)) {
+        rowSums.push_back({op, ext});
+        return;
+      }
       Type t = getElementTypeOrSelf(op.getDpsInits()[0].getType());
       if (!t.isIntOrFloat() || t.getIntOrFloatBitWidth() < 8 ||
           t.getIntOrFloatBitWidth() > 64)
@@ -150,6 +289,8 @@ struct AirVectorizePass
         reductions.push_back(op);
     });
     IRRewriter rewriter(&getContext());
+    for (auto [op, ext] : rowSums)
+      splitWideRowSum(rewriter, op, ext);
     // air-fuse-rows' loops over row blocks (RowFusion.h), last: the serial
     // copy a dynamic threshold keeps holds the vector code too.
     auto shareRows = llvm::make_scope_exit(

@@ -140,3 +140,39 @@ func.func @select_i1(%c: memref<?x?xi1>, %x: memref<?x?xf32>, %out: memref<?x?xf
   }
   return
 }
+
+// An f32 row sum accumulated in f64 (a layernorm's mean and variance) runs
+// in two levels: chunks of 128 columns added in f32 from +0 (fast: 8 or 16
+// f32 lanes), their sums and the leftover columns in f64. The term
+// (x - m)^2 is computed in f32 in both loops; the result is stored once
+// per row.
+// AVX2-LABEL: func.func @row_sum_two_levels(
+// AVX2-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// AVX2-DAG: %[[K:.*]] = arith.constant 128 : index
+// AVX2: %[[MAIN:.*]] = arith.muli %{{.*}}, %[[K]]
+// AVX2: scf.for %[[ROW:.*]] =
+// AVX2: %[[START:.*]] = memref.load %{{.*}}[%[[ROW]]] : memref<?xf64>
+// AVX2: %[[CHUNKS:.*]] = scf.for %[[C:.*]] = %{{.*}} to %[[MAIN]] step %[[K]] iter_args(%[[ACC:.*]] = %[[START]]) -> (f64)
+// AVX2: %[[PART:.*]] = scf.for %{{.*}} iter_args(%[[S:.*]] = %[[ZERO]]) -> (f32)
+// AVX2: arith.subf
+// AVX2: %[[SQ:.*]] = arith.mulf
+// AVX2: arith.addf %[[S]], %[[SQ]] fastmath<reassoc> : f32
+// AVX2: %[[WIDE:.*]] = arith.extf %[[PART]] : f32 to f64
+// AVX2: arith.addf %[[ACC]], %[[WIDE]] fastmath<reassoc> : f64
+// AVX2: %[[REST:.*]] = scf.for %{{.*}} = %[[MAIN]] to %{{.*}} iter_args(%{{.*}} = %[[CHUNKS]]) -> (f64)
+// AVX2: arith.extf %{{.*}} : f32 to f64
+// AVX2: memref.store %[[REST]], %{{.*}}[%[[ROW]]] : memref<?xf64>
+// AVX2-NOT: linalg.generic
+// AVX2: return
+func.func @row_sum_two_levels(%x: memref<?x?xf32>, %m: memref<?xf32>, %sum: memref<?xf64>) {
+  linalg.generic {indexing_maps = [#id, #red, #red], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %m : memref<?x?xf32>, memref<?xf32>) outs(%sum : memref<?xf64>) {
+  ^bb0(%a: f32, %mean: f32, %o: f64):
+    %d = arith.subf %a, %mean : f32
+    %sq = arith.mulf %d, %d : f32
+    %w = arith.extf %sq : f32 to f64
+    %s = arith.addf %o, %w fastmath<reassoc> : f64
+    linalg.yield %s : f64
+  }
+  return
+}
