@@ -25,6 +25,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <string_view>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -563,40 +564,57 @@ struct Answer {
       size_t end = data.find("\r\n\r\n", bodyAt);
       if (end == std::string::npos)
         return eof ? (error = "malformed HTTP response", true) : false;
-      std::string head = data.substr(bodyAt, end - bodyAt);
+      // Views into `data`: every answer pays for this (a 202 per step).
+      std::string_view head =
+          std::string_view(data).substr(bodyAt, end - bodyAt);
       if (head.compare(0, 5, "HTTP/") != 0 ||
-          head.find(' ') == std::string::npos) {
+          head.find(' ') == std::string_view::npos) {
         error = "malformed HTTP response";
         return true;
       }
-      int status = std::atoi(head.c_str() + head.find(' ') + 1);
+      int status = std::atoi(head.data() + head.find(' ') + 1);
       bodyAt = end + 4;
       if (status >= 100 && status < 200)
         continue; // an interim answer (100 Continue)
       out.status = status;
       out.headers.clear();
-      for (size_t at = head.find("\r\n"); at != std::string::npos;) {
+      out.headers.reserve(8);
+      const std::string *length = nullptr, *coding = nullptr, *conn = nullptr;
+      for (size_t at = head.find("\r\n"); at != std::string_view::npos;) {
         size_t eol = head.find("\r\n", at + 2);
-        std::string field =
-            head.substr(at + 2, eol == std::string::npos ? std::string::npos
-                                                         : eol - at - 2);
+        std::string_view field = head.substr(
+            at + 2, eol == std::string_view::npos ? std::string_view::npos
+                                                  : eol - at - 2);
         at = eol;
         size_t colon = field.find(':');
-        if (colon == std::string::npos)
+        if (colon == std::string_view::npos)
           continue;
-        std::string name = field.substr(0, colon);
+        std::string name(field.substr(0, colon));
         for (char &c : name)
-          c = char(std::tolower(static_cast<unsigned char>(c)));
+          if (c >= 'A' && c <= 'Z')
+            c = char(c - 'A' + 'a');
         size_t v = field.find_first_not_of(" \t", colon + 1);
         size_t e = field.find_last_not_of(" \t");
-        out.headers.emplace_back(
-            name, v == std::string::npos ? "" : field.substr(v, e + 1 - v));
+        out.headers.emplace_back(std::move(name),
+                                 v == std::string_view::npos
+                                     ? std::string()
+                                     : std::string(field.substr(v, e + 1 - v)));
       }
-      std::string length = out.header("content-length");
-      chunked = listsToken(out.header("transfer-encoding"), "chunked");
-      if (!length.empty() && !chunked) {
+      // The first of each, as HttpResponse::header (after the loop: the
+      // vector may move its strings while it grows).
+      for (const auto &[name, value] : out.headers) {
+        const std::string **slot = name == "content-length"      ? &length
+                                   : name == "transfer-encoding" ? &coding
+                                   : name == "connection"        ? &conn
+                                                                 : nullptr;
+        if (slot && !*slot)
+          *slot = &value;
+      }
+      static const std::string none;
+      chunked = listsToken(coding ? *coding : none, "chunked");
+      if (length && !length->empty() && !chunked) {
         char *endp = nullptr;
-        long long n = std::strtoll(length.c_str(), &endp, 10);
+        long long n = std::strtoll(length->c_str(), &endp, 10);
         if (*endp || n < 0) {
           error = "malformed Content-Length in the HTTP response";
           return true;
@@ -606,9 +624,9 @@ struct Answer {
       if (status == 204 || status == 304)
         this->length = 0;
       bool http11 = head.compare(0, 8, "HTTP/1.1") == 0;
-      std::string conn = out.header("connection");
-      keepAlive = (http11 ? !listsToken(conn, "close")
-                          : listsToken(conn, "keep-alive")) &&
+      const std::string &connection = conn ? *conn : none;
+      keepAlive = (http11 ? !listsToken(connection, "close")
+                          : listsToken(connection, "keep-alive")) &&
                   (chunked || this->length >= 0);
       headDone = true;
     }
@@ -730,19 +748,24 @@ exchange(const std::string &method, const std::string &url,
   if (host.size() > 2 && host.front() == '[' && host.back() == ']')
     host = host.substr(1, host.size() - 2); // [::1]
 
-  std::string req =
-      method + " " + path + " HTTP/1.1\r\nHost: " + hostPort + "\r\n";
+  // Appended in place (one allocation): every continuation's POST.
+  std::string req;
+  req.reserve(160 + url.size() + body.size());
+  auto field = [&req](const std::string &name, const std::string &value) {
+    req.append(name).append(": ").append(value).append("\r\n");
+  };
+  req.append(method).append(" ").append(path).append(" HTTP/1.1\r\n");
+  field("Host", hostPort);
   for (const auto &[name, value] : headers)
-    req += name + ": " + value + "\r\n";
+    field(name, value);
   if (method == "POST" || !body.empty())
-    req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-  req += "Connection: keep-alive\r\n";
+    field("Content-Length", std::to_string(body.size()));
+  req.append("Connection: keep-alive\r\n");
   if (!secret.empty())
     for (const auto &[name, value] :
          httpauth::signRequest(secret, method, path, body))
-      req += name + ": " + value + "\r\n";
-  req += "\r\n";
-  req += body;
+      field(name, value);
+  req.append("\r\n").append(body);
 
   ConnectionPool &pool = ConnectionPool::get();
   for (bool fromPool = true;; fromPool = false) {
