@@ -175,6 +175,9 @@ public:
   bool carriesOutboxEntries(const std::string &function) const override {
     return peerHosts.count(function) != 0;
   }
+  void setOnRefusal(OnRefusal onRefusal) override {
+    remote->setOnRefusal(std::move(onRefusal));
+  }
 
 private:
   std::set<std::string> hosted, peerHosts;
