@@ -159,9 +159,13 @@ def close(got, want, tol):
 
 
 # (m, k, n): tiny, odd, and above 2^20 multiply-adds (parallel); with few
-# rows (fewer than two MR-row slivers per thread) the threads share N.
+# rows (fewer than two MR-row slivers per thread) the threads share N; with
+# fewer than 512 rows they share each packed B block (MatmulNest.cpp's
+# sharedPanelNest), over several k blocks (K > KC = 256: the two panel
+# buffers in turn) in the last two.
 MM = [(1, 1, 1), (3, 7, 5), (37, 37, 37), (6, 300, 17), (129, 100, 97),
-      (300, 61, 301), (7, 1200, 131), (1, 2048, 700), (13, 700, 203)]
+      (300, 61, 301), (7, 1200, 131), (1, 2048, 700), (13, 700, 203),
+      (100, 700, 70), (250, 530, 260)]
 
 
 def test_matmul(libs):

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "air_bench.h"
+#include "air_bench_threads.h"
 #include "unum/AirCompiler/AirCompiler.h"
 
 #include <algorithm>
@@ -190,6 +191,20 @@ double processCpuSeconds() {
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
+/// What the OpenMP threads did in one timed call (or batch of calls) of
+/// race() (air_bench_threads.h): the threads that ran a share of a shared
+/// loop, their seconds inside their shares, the union of those intervals,
+/// and those threads' CPU seconds and involuntary context switches over a
+/// window from just before the call to just after it.
+struct RoundEvidence {
+  int threads = 0;      // threads that ran a share
+  double shareWall = 0; // their seconds inside their shares, summed
+  double span = 0;      // seconds any of them was inside one
+  double windowCpu = 0; // their CPU seconds over the window, summed
+  double window = 0;    // the window's seconds
+  long involuntary = 0; // their involuntary context switches in it
+};
+
 /// Best and median seconds of a call, and the CPUs the process had while
 /// timed: its CPU time / wall time (OpenMP's idle workers spin, so with
 /// two threads this is ~2 whenever both got a CPU; ~1 means the machine
@@ -197,6 +212,9 @@ double processCpuSeconds() {
 /// the cores between sessions, and 2 threads cannot beat 1 then).
 struct Timing {
   double best = 0, median = 0, cpus = 0;
+  /// From race(): each round's seconds and what the threads did in it.
+  std::vector<double> rounds;
+  std::vector<RoundEvidence> evidence;
 };
 
 template <typename F> Timing timeIt(int reps, F &&f) {
@@ -232,20 +250,148 @@ std::vector<Timing> race(int rounds,
     f(); // warm-up
   double cpu0 = processCpuSeconds();
   auto start = Clock::now();
+  std::vector<std::vector<RoundEvidence>> ev(n);
   for (int r = 0; r < rounds; ++r)
     for (size_t i = 0; i < n; ++i) {
+      airbench::resetThreadShares();
+      airbench::ThreadClocks before = airbench::readThreadClocks();
       auto s = Clock::now();
       fs[i]();
       t[i].push_back(std::chrono::duration<double>(Clock::now() - s).count());
+      airbench::ThreadClocks after = airbench::readThreadClocks();
+      RoundEvidence e;
+      e.span = airbench::loopSpanSeconds();
+      e.window = after.wall - before.wall;
+      for (const airbench::ThreadShare &share : airbench::threadShares()) {
+        ++e.threads;
+        e.shareWall += share.wall;
+        size_t k = share.thread;
+        if (k < before.cpu.size() && k < after.cpu.size()) {
+          e.windowCpu += after.cpu[k] - before.cpu[k];
+          e.involuntary += after.involuntary[k] - before.involuntary[k];
+        }
+      }
+      ev[i].push_back(std::move(e));
     }
   double wall = std::chrono::duration<double>(Clock::now() - start).count();
   double cpus = wall > 0 ? (processCpuSeconds() - cpu0) / wall : 0;
   std::vector<Timing> out(n);
   for (size_t i = 0; i < n; ++i) {
-    std::sort(t[i].begin(), t[i].end());
-    out[i] = {t[i].front(), t[i][t[i].size() / 2], cpus};
+    std::vector<double> sorted = t[i];
+    std::sort(sorted.begin(), sorted.end());
+    out[i] = {sorted.front(), sorted[sorted.size() / 2], cpus, t[i],
+              std::move(ev[i])};
   }
   return out;
+}
+
+/// A 2-thread contestant of race() against its 1-thread one, from the
+/// per-round evidence. A round is *parallel* when both threads had a CPU and
+/// computed side by side: (1) the threads that ran the shared loop had at
+/// least 1.8 CPUs over the call (their CPU time over a window from just
+/// before the call to just after it, at least 1.8 x the window; libomp's
+/// workers spin between calls, so a thread with a CPU of its own counts
+/// ~1.0 whether it works or waits), and (2) their shares overlapped: the
+/// seconds inside their shares add up to at least 1.8 x the seconds during
+/// which any was inside one (1.0: one ran after the other, i.e. both on one
+/// CPU; a share 10% shorter than the other gives 1.9).
+struct PairFigures {
+  bool available = false; // the OMPT tool reported (threadEvidence())
+  int rounds = 0, parallel = 0;
+  double ratio = 0; // 1-thread time / 2-thread time over the parallel rounds
+  double cpus = 0;  // median round's (1)
+  double side = 0;  // median round's (2)
+  double work = 0;  // median round's seconds inside the shares / the
+                    // 1-thread call's seconds
+  long involuntary = 0; // involuntary context switches, all rounds' windows
+};
+
+double medianOf(std::vector<double> v) {
+  if (v.empty())
+    return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// `callsOne` and `callsTwo`: calls per round of each (batches of calls).
+PairFigures pairFigures(const Timing &one, const Timing &two, bool median,
+                        int callsOne = 1, int callsTwo = 1) {
+  PairFigures f;
+  f.available = airbench::threadEvidence();
+  if (!f.available)
+    return f;
+  std::vector<double> t1, t2, cpus, side, work;
+  size_t n = std::min(two.evidence.size(), one.evidence.size());
+  f.rounds = (int)n;
+  for (size_t r = 0; r < n; ++r) {
+    const RoundEvidence &e = two.evidence[r];
+    f.involuntary += e.involuntary;
+    double c = e.window > 0 ? e.windowCpu / e.window : 0;
+    double s = e.span > 0 ? e.shareWall / e.span : 0;
+    cpus.push_back(c);
+    side.push_back(s);
+    double oneCall = one.rounds[r] / callsOne;
+    if (oneCall > 0)
+      work.push_back(e.shareWall / callsTwo / oneCall);
+    if (e.threads >= 2 && c >= 1.8 && s >= 1.8) {
+      ++f.parallel;
+      t1.push_back(oneCall);
+      t2.push_back(two.rounds[r] / callsTwo);
+    }
+  }
+  f.cpus = medianOf(cpus);
+  f.side = medianOf(side);
+  f.work = medianOf(work);
+  if (!t2.empty()) {
+    double a = median ? medianOf(t1) : *std::min_element(t1.begin(), t1.end());
+    double b = median ? medianOf(t2) : *std::min_element(t2.begin(), t2.end());
+    f.ratio = b > 0 ? a / b : 0;
+  }
+  return f;
+}
+
+/// The evidence columns of a 2-thread row (blank for 1-thread rows).
+std::string evidenceColumns(const PairFigures *f) {
+  char out[96];
+  if (!f) {
+    std::snprintf(out, sizeof out, " %6s %9s %5s %5s %6s %6s", "", "", "", "",
+                  "", "");
+  } else if (!f->available) {
+    std::snprintf(out, sizeof out, " %6s %9s %5s %5s %6s %6s", "n/a", "n/a",
+                  "n/a", "n/a", "n/a", "n/a");
+  } else {
+    char par[16], ratio[16] = "-";
+    std::snprintf(par, sizeof par, "%d/%d", f->parallel, f->rounds);
+    if (f->parallel > 0)
+      std::snprintf(ratio, sizeof ratio, "%.2fx", f->ratio);
+    std::snprintf(out, sizeof out, " %6s %9s %5.2f %5.2f %6.2f %6ld", par,
+                  ratio, f->cpus, f->side, f->work, f->involuntary);
+  }
+  return out;
+}
+
+/// The header of the evidence columns (ending the line), and what they mean.
+void printEvidenceHeader() {
+  std::printf(" %6s %9s %5s %5s %6s %6s\n", "par", "vs 1t par", "tcpus", "side",
+              "work", "ivcs");
+}
+void printEvidenceLegend() {
+  std::printf(
+      "2-thread evidence (an OMPT tool in this process times each OpenMP "
+      "thread's share of the kernel's shared loop; the threads' CPU clocks "
+      "and /proc counters are read just before and after each call): tcpus "
+      "= CPU time of the threads that ran the loop / wall time, over the "
+      "call (median round; ~2 when each had a CPU, ~1 when they shared one); "
+      "side = their seconds inside their shares / the seconds any was inside "
+      "one (median round; 2 = side by side, 1 = one after the other); par = "
+      "rounds with tcpus >= 1.8 and side >= 1.8 (both threads had a CPU and "
+      "computed together) / all rounds; vs 1t par = vs 1t over those rounds "
+      "only (vs 1t is over all rounds); work = seconds inside the two shares "
+      "/ the 1-thread call's seconds in the same round (median; 1.00 = no "
+      "extra work; more = work done twice, waiting inside a share, or a CPU "
+      "slower than in the 1-thread call); ivcs = involuntary context "
+      "switches of those threads over all rounds (another thread took their "
+      "CPU)\n");
 }
 
 double maxRelError(const std::vector<float> &got,
@@ -305,9 +451,11 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
       "was timed in (the same for the rows timed in turn; ~1 at 2 threads: "
       "the machine gave it one CPU, the 2-thread ratios mean nothing)\n",
       reps, median ? "median" : "best");
-  std::printf("%6s %-9s %-8s %7s %9s %9s %8s %7s %5s %9s\n", "n", "kernel",
+  printEvidenceLegend();
+  std::printf("%6s %-9s %-8s %7s %9s %9s %8s %7s %5s %9s", "n", "kernel",
               "mcpu", "threads", "best", "median", "vs blas", "vs 1t", "cpus",
               "max err");
+  printEvidenceHeader();
   for (int n : sizes) {
     int64_t nn = (int64_t)n * n;
     std::vector<float> a(nn), b(nn), want(nn, 0.f);
@@ -319,10 +467,10 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
     auto pick = [&](const Timing &t) { return median ? t.median : t.best; };
     auto row = [&](const char *label, const char *cpu, int threads,
                    const Timing &t, const char *vsBlas, const char *vsOne,
-                   const char *err) {
-      std::printf("%6d %-9s %-8s %7d %9.1f %9.1f %8s %7s %5.2f %9s\n", n, label,
-                  cpu, threads, gf(t.best), gf(t.median), vsBlas, vsOne, t.cpus,
-                  err);
+                   const char *err, const PairFigures *evidence = nullptr) {
+      std::printf("%6d %-9s %-8s %7d %9.1f %9.1f %8s %7s %5.2f %9s%s\n", n,
+                  label, cpu, threads, gf(t.best), gf(t.median), vsBlas, vsOne,
+                  t.cpus, err, evidenceColumns(evidence).c_str());
       std::fflush(stdout);
     };
     auto ratio = [](char(&out)[32], double num, double den) {
@@ -395,8 +543,11 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
       if (blas.sgemm)
         ratio(vsBlas, pick(two ? blas2 : t1[0]), pick(t));
       vsOne[0] = 0;
-      if (two)
+      PairFigures evidence;
+      if (two) {
         ratio(vsOne, pick(t2[2 * haswell]), pick(t));
+        evidence = pairFigures(t2[2 * haswell], t, median);
+      }
       double e = maxRelError(c[i], want);
       if (status[i] != 0 || !(e < 1e-4)) {
         std::printf("!!! MISMATCH: %s --mcpu=%s --threads=%d n=%d status %d "
@@ -407,7 +558,7 @@ bool benchMatmul(const std::vector<int> &sizes, int reps, bool median) {
       char err[32];
       std::snprintf(err, sizeof err, "%9.1e", e);
       row(k.label.c_str(), k.cpu.empty() ? "host" : k.cpu.c_str(), k.threads, t,
-          vsBlas, vsOne, err);
+          vsBlas, vsOne, err, two ? &evidence : nullptr);
     }
   }
   return ok;
@@ -450,9 +601,11 @@ bool benchConvThreads(int reps, bool median) {
               "1.7 at 2); unum+b+r = conv1d + bias + relu (flops "
               "counted: the conv1d's), no oneDNN row; cpus as above\n",
               5 * reps, median ? "median" : "best");
-  std::printf("%3s %-9s %-8s %7s %9s %9s %8s %7s %5s %9s\n", "K", "kernel",
+  printEvidenceLegend();
+  std::printf("%3s %-9s %-8s %7s %9s %9s %8s %7s %5s %9s", "K", "kernel",
               "mcpu", "threads", "best", "median", "vs dnnl", "vs 1t", "cpus",
               "max err");
+  printEvidenceHeader();
   bool ok = true;
   std::vector<float> x(L * C);
   unsigned seed = 777;
@@ -578,9 +731,14 @@ bool benchConvThreads(int reps, bool median) {
           if (threads > 1)
             std::snprintf(vsOne, sizeof vsOne, "%.2fx",
                           (median ? ts[0].median : ts[0].best) / time);
-          std::printf("%3d %-9s %-8s %7d %9.1f %9.1f %8s %7s %5.2f %9.1e\n", K,
-                      v.label, *cpu ? cpu : "host", threads, gf(t.best),
-                      gf(t.median), vsDnnl, vsOne, t.cpus, e);
+          PairFigures evidence;
+          if (threads > 1)
+            evidence = pairFigures(ts[0], t, median, calls[0], calls[1]);
+          std::printf(
+              "%3d %-9s %-8s %7d %9.1f %9.1f %8s %7s %5.2f %9.1e%s\n", K,
+              v.label, *cpu ? cpu : "host", threads, gf(t.best), gf(t.median),
+              vsDnnl, vsOne, t.cpus, e,
+              evidenceColumns(threads > 1 ? &evidence : nullptr).c_str());
           std::fflush(stdout);
         }
         letIdleWorkersSleep();

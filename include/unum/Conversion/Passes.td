@@ -199,7 +199,10 @@ def AirVectorize : Pass<"air-vectorize"> {
     store. With `threads` > 1 the matmul is one `scf.parallel` loop of
     `threads` ranges of rows (or of columns when M is small), each a whole
     nest with its own packing (convert-scf-to-openmp makes it OpenMP) when
-    the call has at least 2^20 multiply-adds, and the outermost loop of an
+    the call has at least 2^20 multiply-adds; with fewer than 512 rows and
+    one B panel of columns, one `omp.parallel` region instead whose threads
+    pack each KC block of B together (half each, into a shared
+    double-buffered panel), meet at one barrier, then run their rows, and the outermost loop of an
     elementwise kernel is when it has at least 2^17 elements (decided at
     run time for dynamic sizes: an `scf.if` picks the parallel or the serial
     loop, lib/Conversion/AirToLinalg/Parallel.h). An
@@ -229,6 +232,7 @@ def AirVectorize : Pass<"air-vectorize"> {
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
+                           "::mlir::omp::OpenMPDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::ub::UBDialect",
                            "::mlir::vector::VectorDialect"];

@@ -38,6 +38,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -316,7 +317,12 @@ private:
   }
 
   void packB(Value bpack, Value bbase, Value jc, Value ncur, Value pc,
-             Value kcur);
+             Value kcur, Value sLo = nullptr, Value sHi = nullptr);
+  void sharedPanelNest(Value items, Value mcE, Value bpack, Value bpanel,
+                       Value apack, Value apackSize);
+  /// An OpenMP worksharing loop over [0, ub) (static schedule: iteration i
+  /// runs on the same thread in every such loop of a parallel region).
+  void workshare(Value ub, bool nowait, function_ref<void(Value)> body);
   void packA(Value apack, Value abase, Value ic, Value mcur, Value pc,
              Value kcur);
   void tile(Value apack, Value aoff, Value bpack, Value boff, Value i0,
@@ -449,21 +455,137 @@ LogicalResult NestBuilder::build() {
       });
     });
   };
-  if (target.threads > 1)
-    parallelLoop(items, nest);
-  else
+  if (target.threads > 1) {
+    // Few rows and one panel of columns: the threads share each B block
+    // (sharedPanelNest). The double-buffered panel fits in the T slices.
+    Value notFew = b.createOrFold<arith::XOrIOp>(
+        loc, few, arith::ConstantIntOp::create(b, loc, 1, 1));
+    Value shared = b.createOrFold<arith::AndIOp>(
+        loc, b.createOrFold<arith::AndIOp>(loc, useThreads, notFew),
+        b.createOrFold<arith::AndIOp>(
+            loc,
+            b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, n,
+                                          cst(nc)),
+            b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, m,
+                                          cst(unum::air::kSharedPanelRows))));
+    auto sharedNest = [&] {
+      sharedPanelNest(items, mcE, bpack, bpackSize, apack, apackSize);
+    };
+    std::optional<int64_t> known = getConstantIntValue(shared);
+    if (known && *known)
+      sharedNest();
+    else if (known)
+      parallelLoop(items, nest);
+    else
+      ifThen(shared, sharedNest, [&] { parallelLoop(items, nest); });
+  } else {
     nest(cst(0));
+  }
   memref::DeallocOp::create(b, loc, apack);
   memref::DeallocOp::create(b, loc, bpack);
   b.eraseOp(matmul);
   return success();
 }
 
+/// The threads share each KC block of B: one omp.parallel region (one fork
+/// per call) in which every thread walks the k blocks, packs its part of
+/// the block's slivers into the panel buffer of that block's parity, meets
+/// the others at the packing loop's barrier, then runs its tiles (item i:
+/// the i-th of T equal ranges of MR x NR tiles in row-major order, with its
+/// own A slice) without waiting: a thread packs block p + 1 into the other
+/// buffer while another may still read block p, and block p + 2 is packed only
+/// after the barrier of block p + 1, which every thread reaches after its tiles
+/// of block p. Item i runs on the same thread in every block (static schedule),
+/// so a thread reads back only the C rows it wrote. Any team size is correct
+/// (one thread runs every item in turn). Each element of C is computed as in
+/// the one-thread nest: bit-identical results.
+void NestBuilder::sharedPanelNest(Value items, Value mcE, Value bpack,
+                                  Value bpanel, Value apack, Value apackSize) {
+  omp::ParallelOperands clauses;
+  clauses.numThreads = arith::ConstantIntOp::create(b, loc, target.threads, 32);
+  auto par = omp::ParallelOp::create(b, loc, clauses);
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&par.getRegion());
+  auto end = omp::TerminatorOp::create(b, loc);
+  b.setInsertionPoint(end);
+  Value slivers = ceilDiv(n, nr);
+  Value per = ceilDiv(slivers, items);
+  Value tiles = mul(ceilDiv(m, mr), slivers);
+  Value perItem = ceilDiv(tiles, items);
+  forLoop(cst(0), k, cst(kc), [&](Value pc) {
+    Value kcur = min(cst(kc), sub(k, pc));
+    Value isFirst = cmp(arith::CmpIPredicate::eq, pc, cst(0));
+    Value isLast = cmp(arith::CmpIPredicate::eq, add(pc, kcur), k);
+    Value parity =
+        arith::RemUIOp::create(b, loc, div(pc, cst(kc)), cst(2)).getResult();
+    Value bbase = mul(parity, bpanel);
+    workshare(items, /*nowait=*/false, [&](Value item) {
+      Value lo = min(slivers, mul(item, per));
+      packB(bpack, bbase, cst(0), n, pc, kcur, lo, min(slivers, add(lo, per)));
+    });
+    workshare(items, /*nowait=*/true, [&](Value item) {
+      // Tiles t = row sliver * slivers + column sliver, in equal ranges:
+      // the row sliver on the boundary is shared by columns (each packs
+      // its MR rows of A), so the threads' tiles differ by at most one.
+      Value lo = min(tiles, mul(item, perItem));
+      Value hi = min(tiles, add(lo, perItem));
+      Value rlo = mul(div(lo, slivers), cst(mr));
+      Value rhi = min(m, mul(ceilDiv(hi, slivers), cst(mr)));
+      Value abase = mul(item, apackSize);
+      forLoop(rlo, rhi, mcE, [&](Value ic) {
+        Value mcur = min(mcE, sub(rhi, ic));
+        packA(apack, abase, ic, mcur, pc, kcur);
+        forLoop(cst(0), n, cst(nr), [&](Value jr) {
+          forLoop(cst(0), mcur, cst(mr), [&](Value ir) {
+            Value at =
+                add(mul(div(add(ic, ir), cst(mr)), slivers), div(jr, cst(nr)));
+            Value mine = arith::AndIOp::create(
+                b, loc, cmp(arith::CmpIPredicate::sge, at, lo),
+                cmp(arith::CmpIPredicate::slt, at, hi));
+            ifThen(mine, [&] {
+              tile(apack, add(abase, mul(ir, kcur)), bpack,
+                   add(bbase, mul(jr, kcur)), add(ic, ir), jr, kcur, isFirst,
+                   isLast);
+            });
+          });
+        });
+      });
+    });
+  });
+}
+
+void NestBuilder::workshare(Value ub, bool nowait,
+                            function_ref<void(Value)> body) {
+  omp::LoopNestOperands bounds;
+  bounds.loopLowerBounds = {cst(0)};
+  bounds.loopUpperBounds = {ub};
+  bounds.loopSteps = {cst(1)};
+  omp::WsloopOperands clauses;
+  clauses.scheduleKind = omp::ClauseScheduleKindAttr::get(
+      b.getContext(), omp::ClauseScheduleKind::Static);
+  if (nowait)
+    clauses.nowait = b.getUnitAttr();
+  auto loop = omp::WsloopOp::create(b, loc, clauses);
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&loop.getRegion());
+  auto nest = omp::LoopNestOp::create(b, loc, bounds);
+  Block *inner =
+      b.createBlock(&nest.getRegion(), {}, {b.getIndexType()}, {loc});
+  auto yield = omp::YieldOp::create(b, loc, ValueRange{});
+  b.setInsertionPoint(yield);
+  body(inner->getArgument(0));
+}
+
 /// B[pc:+kcur, jc:+ncur] -> slivers of NR columns, each kcur x NR k-major
-/// at bbase + s * kcur * NR; columns past N are zeros.
+/// at bbase + s * kcur * NR; columns past N are zeros. Only slivers [sLo,
+/// sHi) when given (a thread's part of a shared panel).
 void NestBuilder::packB(Value bpack, Value bbase, Value jc, Value ncur,
-                        Value pc, Value kcur) {
-  forLoop(cst(0), ceilDiv(ncur, nr), cst(1), [&](Value s) {
+                        Value pc, Value kcur, Value sLo, Value sHi) {
+  if (!sLo) {
+    sLo = cst(0);
+    sHi = ceilDiv(ncur, nr);
+  }
+  forLoop(sLo, sHi, cst(1), [&](Value s) {
     Value col = add(jc, mul(s, cst(nr)));
     Value cols = sub(n, col);
     Value base = add(bbase, mul(mul(s, kcur), cst(nr)));

@@ -8,9 +8,18 @@
 #define UNUM_LIB_CONVERSION_AIRTOLINALG_MATMULNEST_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+// air-vectorize (Vectorize.cpp) declares the OpenMP dialect dependent: the
+// nest can be an omp.parallel region (emitMatmulNest).
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace unum::air {
+
+/// Below this many rows of C (and with N within one B panel), a threaded
+/// matmul packs each B block once, shared by the threads: copying all of B
+/// per thread costs a copy per element against M / threads multiply-adds of
+/// it, ~3-6% of a 256 x 256 x 256 call on 2 threads.
+constexpr int64_t kSharedPanelRows = 512;
 
 /// The last stride of memref `v` is statically 1 (or it has rank 0).
 bool contiguousLast(mlir::Value v);
@@ -18,7 +27,9 @@ bool contiguousLast(mlir::Value v);
 struct MatmulTarget {
   int64_t vectorBits = 256, registers = 16;
   /// > 1: one scf.parallel loop of `threads` iterations, each a whole nest
-  /// over its own rows (or columns) of C with its own packed A and B.
+  /// over its own rows (or columns) of C with its own packed A and B; for
+  /// fewer than kSharedPanelRows rows and one B panel, one omp.parallel
+  /// region whose threads pack B together and then run their rows.
   int64_t threads = 1;
 };
 

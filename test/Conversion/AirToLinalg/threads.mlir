@@ -13,10 +13,14 @@
 #kn = affine_map<(d0, d1, d2) -> (d1, d2)>
 #mn = affine_map<(d0, d1, d2) -> (d0, d2)>
 
-// Dynamic: M * N * K >= 2^20 chooses. Then ONE parallel loop of two items
-// (one fork per call), each a whole nest over its own rows with its own
-// packing of B and A, in the then-branch; below it one item (the
-// one-thread nest) in the else-branch's serial loop.
+// Dynamic: M * N * K >= 2^20 chooses. With fewer than 512 rows, rows
+// shared (not few) and N within one B panel (4096 columns), ONE omp.parallel
+// region (one fork per call): per k block a static worksharing loop packs
+// half of B each into a shared panel (its barrier), then a nowait one runs
+// each thread's equal range of tiles. Otherwise ONE parallel loop of two
+// items (one fork per call), each a whole nest over its own rows with its
+// own packing of B and A; below 2^20 one item (the one-thread nest) in the
+// else-branch's serial loop.
 // CHECK-LABEL: func.func @matmul_dynamic(
 // CHECK-DAG: %[[M:.*]] = memref.dim %arg0, %c0
 // CHECK-DAG: %[[K:.*]] = memref.dim %arg0, %c1
@@ -25,14 +29,34 @@
 // CHECK: %[[MNK:.*]] = arith.muli %[[MN]], %[[K]]
 // CHECK: %[[BIG:.*]] = arith.cmpi sge, %[[MNK]], %c1048576
 // CHECK: %[[ITEMS:.*]] = arith.select %[[BIG]], %c2, %c1
-// CHECK: scf.if %[[BIG]] {
+// CHECK: %[[FEW:.*]] = arith.ori
+// CHECK: %[[ROWS:.*]] = arith.xori %[[FEW]], %true
+// CHECK: %[[LT512:.*]] = arith.cmpi slt, %[[M]], %c512
+// CHECK: %[[PANEL:.*]] = arith.cmpi sle, %[[N]], %c4096
+// CHECK: %[[SMALL:.*]] = arith.andi %[[PANEL]], %[[LT512]]
+// CHECK: %[[BIGROWS:.*]] = arith.andi %[[BIG]], %[[ROWS]]
+// CHECK: %[[SHARED:.*]] = arith.andi %[[BIGROWS]], %[[SMALL]]
+// CHECK: scf.if %[[SHARED]] {
+// CHECK-NEXT: omp.parallel num_threads(%c2_i32 : i32) {
+// CHECK-NOT: omp.parallel
+// CHECK-NOT: scf.parallel
+// CHECK: omp.wsloop schedule(static) {
+// CHECK-NEXT: omp.loop_nest (%{{.*}}) : index = (%c0) to (%[[ITEMS]]) step (%c1) {
+// CHECK: vector.maskedload %arg1
+// CHECK: omp.wsloop nowait schedule(static) {
+// CHECK-NEXT: omp.loop_nest (%{{.*}}) : index = (%c0) to (%[[ITEMS]]) step (%c1) {
+// CHECK-NOT: vector.maskedload %arg1
+// CHECK: llvm.intr.fmuladd
+// CHECK-NOT: scf.parallel
+// CHECK: {{^    \} else \{$}}
+// CHECK-NEXT: scf.if %[[BIG]] {
 // CHECK-NEXT: scf.parallel (%{{.*}}) = (%c0) to (%[[ITEMS]]) step (%c1) {
 // CHECK-NOT: scf.parallel
 // CHECK: vector.maskedload %arg1
 // CHECK-NOT: scf.parallel
 // CHECK: llvm.intr.fmuladd
 // CHECK-NOT: scf.parallel
-// CHECK: {{^    \} else \{$}}
+// CHECK: {{^      \} else \{$}}
 // CHECK-NEXT: scf.for %{{.*}} = %c0 to %[[ITEMS]] step %c1 {
 // CHECK-NOT: scf.parallel
 // CHECK: vector.maskedload %arg1
@@ -116,12 +140,23 @@ func.func @matmul_small(%a: memref<37x37xf32>, %b: memref<37x37xf32>,
   return
 }
 
-// Static and large (256^3): parallel, no guard, one fork; the threads
-// share the rows (22 and 21 slivers: 132 rows each but the last).
+// Static and large (256^3, fewer than 512 rows): one omp.parallel region,
+// no guard. B (16 slivers of 16 columns) is packed 8 slivers per thread
+// into a shared panel, then each thread runs 344 of the 43 x 16 tiles
+// (row sliver 21 is split by columns), skipping the others.
 // CHECK-LABEL: func.func @matmul_large(
 // CHECK-NOT: scf.if %{{.*}} {
-// CHECK: scf.parallel (%[[ITEM:.*]]) = (%c0) to (%c2) step (%c1)
-// CHECK: arith.muli %[[ITEM]], %c132
+// CHECK-NOT: scf.parallel
+// CHECK: omp.parallel num_threads(%c2_i32 : i32) {
+// CHECK: omp.wsloop schedule(static) {
+// CHECK-NEXT: omp.loop_nest (%[[I:.*]]) : index = (%c0) to (%c2) step (%c1) {
+// CHECK-NEXT: %[[LO0:.*]] = arith.muli %[[I]], %c8
+// CHECK-NEXT: arith.minsi %[[LO0]], %c16
+// CHECK: omp.wsloop nowait schedule(static) {
+// CHECK-NEXT: omp.loop_nest (%[[J:.*]]) : index = (%c0) to (%c2) step (%c1) {
+// CHECK-NEXT: %[[T0:.*]] = arith.muli %[[J]], %c344
+// CHECK-NEXT: %[[T:.*]] = arith.minsi %[[T0]], %c688
+// CHECK: arith.cmpi sge, %{{.*}}, %[[T]]
 // CHECK-NOT: scf.parallel
 // CHECK: return
 func.func @matmul_large(%a: memref<256x256xf32>, %b: memref<256x256xf32>,
