@@ -70,6 +70,14 @@ function rowmean(%x: f32[R, C]) {
     %0 = kernel(mean, %x, axes=[1])
     ret %0
 }
+function lastsum(%x: f32[A, R, C]) {
+    %0 = kernel(sum, %x, axes=[2])
+    ret %0
+}
+function lastmean(%x: f32[A, R, C]) {
+    %0 = kernel(mean, %x, axes=[2])
+    ret %0
+}
 """
 
 U32 = 2.0 ** -24
@@ -309,3 +317,46 @@ def test_row_sums_within_bound(lib, shape):
         mean = run_rows(lib, "rowmean", x)
         assert np.all(np.abs(mean - exact / shape[1]) <=
                       row_bound(x, shape[1]))
+
+
+def run_last(lib, name, x):
+    out = np.full(x.shape[:-1], np.nan, x.dtype)
+    assert call_status(getattr(lib, name), [x], [out]) == 0
+    return out
+
+
+@pytest.mark.parametrize("cols", [CHUNK, 2 * CHUNK + 40, 100])
+def test_last_axis_chunks_of_3d_are_exact_as_documented(lib, cols):
+    # The row sums of a 3-D array over its last axis are two levels too (they
+    # added every term in f64 before): the same chunks as a 2-D row sum.
+    x = np.full((2, 3, cols), 2.0 ** -25, np.float32)
+    x[..., 0] = 1
+    later = cols - CHUNK if cols >= CHUNK else cols - 1
+    lo = np.float32(1 + later * 2.0 ** -25)
+    hi = np.float32(1 + (cols - 1) * 2.0 ** -25)
+    got = run_last(lib, "lastsum", x)
+    assert np.all(got >= lo) and np.all(got <= hi), (got, lo, hi)
+    np.testing.assert_array_equal(got, run_rows(lib, "rowsum",
+                                                x.reshape(6, cols)).reshape(2, 3))
+    if cols >= CHUNK:
+        # Each chunk's vector lanes lose at most the terms of the 1's lane.
+        assert np.all(got > 1)
+
+
+@pytest.mark.parametrize("shape", [(3, 40, 1031), (2, 5, 127), (4, 1, 300),
+                                   (0, 3, 5), (2, 3, 0)])
+def test_last_axis_sums_of_3d_within_bound(lib, shape):
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal(shape) * 4 + 3).astype(np.float32)
+    exact = x.astype(np.float64).sum(axis=2)
+    got = run_last(lib, "lastsum", x)
+    flat = x.reshape(shape[0] * shape[1], shape[2])
+    assert np.all(np.abs(got - exact).reshape(-1) <= row_bound(flat))
+    # A strided input (every other column): the same values.
+    big = np.zeros(shape[:2] + (2 * shape[2],), np.float32)
+    big[..., ::2] = x
+    np.testing.assert_array_equal(run_last(lib, "lastsum", big[..., ::2]), got)
+    if shape[2]:
+        mean = run_last(lib, "lastmean", x)
+        assert np.all(np.abs(mean - exact / shape[2]).reshape(-1) <=
+                      row_bound(flat, shape[2]))

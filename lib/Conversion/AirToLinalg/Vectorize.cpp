@@ -13,6 +13,9 @@
 //    and the full tiles vectorised;
 //  * a reduction over leading axes (axis 0 of a row-major array) streams
 //    the rows into vector accumulators (Reductions.cpp);
+//  * an f32 sum over the last axis (accumulated in f64: softmax's and
+//    layernorm's row statistics) adds chunks of 128 columns in f32 vector
+//    accumulators, then the chunks' sums in f64 (splitWideRowSum);
 //  * tiles cut by a loop bound (remainders) stay linalg ops and become plain
 //    loops with everything this pass does not match (reductions, conv1d
 //    gradients, copies of non-contiguous layouts).
@@ -26,6 +29,7 @@
 #include "Parallel.h"
 #include "Reductions.h"
 #include "RowFusion.h"
+#include "VectorBody.h"
 #include "unum/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -126,21 +130,21 @@ bool isContiguousElementwise(linalg::GenericOp op) {
 constexpr int64_t kRowChunk = 128;
 
 /// A row sum of f32 terms accumulated in f64 (convert-air-to-linalg's f32
-/// sum or mean over the last axis of a 2-D array, inside air-fuse-rows'
-/// blocks or not): loops (row, column), out(row) += extf(term), the body
-/// arith and math only, every input reading the column as its last
-/// dimension or not at all. Returns the extf.
+/// sum or mean over the last axis of an array of rank >= 2, inside
+/// air-fuse-rows' blocks or not): loops (rows..., column), every loop but
+/// the last parallel, out(rows...) += extf(term), the body arith and math
+/// only, every input reading the column as its last dimension or not at
+/// all. Returns the extf.
 arith::ExtFOp matchWideRowSum(linalg::GenericOp op) {
-  if (op.getNumLoops() != 2 || op.getNumDpsInits() != 1 ||
-      op.getIteratorTypesArray() !=
-          SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
-                                           utils::IteratorType::reduction})
+  unsigned loops = op.getNumLoops();
+  if (loops < 2 || op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1 ||
+      !linalg::isReductionIterator(op.getIteratorTypesArray().back()))
     return {};
   OpOperand *init = op.getDpsInitOperand(0);
   if (!getElementTypeOrSelf(init->get().getType()).isF64() ||
       op.getMatchingIndexingMap(init) !=
-          AffineMap::get(2, 0, {getAffineDimExpr(0, op.getContext())},
-                         op.getContext()))
+          AffineMap::getMultiDimIdentityMap(loops, op.getContext())
+              .getMajorSubMap(loops - 1))
     return {};
   auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
   auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
@@ -157,9 +161,9 @@ arith::ExtFOp matchWideRowSum(linalg::GenericOp op) {
     if (!isa<MemRefType>(in->get().getType()) || !map.isProjectedPermutation())
       return {};
     for (unsigned r = 0, e = map.getNumResults(); r < e; ++r) {
-      if (map.getDimPosition(r) == 1 && r + 1 < e)
+      if (map.getDimPosition(r) == loops - 1 && r + 1 < e)
         return {};
-      readsColumns |= map.getDimPosition(r) == 1;
+      readsColumns |= map.getDimPosition(r) == loops - 1;
     }
   }
   if (!readsColumns)
@@ -171,42 +175,76 @@ arith::ExtFOp matchWideRowSum(linalg::GenericOp op) {
 }
 
 /// The row sum in two levels, as the 1-D sum: each row's chunks of
-/// kRowChunk columns are added in f32 from +0 (LLVM vectorises them at the
-/// f32 width), the chunks' sums and the leftover columns in f64.
+/// kRowChunk columns are added in f32 from +0, the chunks' sums and the
+/// leftover columns in f64. A chunk is explicit vector code, `lanes` f32
+/// per vector (the target's register width) in kRowAccumulators
+/// accumulators, combined and reduced at the chunk's end, when every input
+/// that reads the columns is contiguous along them (else it is a scalar
+/// loop for LLVM to vectorise).
+constexpr int64_t kRowAccumulators = 4;
+
 void splitWideRowSum(RewriterBase &rewriter, linalg::GenericOp op,
-                     arith::ExtFOp ext) {
+                     arith::ExtFOp ext, int64_t lanes) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, loc, v);
   };
+  unsigned colDim = op.getNumLoops() - 1;
   Value out = op.getDpsInits()[0];
-  Value rows = memref::DimOp::create(rewriter, loc, out, 0);
+  SmallVector<Value> lbs, ubs, steps;
+  for (unsigned d = 0; d < colDim; ++d) {
+    lbs.push_back(index(0));
+    ubs.push_back(memref::DimOp::create(rewriter, loc, out, d));
+    steps.push_back(index(1));
+  }
   Value cols;
+  bool vectorTerms = lanes > 1;
   for (OpOperand *in : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(in);
-    if (map.getNumResults() &&
-        map.getDimPosition(map.getNumResults() - 1) == 1) {
+    if (!map.getNumResults() ||
+        map.getDimPosition(map.getNumResults() - 1) != colDim)
+      continue;
+    if (!cols)
       cols = memref::DimOp::create(rewriter, loc, in->get(),
                                    map.getNumResults() - 1);
-      break;
-    }
+    // i1 memrefs hold a byte per element; a vector<Nxi1> load is packed.
+    Type element = getElementTypeOrSelf(in->get().getType());
+    vectorTerms &= contiguousInner(in->get()) && element.isIntOrFloat() &&
+                   element.getIntOrFloatBitWidth() >= 8;
   }
   auto add = cast<arith::AddFOp>(*ext->getUsers().begin());
   arith::FastMathFlagsAttr flags = add.getFastmathAttr();
-  // The term at (row, col): the body with its arguments loaded.
-  auto term = [&](OpBuilder &b, Value row, Value col) {
-    IRMapping map;
+  // The inputs at (rows, col): loaded scalars, or with `vectorLanes` a
+  // vector of that many columns for the inputs that read the column and a
+  // scalar (broadcast by cloneBodyOnVectors) for the others.
+  auto inputsAt = [&](OpBuilder &b, ValueRange rows, Value col, IRMapping &map,
+                      int64_t vectorLanes) {
     for (OpOperand *in : op.getDpsInputOperands()) {
       AffineMap m = op.getMatchingIndexingMap(in);
       SmallVector<Value> indices;
-      for (unsigned r = 0; r < m.getNumResults(); ++r)
-        indices.push_back(m.getDimPosition(r) == 0 ? row : col);
+      bool readsCol = false;
+      for (unsigned r = 0; r < m.getNumResults(); ++r) {
+        unsigned d = m.getDimPosition(r);
+        readsCol |= d == colDim;
+        indices.push_back(d == colDim ? col : rows[d]);
+      }
       Value v = in->get();
-      if (isa<MemRefType>(v.getType()))
+      Type element = getElementTypeOrSelf(v.getType());
+      if (vectorLanes && readsCol)
+        v = vector::LoadOp::create(
+            b, loc, VectorType::get({vectorLanes}, element), v, indices);
+      else
         v = memref::LoadOp::create(b, loc, v, indices);
+      if (vectorLanes && !readsCol)
+        v = unum::air::splatLanes(b, loc, v, vectorLanes);
       map.map(op.getMatchingBlockArgument(in), v);
     }
+  };
+  // The term at (rows, col): the body with its arguments loaded.
+  auto term = [&](OpBuilder &b, ValueRange rows, Value col) {
+    IRMapping map;
+    inputsAt(b, rows, col, map, 0);
     for (Operation &inner : op.getBody()->without_terminator()) {
       if (&inner == ext.getOperation())
         break;
@@ -214,29 +252,70 @@ void splitWideRowSum(RewriterBase &rewriter, linalg::GenericOp op,
     }
     return map.lookupOrDefault(ext.getIn());
   };
+  int64_t accs = kRowAccumulators;
+  while (accs > 1 && lanes * accs > kRowChunk)
+    accs /= 2;
+  vectorTerms &= kRowChunk % (lanes * accs) == 0;
+  // One chunk's f32 sum from +0, columns [c, c + kRowChunk).
+  Type f32 = rewriter.getF32Type();
+  Value zero32 = arith::ConstantOp::create(rewriter, loc, f32,
+                                           rewriter.getF32FloatAttr(0));
+  auto chunkSum = [&](OpBuilder &cb, ValueRange rows, Value c) -> Value {
+    Value end = arith::AddIOp::create(cb, loc, c, index(kRowChunk));
+    if (!vectorTerms) {
+      auto chunk = scf::ForOp::create(
+          cb, loc, c, end, index(1), ValueRange{zero32},
+          [&](OpBuilder &jb, Location, Value col, ValueRange s) {
+            Value sum = arith::AddFOp::create(jb, loc, s[0],
+                                              term(jb, rows, col), flags);
+            scf::YieldOp::create(jb, loc, sum);
+          });
+      return chunk.getResult(0);
+    }
+    auto vecType = VectorType::get({lanes}, f32);
+    Value zeros = arith::ConstantOp::create(
+        cb, loc, vecType, DenseElementsAttr::get(vecType, 0.0f));
+    SmallVector<Value> init(accs, zeros);
+    auto chunk = scf::ForOp::create(
+        cb, loc, c, end, index(lanes * accs), init,
+        [&](OpBuilder &jb, Location, Value col, ValueRange acc) {
+          SmallVector<Value> next;
+          for (int64_t u = 0; u < accs; ++u) {
+            Value at = arith::AddIOp::create(jb, loc, col, index(u * lanes));
+            IRMapping map;
+            inputsAt(jb, rows, at, map, lanes);
+            Value t = unum::air::cloneBodyOnVectors(
+                jb, loc, op.getBody(), map, lanes, /*keepFastMath=*/true,
+                ext.getIn());
+            next.push_back(arith::AddFOp::create(jb, loc, acc[u], t, flags));
+          }
+          scf::YieldOp::create(jb, loc, next);
+        });
+    SmallVector<Value> parts(chunk.getResults());
+    while (parts.size() > 1) {
+      SmallVector<Value> halves;
+      for (size_t i = 0; i + 1 < parts.size(); i += 2)
+        halves.push_back(
+            arith::AddFOp::create(cb, loc, parts[i], parts[i + 1], flags));
+      parts = halves;
+    }
+    return vector::ReductionOp::create(
+        cb, loc, vector::CombiningKind::ADD, parts[0],
+        flags ? flags.getValue() : arith::FastMathFlags::none);
+  };
   Value k = index(kRowChunk);
   Value mainC = arith::MulIOp::create(
       rewriter, loc, arith::DivUIOp::create(rewriter, loc, cols, k), k);
   Type f64 = rewriter.getF64Type();
-  Value zero32 =
-      arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
-  scf::ForOp::create(
-      rewriter, loc, index(0), rows, index(1), ValueRange{},
-      [&](OpBuilder &b, Location, Value row, ValueRange) {
-        Value start = memref::LoadOp::create(b, loc, out, row);
+  scf::buildLoopNest(
+      rewriter, loc, lbs, ubs, steps,
+      [&](OpBuilder &b, Location, ValueRange rows) {
+        Value start = memref::LoadOp::create(b, loc, out, rows);
         auto chunks = scf::ForOp::create(
             b, loc, index(0), mainC, k, ValueRange{start},
             [&](OpBuilder &cb, Location, Value c, ValueRange acc) {
-              Value end = arith::AddIOp::create(cb, loc, c, k);
-              auto chunk = scf::ForOp::create(
-                  cb, loc, c, end, index(1), ValueRange{zero32},
-                  [&](OpBuilder &jb, Location, Value col, ValueRange s) {
-                    Value sum = arith::AddFOp::create(
-                        jb, loc, s[0], term(jb, row, col), flags);
-                    scf::YieldOp::create(jb, loc, sum);
-                  });
               Value wide =
-                  arith::ExtFOp::create(cb, loc, f64, chunk.getResult(0));
+                  arith::ExtFOp::create(cb, loc, f64, chunkSum(cb, rows, c));
               scf::YieldOp::create(
                   cb, loc,
                   Value(arith::AddFOp::create(cb, loc, acc[0], wide, flags)));
@@ -245,13 +324,12 @@ void splitWideRowSum(RewriterBase &rewriter, linalg::GenericOp op,
             b, loc, mainC, cols, index(1), chunks.getResults(),
             [&](OpBuilder &jb, Location, Value col, ValueRange acc) {
               Value wide =
-                  arith::ExtFOp::create(jb, loc, f64, term(jb, row, col));
+                  arith::ExtFOp::create(jb, loc, f64, term(jb, rows, col));
               scf::YieldOp::create(
                   jb, loc,
                   Value(arith::AddFOp::create(jb, loc, acc[0], wide, flags)));
             });
-        memref::StoreOp::create(b, loc, rest.getResult(0), out, row);
-        scf::YieldOp::create(b, loc);
+        memref::StoreOp::create(b, loc, rest.getResult(0), out, rows);
       });
   rewriter.eraseOp(op);
 }
@@ -290,7 +368,7 @@ struct AirVectorizePass
     });
     IRRewriter rewriter(&getContext());
     for (auto [op, ext] : rowSums)
-      splitWideRowSum(rewriter, op, ext);
+      splitWideRowSum(rewriter, op, ext, lanes(rewriter.getF32Type()));
     // air-fuse-rows' loops over row blocks (RowFusion.h), last: the serial
     // copy a dynamic threshold keeps holds the vector code too.
     auto shareRows = llvm::make_scope_exit(
