@@ -70,6 +70,18 @@ function rowmean(%x: f32[R, C]) {
     %0 = kernel(mean, %x, axes=[1])
     ret %0
 }
+function rowmax(%x: f32[R, C]) {
+    %0 = kernel(max, %x, axes=[1])
+    ret %0
+}
+function rowmin64(%x: f64[R, C]) {
+    %0 = kernel(min, %x, axes=[1])
+    ret %0
+}
+function lastmax(%x: f32[A, R, C]) {
+    %0 = kernel(max, %x, axes=[2])
+    ret %0
+}
 function lastsum(%x: f32[A, R, C]) {
     %0 = kernel(sum, %x, axes=[2])
     ret %0
@@ -360,3 +372,26 @@ def test_last_axis_sums_of_3d_within_bound(lib, shape):
         mean = run_last(lib, "lastmean", x)
         assert np.all(np.abs(mean - exact / shape[2]).reshape(-1) <=
                       row_bound(flat, shape[2]))
+
+
+@pytest.mark.parametrize("rows,cols", [(60, 1), (30, 7), (9, 64), (5, 100),
+                                       (4, 1031), (3, 0)])
+def test_row_max_min_exact(lib, rows, cols):
+    # Row max/min over the last axis are vector code (4 accumulators, then
+    # single vectors, then single columns): NaN, infinities and zeros of
+    # both signs placed all over the rows give exactly maximumf/minimumf's
+    # result. The transposed problem puts the spikes along the rows.
+    rng = np.random.default_rng(rows * 31 + cols)
+    if cols == 0:
+        x = np.zeros((rows, 0), np.float32)
+        np.testing.assert_array_equal(run_rows(lib, "rowmax", x),
+                                      np.full(rows, -np.inf, np.float32))
+        return
+    x = np.ascontiguousarray(spiked(rng, (cols, rows), np.float32).T)
+    assert same(run_rows(lib, "rowmax", x), exact(x, 1, True))
+    x64 = np.ascontiguousarray(spiked(rng, (cols, rows), np.float64).T)
+    assert same(run_rows(lib, "rowmin64", x64), exact(x64, 1, False))
+    x3 = np.stack([x, x[::-1]])
+    out = np.full(x3.shape[:2], np.nan, np.float32)
+    assert call_status(lib.lastmax, [x3], [out]) == 0
+    assert same(out, exact(x3, 2, True))

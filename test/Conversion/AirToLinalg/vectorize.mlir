@@ -240,3 +240,35 @@ func.func @row_sum_strided(%x: memref<?x?xf32, strided<[?, 2]>>, %sum: memref<?x
   }
   return
 }
+
+// A float max over the last axis (softmax's row maximum): vector
+// accumulators starting at the output's value (4 x 8 lanes on AVX2, 4 x 16
+// on AVX-512), combined with maximumf (exact in any order), then single
+// vectors, the reduction, then single columns.
+// AVX2-LABEL: func.func @row_max(
+// AVX2: scf.for %[[ROW:.*]] =
+// AVX2: %[[START:.*]] = memref.load %{{.*}}[%[[ROW]]] : memref<?xf32>
+// AVX2: %[[SPLAT:.*]] = vector.broadcast %[[START]] : f32 to vector<8xf32>
+// AVX2: %[[ACC:.*]]:4 = scf.for {{.*}} iter_args({{.*}} = %[[SPLAT]], {{.*}} = %[[SPLAT]], {{.*}} = %[[SPLAT]], {{.*}} = %[[SPLAT]]) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// AVX2-COUNT-4: arith.maximumf %{{.*}} : vector<8xf32>
+// AVX2: arith.maximumf %[[ACC]]#0, %[[ACC]]#1 : vector<8xf32>
+// AVX2: %[[ONE:.*]] = scf.for {{.*}} -> (vector<8xf32>)
+// AVX2: %[[R:.*]] = vector.reduction <maximumf>, %[[ONE]] : vector<8xf32> into f32
+// AVX2: %[[LAST:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[R]]) -> (f32)
+// AVX2: memref.store %[[LAST]], %{{.*}}[%[[ROW]]] : memref<?xf32>
+// AVX2-NOT: linalg.generic
+// AVX2: return
+// AVX512-LABEL: func.func @row_max(
+// AVX512: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// AVX512: vector.reduction <maximumf>, %{{.*}} : vector<16xf32> into f32
+// AVX512-NOT: linalg.generic
+// AVX512: return
+func.func @row_max(%x: memref<?x?xf32, strided<[?, 1], offset: ?>>, %m: memref<?xf32>) {
+  linalg.generic {indexing_maps = [#id, #red], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x?xf32, strided<[?, 1], offset: ?>>) outs(%m : memref<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.maximumf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
