@@ -13,26 +13,14 @@
 // is down: for the next 10 timeouts every operation fails at once with the
 // same message, so a paused server ends a run quickly and says so once.
 //
-// The outbox (DataStore::stageIssued): an entry is the string key
-// unum:{session}:o:ID (function, newline, payload), listed in the index hash
-// unum:{session}:ob (ID -> function), both written in one MULTI. Staged
-// changes go out ahead of the next write, in the same round trip for a
-// checkpoint without effects; not in its transaction (Redis has none across
-// a pipeline), which keeps the order that matters: an issue is durable
-// before any write that follows it. One batch is in flight at a time, so
-// that batches land in order. A finished entry's key goes before its index
-// field, so no entry is ever unlisted.
-//
-// putIfAbsentIssuing writes a step's continuations with its checkpoint, on
-// a win only, with no script: MULTI, the index fields (HSET), then MSETNX of
-// the checkpoint and the entry keys, which sets all or none (none when the
-// checkpoint exists), EXEC. A losing put so writes no entry, only index
-// fields, which name entries that its winner wrote (the ids are derived from
-// the sender and the target) or that do not exist: outbox() lists an entry
-// only if its key exists, and drops such fields (atomically, with a script).
-// A step's put costs Redis about 48k instructions as a script (each
-// redis.call ~15k in Redis 7.0) against a few thousand as plain commands,
-// and it is on the critical path of every transition.
+// The outbox (DataStore::stageIssued) lives in the hash unum:{session}:ob
+// (id -> function, newline, payload). Staged changes go out ahead of the
+// next write, in the same round trip for a checkpoint without effects; not
+// in its transaction (Redis has none across a pipeline), which keeps the
+// order that matters: an issue is durable before any write that follows it.
+// One batch is in flight at a time, so that batches land in order.
+// putIfAbsentIssuing writes a step's continuations into the outbox inside
+// its put script: on a win only, atomically with the checkpoint.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,37 +61,20 @@ end
 return {0, redis.call('GET', KEYS[1])}
 )lua";
 
-// The put with effects that also journals continuations (rare: most puts
-// with continuations have no effects, and use MSETNX): the outbox entries
-// (ARGV triples id, function, entry after the ARGV[2] effects; their keys
-// KEYS[4...]) are written only if SET NX wins. KEYS: the checkpoint, the
-// effects list, the outbox index, then the entries. The retirements are
-// plain commands after it in the same round trip (idempotent: winner and
-// loser may both apply them).
+// The put that also journals its continuations (putIfAbsentIssuing): the
+// outbox entries (ARGV pairs id, value after the ARGV[2] effects) are
+// written only if SET NX wins, in the same script: a losing put leaves none.
+// KEYS: the checkpoint, the effects list, the outbox hash. The retirements
+// are plain commands after it in the same round trip (idempotent: winner
+// and loser may both apply them): each redis.call costs the server more
+// than the command sent on its own, and a step's put is its latency.
 const char *const kPutIssuingScript = R"lua(
 local old = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'GET')
 if old then return {0, old} end
 local ne = tonumber(ARGV[2])
 for i = 3, 2 + ne do redis.call('RPUSH', KEYS[2], ARGV[i]) end
-local k = 4
-for i = 3 + ne, #ARGV - 2, 3 do
-  redis.call('SET', KEYS[k], ARGV[i + 2])
-  redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
-  k = k + 1
-end
+for i = 3 + ne, #ARGV - 1, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
 return {1}
-)lua";
-
-// Drops the outbox index fields (ARGV) whose entries (KEYS[2...]) do not
-// exist; KEYS[1] is the index. Atomic, so an entry written meanwhile (its
-// key and field in one MULTI) keeps its field.
-const char *const kDropStaleScript = R"lua(
-for i = 2, #KEYS do
-  if redis.call('EXISTS', KEYS[i]) == 0 then
-    redis.call('HDEL', KEYS[1], ARGV[i - 1])
-  end
-end
-return 1
 )lua";
 
 const char *const kRetireScript = R"lua(
@@ -344,38 +315,30 @@ public:
       return putIfAbsent(session, instance, std::move(rec), effects,
                          retireList);
     const std::string p = prefix(session);
+    // EVALSHA, or with `body` EVAL with the script's body: a server that
+    // lost the script (restarted, SCRIPT FLUSH) gets it. Staged outbox
+    // changes go first, in the same round trip, the retirements after the
+    // put (as putIfAbsent's).
     size_t bytes = 512 + rec.size();
     for (const Effect &e : effects)
       bytes += 32 + e.instance.size() + e.value.size();
     for (const Pending &e : issues)
-      bytes += 128 + p.size() + 2 * e.function.size() + e.payload.size();
-    bytes += retireList.size() * (96 + p.size());
-    if (effects.empty())
-      return putIssuing(session, p, instance, rec, retireList, issues, bytes);
-    // With effects: a script. EVALSHA, or with `body` EVAL with the
-    // script's body: a server that lost the script (restarted, SCRIPT
-    // FLUSH) gets it. Staged outbox changes go first, in the same round
-    // trip, the retirements after the put (as putIfAbsent's).
+      bytes += 64 + e.function.size() + e.payload.size();
     auto put = [&](bool body) {
       Resp cmds;
-      cmds.reserve(bytes + (body ? std::strlen(kPutIssuingScript) : 0));
-      cmds.command(3 + 3 + issues.size() + 2 + effects.size() +
-                   3 * issues.size());
+      cmds.reserve(bytes + (body ? std::strlen(kPutIssuingScript) : 0) +
+                   retireList.size() * (96 + p.size()));
+      cmds.command(3 + 3 + 2 + effects.size() + 2 * issues.size());
       if (body)
         cmds.arg("EVAL").arg(kPutIssuingScript);
       else
         cmds.arg("EVALSHA").arg(putIssuingSha());
-      cmds.arg(uint64_t(3 + issues.size()))
-          .arg({p, "c:", instance})
-          .arg({p, "fx"})
-          .arg({p, "ob"});
-      for (const Pending &e : issues)
-        entryKey(cmds, p, e.id);
+      cmds.arg("3").arg({p, "c:", instance}).arg({p, "fx"}).arg({p, "ob"});
       cmds.arg(rec).arg(uint64_t(effects.size()));
       for (const Effect &e : effects)
         cmds.arg({e.instance, "\n", e.value});
       for (const Pending &e : issues)
-        cmds.arg(e.id).arg(e.function).arg({e.function, "\n", e.payload});
+        cmds.arg(e.id).arg({e.function, "\n", e.payload});
       for (const std::string &r : retireList)
         retireCommand(cmds, p, r);
       return cmds;
@@ -549,46 +512,18 @@ public:
   Result<std::vector<Pending>> outbox(const std::string &session) override {
     if (Status s = flushOutbox(); !s) // a batch in flight lands first
       return s;
-    const std::string p = prefix(session);
-    auto r = run({"HKEYS", p + "ob"});
+    auto r = run({"HGETALL", prefix(session) + "ob"});
     if (!r)
       return r.getStatus();
     std::vector<Pending> out;
-    redisReply *ids = r->get();
-    if (ids->elements == 0)
-      return out;
-    // The entries the index lists (one read: a snapshot, as the index's).
-    Resp get;
-    get.command(1 + ids->elements).arg("MGET");
-    for (size_t i = 0; i < ids->elements; ++i)
-      get.arg({p, "o:",
-               std::string_view(ids->element[i]->str, ids->element[i]->len)});
-    auto entries = pipeline(get);
-    if (!entries)
-      return entries.getStatus();
-    redisReply *rep = entries->front().get();
-    if (rep->type != REDIS_REPLY_ARRAY || rep->elements != ids->elements)
-      return Status::error(where() + ": unexpected outbox reply");
-    std::vector<std::string> stale{"EVAL", kDropStaleScript, "0", p + "ob"};
-    for (size_t i = 0; i < rep->elements; ++i) {
-      std::string id(ids->element[i]->str, ids->element[i]->len);
-      if (rep->element[i]->type != REDIS_REPLY_STRING) {
-        stale.push_back(p + "o:" + id); // finished, or a lost put's field
-        continue;
-      }
-      std::string v(rep->element[i]->str, rep->element[i]->len);
+    redisReply *rep = r->get();
+    for (size_t i = 0; i + 1 < rep->elements; i += 2) {
+      std::string v(rep->element[i + 1]->str, rep->element[i + 1]->len);
       size_t nl = v.find('\n');
       if (nl == std::string::npos)
         return Status::error(where() + ": a malformed outbox entry");
-      out.push_back({std::strtoull(id.c_str(), nullptr, 10), v.substr(0, nl),
-                     v.substr(nl + 1)});
-    }
-    if (stale.size() > 4) { // ARGV: the fields, after the keys
-      stale[2] = std::to_string(stale.size() - 3);
-      for (size_t i = 4, n = stale.size(); i < n; ++i)
-        stale.push_back(stale[i].substr(p.size() + 2));
-      if (auto dropped = run(stale); !dropped)
-        return dropped.getStatus();
+      out.push_back({std::strtoull(rep->element[i]->str, nullptr, 10),
+                     v.substr(0, nl), v.substr(nl + 1)});
     }
     return out;
   }
@@ -626,60 +561,6 @@ public:
 
 private:
   std::string where() const { return describe(); }
-
-  /// Outbox entry `id`'s key, an argument of `cmds`.
-  static void entryKey(Resp &cmds, const std::string &p, uint64_t id) {
-    char digits[24];
-    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, id);
-    cmds.arg({p, "o:", std::string_view(digits, size_t(end - digits))});
-  }
-
-  /// putIfAbsentIssuing without effects: MULTI, the index fields, MSETNX of
-  /// the checkpoint and the entries, EXEC (see the file comment), then the
-  /// retirements; staged outbox changes first. A lost put reads the
-  /// winner's record in a second round trip (a duplicate's rare path).
-  Result<PutResult> putIssuing(const std::string &session, const std::string &p,
-                               const std::string &instance,
-                               const std::string &rec, NameList retireList,
-                               const std::vector<Pending> &issues,
-                               size_t bytes) {
-    Resp cmds;
-    cmds.reserve(bytes);
-    cmds.command(1).arg("MULTI");
-    cmds.command(2 + 2 * issues.size()).arg("HSET").arg({p, "ob"});
-    for (const Pending &e : issues)
-      cmds.arg(e.id).arg(e.function);
-    cmds.command(3 + 2 * issues.size())
-        .arg("MSETNX")
-        .arg({p, "c:", instance})
-        .arg(rec);
-    for (const Pending &e : issues) {
-      entryKey(cmds, p, e.id);
-      cmds.arg({e.function, "\n", e.payload});
-    }
-    cmds.command(1).arg("EXEC");
-    for (const std::string &r : retireList)
-      retireCommand(cmds, p, r);
-    for (int attempt = 0; attempt < kAttempts; ++attempt) {
-      auto replies = withStaged(cmds);
-      if (!replies)
-        return replies.getStatus();
-      const redisReply *exec =
-          (*replies)[replies->size() - 1 - retireList.size()].get();
-      if (exec->type != REDIS_REPLY_ARRAY || exec->elements != 2 ||
-          exec->element[1]->type != REDIS_REPLY_INTEGER)
-        return Status::error(where() + ": unexpected checkpoint reply");
-      if (exec->element[1]->integer == 1)
-        return PutResult{true, {}};
-      auto winner = get(session, instance);
-      if (!winner)
-        return winner.getStatus();
-      if (*winner)
-        return PutResult{false, std::move(**winner)};
-      // Gone between the two (an expired tombstone): put again.
-    }
-    return Status::error(where() + ": checkpoint vanished after a lost put");
-  }
 
   /// Replaces checkpoint `instance` (of the session with key prefix `p`),
   /// if it is there, by a tombstone, which expires after the TTL if any.
@@ -893,19 +774,12 @@ private:
   static void outboxCommands(const std::vector<OutboxChange> &changes,
                              Resp &cmds) {
     for (const OutboxChange &c : changes) {
-      const std::string p = prefix(c.session);
-      if (c.issued) {
-        cmds.command(1).arg("MULTI");
-        cmds.command(3).arg("SET");
-        entryKey(cmds, p, c.id);
-        cmds.arg({c.function, "\n", c.payload});
-        cmds.command(4).arg("HSET").arg({p, "ob"}).arg(c.id).arg(c.function);
-        cmds.command(1).arg("EXEC");
-      } else { // the key first: an entry is never unlisted
-        cmds.command(2).arg("DEL");
-        entryKey(cmds, p, c.id);
-        cmds.command(3).arg("HDEL").arg({p, "ob"}).arg(c.id);
-      }
+      const std::string key = prefix(c.session) + "ob";
+      if (c.issued)
+        cmds.command(4).arg("HSET").arg(key).arg(c.id).arg(
+            {c.function, "\n", c.payload});
+      else
+        cmds.command(3).arg("HDEL").arg(key).arg(c.id);
     }
   }
 
