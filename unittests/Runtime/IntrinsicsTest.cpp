@@ -17,7 +17,6 @@
 
 #include "gtest/gtest.h"
 
-#include <ctime>
 #include <mutex>
 #include <regex>
 #include <set>
@@ -527,18 +526,12 @@ TEST(Intrinsics, JsonMergeLarge) {
   Value input = Value::object();
   input.set("a", Value(std::move(a)));
   input.set("b", Value(std::move(b)));
-  // This thread's CPU time, not wall time: a loaded CI box stretches the
-  // latter (over 2 s seen at load 19), and the bound only has to tell
-  // O(n log n) (~0.1 s) from quadratic (minutes).
-  auto cpuSeconds = [] {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
-  };
-  double start = cpuSeconds();
+  // CPU time (wall time went over 2 s at load 19); the bound only has to
+  // tell O(n log n) (~0.1 s) from quadratic (minutes).
+  double start = threadCpuSeconds();
   auto r = in::evaluate("States.JsonMerge($.a, $.b, false)",
                         resolverFor(std::move(input)));
-  double seconds = cpuSeconds() - start;
+  double seconds = threadCpuSeconds() - start;
   ASSERT_TRUE(r.isOk()) << r.getStatus().message();
   const Value::Object &out = r->getObject();
   ASSERT_EQ(out.size(), n + n / 2);
