@@ -32,7 +32,7 @@ else:
 
 tool_dirs = [config.unum_tools_dir, config.llvm_tools_dir]
 tools = ["unum-opt", "unum-translate", "unumc", "unum-run", "unum-runtime-bench", "unum-serve", "unum-lambda", "unum-deploy", "unum-airc", "unum-nn-sim",
-         "split-file", "not", "count", "llvm-objdump"]
+         "split-file", "not", "count", "llvm-objdump", "llvm-mca"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # The AOT tests link a C program against the objects unum-airc writes.

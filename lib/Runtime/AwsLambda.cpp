@@ -112,6 +112,10 @@ public:
     return lambda->invoke(function, std::move(payload));
   }
   bool blocking() const override { return true; }
+  /// Lambda's own refusals are all in invoke()'s Status.
+  void setOnRefusal(OnRefusal onRefusal) override {
+    http.setOnRefusal(std::move(onRefusal));
+  }
 
 private:
   std::function<std::string(const std::string &)> targetFor;

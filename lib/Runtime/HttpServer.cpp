@@ -7,6 +7,7 @@
 #include "Sockets.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <climits>
@@ -22,6 +23,7 @@
 #include <poll.h>
 #include <queue>
 #include <set>
+#include <string_view>
 #include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -265,13 +267,21 @@ void lingeringClose(int fd) {
     scratch.clear();
 }
 
-bool isToken(const std::string &s) {
-  if (s.empty())
-    return false;
-  for (unsigned char c : s)
-    if (c <= ' ' || c >= 127 || std::strchr("()<>@,;:\\\"/[]?={}", c))
-      return false;
-  return true;
+/// Whether `c` may be part of an HTTP token (RFC 9110 tchar).
+bool isTokenChar(unsigned char c) {
+  static const auto table = [] {
+    std::array<bool, 256> t{};
+    for (int c = '!'; c < 127; ++c)
+      t[c] = !std::strchr("()<>@,;:\\\"/[]?={}", c);
+    return t;
+  }();
+  return table[c];
+}
+
+bool isToken(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return isTokenChar(static_cast<unsigned char>(c));
+  });
 }
 
 bool allDigits(const std::string &s, size_t maxDigits) {
@@ -307,11 +317,13 @@ struct Head {
         out.push_back(v);
     return out;
   }
-  std::string get(const char *name) const {
+  /// The first value of field `name` (lower case), or "".
+  const std::string &get(std::string_view name) const {
+    static const std::string none;
     for (const auto &[n, v] : fields)
       if (n == name)
         return v;
-    return "";
+    return none;
   }
   bool has(const char *name) const {
     return std::any_of(fields.begin(), fields.end(),
@@ -321,48 +333,56 @@ struct Head {
 
 /// Parses "METHOD SP /path SP HTTP/1.x" and the header fields of `text`
 /// (the head without its final blank line). Returns "" or what is wrong.
-std::string parseHead(const std::string &text, Head &head) {
+/// (Every request pays for it: views, no copies but the parts kept.)
+std::string parseHead(std::string_view text, Head &head) {
   size_t lineEnd = text.find("\r\n");
-  std::string line = text.substr(0, lineEnd);
+  std::string_view line = text.substr(0, lineEnd);
   size_t sp1 = line.find(' ');
-  size_t sp2 = sp1 == std::string::npos ? sp1 : line.find(' ', sp1 + 1);
-  if (sp2 == std::string::npos || line.find(' ', sp2 + 1) != std::string::npos)
+  size_t sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
+  if (sp2 == std::string_view::npos ||
+      line.find(' ', sp2 + 1) != std::string_view::npos)
     return "malformed request line";
-  head.method = line.substr(0, sp1);
-  head.path = line.substr(sp1 + 1, sp2 - sp1 - 1);
-  head.version = line.substr(sp2 + 1);
-  if (!isToken(head.method))
+  std::string_view method = line.substr(0, sp1);
+  std::string_view path = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  std::string_view version = line.substr(sp2 + 1);
+  if (!isToken(method))
     return "malformed request method";
-  if (head.path.empty() || head.path[0] != '/' ||
-      std::any_of(head.path.begin(), head.path.end(),
+  if (path.empty() || path[0] != '/' ||
+      std::any_of(path.begin(), path.end(),
                   [](unsigned char c) { return c <= ' ' || c >= 127; }))
     return "malformed request target";
-  if (head.version != "HTTP/1.1" && head.version != "HTTP/1.0")
+  if (version != "HTTP/1.1" && version != "HTTP/1.0")
     return "unsupported HTTP version";
+  head.method = method;
+  head.path = path;
+  head.version = version;
+  head.fields.reserve(8);
   size_t at = lineEnd;
-  while (at != std::string::npos && at < text.size()) {
+  while (at != std::string_view::npos && at < text.size()) {
     at += 2;
     size_t end = text.find("\r\n", at);
-    std::string field = text.substr(
-        at, end == std::string::npos ? std::string::npos : end - at);
+    std::string_view field = text.substr(
+        at, end == std::string_view::npos ? std::string_view::npos : end - at);
     at = end;
     if (field.empty())
       continue;
     size_t colon = field.find(':');
-    if (colon == std::string::npos || !isToken(field.substr(0, colon)))
+    if (colon == std::string_view::npos || !isToken(field.substr(0, colon)))
       return "malformed header field";
-    std::string name = field.substr(0, colon);
-    for (char &c : name)
-      c = char(std::tolower(static_cast<unsigned char>(c)));
+    std::string name(field.substr(0, colon));
+    for (char &c : name) // a token: ASCII
+      if (c >= 'A' && c <= 'Z')
+        c = char(c - 'A' + 'a');
     size_t v = field.find_first_not_of(" \t", colon + 1);
     size_t e = field.find_last_not_of(" \t");
-    std::string value =
-        v == std::string::npos ? "" : field.substr(v, e + 1 - v);
+    std::string_view value = v == std::string_view::npos
+                                 ? std::string_view()
+                                 : field.substr(v, e + 1 - v);
     if (std::any_of(value.begin(), value.end(), [](unsigned char c) {
           return (c < ' ' && c != '\t') || c == 127;
         }))
       return "malformed header field";
-    head.fields.emplace_back(std::move(name), std::move(value));
+    head.fields.emplace_back(std::move(name), std::string(value));
   }
   return "";
 }
@@ -1001,7 +1021,8 @@ void HttpServer::Impl::serveOne(int fd, std::string &carried, bool &keepAlive,
                   &Counters::tooLarge);
 
   Head head;
-  if (std::string bad = parseHead(req.substr(0, headEnd + 2), head);
+  if (std::string bad =
+          parseHead(std::string_view(req).substr(0, headEnd + 2), head);
       !bad.empty())
     return refuse(400, bad, &Counters::badRequest);
   if (head.method == "GET" && options.onGet) {
@@ -1026,7 +1047,7 @@ void HttpServer::Impl::serveOne(int fd, std::string &carried, bool &keepAlive,
                   &Counters::badRequest);
   // The body's length: a Content-Length, or chunked (read up to the limit).
   std::vector<std::string> lengths = head.all("content-length");
-  std::string coding = head.get("transfer-encoding");
+  const std::string &coding = head.get("transfer-encoding");
   const bool chunked = !coding.empty();
   if (chunked && (strcasecmp(coding.c_str(), "chunked") != 0 ||
                   head.all("transfer-encoding").size() != 1))
@@ -1051,9 +1072,9 @@ void HttpServer::Impl::serveOne(int fd, std::string &carried, bool &keepAlive,
 
   // What can be checked of the signature without the body, before reading
   // it: an unsigned or stale request costs no body.
-  std::string timestamp = head.get("x-unum-timestamp");
-  std::string nonce = head.get("x-unum-nonce");
-  std::string signature = head.get("x-unum-signature");
+  const std::string &timestamp = head.get("x-unum-timestamp");
+  const std::string &nonce = head.get("x-unum-nonce");
+  const std::string &signature = head.get("x-unum-signature");
   if (!options.secret.empty()) {
     if (signature.empty() || timestamp.empty() || nonce.empty())
       return refuse(401,

@@ -25,6 +25,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <string_view>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -414,12 +415,85 @@ Result<HttpResponse> unum::runtime::httpPost(const std::string &url,
                      timeoutMs, secret, kMaxHttpResponse);
 }
 
+/// Where the late refusals of an HttpInvoker's journaled continuations go
+/// (setOnRefusal). Each answer still to be read shares it, so that one read
+/// after the invoker is gone finds no callback.
+struct unum::runtime::detail::RefusalSink {
+  std::mutex mu;
+  Invoker::OnRefusal call;
+  /// The invoker's: names the URL in a report (while `call` is set).
+  std::function<std::string(const std::string &)> urlFor;
+};
+
 namespace {
+/// A journaled continuation's POST whose answer is still to be read: what
+/// a refusal needs of its payload (moved out of it: no copy on the hot
+/// path).
+struct PendingAnswer {
+  std::shared_ptr<detail::RefusalSink> sink;
+  std::string function, session;
+  std::vector<FanOutLevel> fanout;
+  uint64_t outboxId = 0;
+  Clock::time_point deadline; // the request's
+};
+
+/// Reports the answer to a journaled continuation's POST that was not a
+/// 2xx: `status` 0 when none came (`text` says why). A refusal for good
+/// (a 4xx other than 408 Request Timeout and 429 Too Many Requests: a
+/// wrong URL, a host that does not know the payload's fields, a payload
+/// too large, a bad signature) goes to the invoker's OnRefusal; anything
+/// else is left to the receiver's sweep, which delivers the entry from the
+/// store.
+void reportAnswer(PendingAnswer &p, int status, std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+    text.pop_back();
+  std::lock_guard<std::mutex> lock(p.sink->mu);
+  std::string why = "invoking " + p.function;
+  if (p.sink->urlFor)
+    why += " at " + p.sink->urlFor(p.function);
+  why += ": ";
+  why += status ? "HTTP " + std::to_string(status) +
+                      (text.empty() ? "" : ": " + text)
+                : text;
+  const bool refused =
+      status >= 400 && status < 500 && status != 408 && status != 429;
+  if (!refused) {
+    std::fprintf(stderr,
+                 "unum: %s (a journaled continuation: its receiver's host "
+                 "delivers it from the store)\n",
+                 why.c_str());
+    return;
+  }
+  if (!p.sink->call) {
+    std::fprintf(stderr,
+                 "unum: %s (a journaled continuation, refused; nothing "
+                 "records the refusal: its entry stays in the store)\n",
+                 why.c_str());
+    return;
+  }
+  why += " (a continuation its sender journaled, refused after the sender's "
+         "step; it is not delivered again)";
+  std::fprintf(stderr, "unum: %s\n", why.c_str());
+  Payload payload;
+  payload.session = std::move(p.session);
+  payload.fanout = std::move(p.fanout);
+  detail::hints(payload).outboxId = p.outboxId;
+  p.sink->call(p.function, payload, why);
+}
+
+bool settle(int fd, const std::string &server, Clock::time_point deadline,
+            PendingAnswer &pending);
+
 /// Idle keep-alive connections to HTTP servers, by "host:port": a request
 /// takes one (or opens a new one) and gives it back after a complete
 /// answer that lets it stay open. Bounded per server; a connection idle for
 /// longer than kMaxIdle is closed rather than used (servers close theirs
 /// after a few seconds: HttpServer after 5 s).
+///
+/// A connection given back with its answer still to be read (a journaled
+/// continuation's POST) is settled by its next taker, or by the pool's own
+/// thread once it has been idle kSettleAfter with its answer there: so a
+/// refusal is seen within milliseconds even when no request follows.
 class ConnectionPool {
 public:
   static ConnectionPool &get() {
@@ -427,16 +501,16 @@ public:
     return *pool;
   }
 
-  /// A connection given back, and whether the answer to its last request
-  /// is still to be read (see giveUnanswered).
+  /// A connection given back, and the request whose answer is still to be
+  /// read on it, if any (see give).
   struct Taken {
     int fd = -1;
-    bool answerPending = false;
+    std::unique_ptr<PendingAnswer> pending;
   };
 
   /// An open connection to `key` (fd -1: none).
   Taken take(const std::string &key) {
-    std::vector<int> stale;
+    std::vector<Idle> stale;
     Taken out;
     int &fd = out.fd;
     {
@@ -447,10 +521,12 @@ public:
       const Clock::time_point now = Clock::now();
       auto &list = it->second;
       while (!list.empty() && fd < 0) {
-        Idle c = list.back();
+        Idle c = std::move(list.back());
         list.pop_back();
+        if (c.pending)
+          --pendingCount;
         if (now - c.since > kMaxIdle) {
-          stale.push_back(c.fd);
+          stale.push_back(std::move(c));
           continue;
         }
         // Readable while idle: the server closed it (or sent something
@@ -462,50 +538,128 @@ public:
         // (One whose answer is pending is readable: its answer is read
         // by the taker.)
         pollfd p{c.fd, POLLIN, 0};
-        if (!c.answerPending && now - c.since >= kFreshIdle &&
-            poll(&p, 1, 0) != 0) {
-          stale.push_back(c.fd);
+        if (!c.pending && now - c.since >= kFreshIdle && poll(&p, 1, 0) != 0) {
+          stale.push_back(std::move(c));
         } else {
           fd = c.fd;
-          out.answerPending = c.answerPending;
+          out.pending = std::move(c.pending);
         }
       }
       // The older ones, beyond the freshest, went stale first.
       while (!list.empty() && now - list.front().since > kMaxIdle) {
-        stale.push_back(list.front().fd);
+        if (list.front().pending)
+          --pendingCount;
+        stale.push_back(std::move(list.front()));
         list.erase(list.begin());
       }
     }
-    for (int s : stale)
-      ::close(s);
+    for (Idle &s : stale)
+      drop(key, s);
     return out;
   }
 
-  /// Gives back a connection whose last answer was read (answerPending
-  /// false) or is still to be read by its next taker.
-  void give(const std::string &key, int fd, bool answerPending = false) {
+  /// Gives back a connection whose last answer was read (`pending` null)
+  /// or is still to be read by its next taker (or the pool's thread).
+  void give(const std::string &key, int fd,
+            std::unique_ptr<PendingAnswer> pending = nullptr) {
     {
       std::lock_guard<std::mutex> lock(mu);
       auto &list = idle[key];
       if (list.size() < kMaxIdlePerServer) {
-        list.push_back({fd, Clock::now(), answerPending});
+        if (pending) {
+          ++pendingCount;
+          if (!settler.joinable())
+            settler = std::thread([this] { settleLoop(); });
+          else if (settlerParked)
+            wake.notify_one(); // (not per request: it ticks while busy)
+        }
+        list.push_back({fd, Clock::now(), std::move(pending)});
         return;
       }
     }
-    ::close(fd);
+    Idle c{fd, Clock::now(), std::move(pending)};
+    if (c.pending && settle(fd, key, c.pending->deadline, *c.pending))
+      c.pending.reset(); // its answer read: closed below
+    drop(key, c);
   }
 
 private:
   static constexpr size_t kMaxIdlePerServer = 32;
   static constexpr std::chrono::milliseconds kMaxIdle{2000};
   static constexpr std::chrono::milliseconds kFreshIdle{200};
+  /// How long a connection whose answer is pending waits for a taker
+  /// before the pool's thread reads that answer itself (a tick's period).
+  static constexpr std::chrono::milliseconds kSettleAfter{20};
   struct Idle {
     int fd;
     Clock::time_point since;
-    bool answerPending;
+    std::unique_ptr<PendingAnswer> pending;
   };
+
+  /// Closes a connection taken out of the pool; an answer it still owed is
+  /// reported as missing.
+  static void drop(const std::string &key, Idle &c,
+                   const char *why = "the connection went stale") {
+    if (c.pending)
+      reportAnswer(*c.pending, 0, "no answer from " + key + " (" + why + ")");
+    ::close(c.fd);
+  }
+
+  /// The pool's thread: every kSettleAfter, reads the answers that
+  /// arrived on connections idle that long, and gives up on those past
+  /// their request's deadline; parked once none was pending for kMaxIdle.
+  void settleLoop() {
+    std::unique_lock<std::mutex> lock(mu);
+    Clock::time_point lastPending = Clock::now();
+    for (;;) {
+      if (pendingCount == 0 && Clock::now() - lastPending > kMaxIdle) {
+        settlerParked = true;
+        wake.wait(lock, [this] { return pendingCount > 0; });
+        settlerParked = false;
+      }
+      wake.wait_for(lock, kSettleAfter);
+      const Clock::time_point now = Clock::now();
+      if (pendingCount)
+        lastPending = now;
+      std::vector<std::pair<std::string, Idle>> ready;
+      for (auto &[key, list] : idle)
+        for (auto it = list.begin(); it != list.end();) {
+          pollfd p{it->fd, POLLIN, 0};
+          if (it->pending && now - it->since >= kSettleAfter &&
+              (now >= it->pending->deadline || poll(&p, 1, 0) != 0)) {
+            ready.emplace_back(key, std::move(*it));
+            it = list.erase(it);
+            --pendingCount;
+          } else {
+            ++it;
+          }
+        }
+      if (ready.empty())
+        continue;
+      lock.unlock();
+      for (auto &[key, c] : ready) {
+        // Its answer is there (or it never comes): no wait beyond a slice.
+        if (now < c.pending->deadline &&
+            settle(c.fd, key, std::min(c.pending->deadline, now + kMaxIdle),
+                   *c.pending)) {
+          give(key, c.fd);
+        } else {
+          if (now < c.pending->deadline)
+            c.pending.reset(); // settle reported it
+          drop(key, c, "its request timed out");
+        }
+      }
+      ready.clear();
+      lock.lock();
+    }
+  }
+
   std::mutex mu;
+  std::condition_variable wake; // the settler: pendingCount became > 0
   std::map<std::string, std::vector<Idle>> idle;
+  size_t pendingCount = 0; // idle connections whose answer is pending
+  std::thread settler;     // started with the first pending answer
+  bool settlerParked = false;
 };
 
 /// Decodes a chunked body from `in` (what followed the head) into `out`:
@@ -563,40 +717,57 @@ struct Answer {
       size_t end = data.find("\r\n\r\n", bodyAt);
       if (end == std::string::npos)
         return eof ? (error = "malformed HTTP response", true) : false;
-      std::string head = data.substr(bodyAt, end - bodyAt);
+      // Views into `data`: every answer pays for this (a 202 per step).
+      std::string_view head =
+          std::string_view(data).substr(bodyAt, end - bodyAt);
       if (head.compare(0, 5, "HTTP/") != 0 ||
-          head.find(' ') == std::string::npos) {
+          head.find(' ') == std::string_view::npos) {
         error = "malformed HTTP response";
         return true;
       }
-      int status = std::atoi(head.c_str() + head.find(' ') + 1);
+      int status = std::atoi(head.data() + head.find(' ') + 1);
       bodyAt = end + 4;
       if (status >= 100 && status < 200)
         continue; // an interim answer (100 Continue)
       out.status = status;
       out.headers.clear();
-      for (size_t at = head.find("\r\n"); at != std::string::npos;) {
+      out.headers.reserve(8);
+      const std::string *length = nullptr, *coding = nullptr, *conn = nullptr;
+      for (size_t at = head.find("\r\n"); at != std::string_view::npos;) {
         size_t eol = head.find("\r\n", at + 2);
-        std::string field =
-            head.substr(at + 2, eol == std::string::npos ? std::string::npos
-                                                         : eol - at - 2);
+        std::string_view field = head.substr(
+            at + 2, eol == std::string_view::npos ? std::string_view::npos
+                                                  : eol - at - 2);
         at = eol;
         size_t colon = field.find(':');
-        if (colon == std::string::npos)
+        if (colon == std::string_view::npos)
           continue;
-        std::string name = field.substr(0, colon);
+        std::string name(field.substr(0, colon));
         for (char &c : name)
-          c = char(std::tolower(static_cast<unsigned char>(c)));
+          if (c >= 'A' && c <= 'Z')
+            c = char(c - 'A' + 'a');
         size_t v = field.find_first_not_of(" \t", colon + 1);
         size_t e = field.find_last_not_of(" \t");
-        out.headers.emplace_back(
-            name, v == std::string::npos ? "" : field.substr(v, e + 1 - v));
+        out.headers.emplace_back(std::move(name),
+                                 v == std::string_view::npos
+                                     ? std::string()
+                                     : std::string(field.substr(v, e + 1 - v)));
       }
-      std::string length = out.header("content-length");
-      chunked = listsToken(out.header("transfer-encoding"), "chunked");
-      if (!length.empty() && !chunked) {
+      // The first of each, as HttpResponse::header (after the loop: the
+      // vector may move its strings while it grows).
+      for (const auto &[name, value] : out.headers) {
+        const std::string **slot = name == "content-length"      ? &length
+                                   : name == "transfer-encoding" ? &coding
+                                   : name == "connection"        ? &conn
+                                                                 : nullptr;
+        if (slot && !*slot)
+          *slot = &value;
+      }
+      static const std::string none;
+      chunked = listsToken(coding ? *coding : none, "chunked");
+      if (length && !length->empty() && !chunked) {
         char *endp = nullptr;
-        long long n = std::strtoll(length.c_str(), &endp, 10);
+        long long n = std::strtoll(length->c_str(), &endp, 10);
         if (*endp || n < 0) {
           error = "malformed Content-Length in the HTTP response";
           return true;
@@ -606,9 +777,9 @@ struct Answer {
       if (status == 204 || status == 304)
         this->length = 0;
       bool http11 = head.compare(0, 8, "HTTP/1.1") == 0;
-      std::string conn = out.header("connection");
-      keepAlive = (http11 ? !listsToken(conn, "close")
-                          : listsToken(conn, "keep-alive")) &&
+      const std::string &connection = conn ? *conn : none;
+      keepAlive = (http11 ? !listsToken(connection, "close")
+                          : listsToken(connection, "keep-alive")) &&
                   (chunked || this->length >= 0);
       headDone = true;
     }
@@ -672,27 +843,21 @@ int readAnswer(int fd, Clock::time_point deadline, size_t maxResponse,
 }
 
 /// Reads the answer a connection from the pool still owes (its request
-/// went with `deferAnswer`): whether the connection stays usable. An
-/// answer other than 2xx is reported on stderr: such a request is a
-/// continuation its sender journaled, which stays in the store until the
-/// receiver's host delivers it from there (docs/Deploy.md).
-bool settle(int fd, const std::string &server, Clock::time_point deadline) {
+/// went with a PendingAnswer): whether the connection stays usable. An
+/// answer other than 2xx is reported (reportAnswer).
+bool settle(int fd, const std::string &server, Clock::time_point deadline,
+            PendingAnswer &pending) {
   Answer answer;
   std::string error;
   int r = readAnswer(fd, deadline, kMaxHttpResponse, false, answer, error);
   if (r != 0 || !error.empty()) {
-    std::fprintf(stderr,
-                 "unum: the answer to a journaled continuation's POST to %s: "
-                 "%s (its receiver's host delivers it from the store)\n",
-                 server.c_str(), error.empty() ? "none" : error.c_str());
+    reportAnswer(pending, 0,
+                 "the answer from " + server + ": " +
+                     (error.empty() ? std::string("none") : error));
     return false;
   }
   if (answer.out.status < 200 || answer.out.status >= 300)
-    std::fprintf(stderr,
-                 "unum: a journaled continuation's POST to %s was answered "
-                 "HTTP %d: %s (its receiver's host delivers it from the "
-                 "store)\n",
-                 server.c_str(), answer.out.status, answer.out.body.c_str());
+    reportAnswer(pending, answer.out.status, answer.out.body);
   if (!answer.keepAlive)
     return false;
   // Still open? The next request may be sent without waiting for its
@@ -705,15 +870,16 @@ bool settle(int fd, const std::string &server, Clock::time_point deadline) {
   return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
-/// httpRequest; with `deferAnswer`, once the request is sent on a
+/// httpRequest; with a `deferred` answer, once the request is sent on a
 /// kept-alive connection its answer is left for the connection's next user
-/// to read (settle) and the result has status 0.
+/// (or the pool's thread) to read (settle), `deferred` goes with it, and
+/// the result has status 0. (On an error `deferred` is left as it was.)
 Result<HttpResponse>
 exchange(const std::string &method, const std::string &url,
          const std::string &body,
          const std::vector<std::pair<std::string, std::string>> &headers,
          int timeoutMs, const std::string &secret, size_t maxResponse,
-         bool deferAnswer) {
+         std::unique_ptr<PendingAnswer> &deferred) {
   const Clock::time_point deadline =
       Clock::now() + std::chrono::milliseconds(timeoutMs);
   const std::string scheme = "http://";
@@ -730,19 +896,24 @@ exchange(const std::string &method, const std::string &url,
   if (host.size() > 2 && host.front() == '[' && host.back() == ']')
     host = host.substr(1, host.size() - 2); // [::1]
 
-  std::string req =
-      method + " " + path + " HTTP/1.1\r\nHost: " + hostPort + "\r\n";
+  // Appended in place (one allocation): every continuation's POST.
+  std::string req;
+  req.reserve(160 + url.size() + body.size());
+  auto field = [&req](const std::string &name, const std::string &value) {
+    req.append(name).append(": ").append(value).append("\r\n");
+  };
+  req.append(method).append(" ").append(path).append(" HTTP/1.1\r\n");
+  field("Host", hostPort);
   for (const auto &[name, value] : headers)
-    req += name + ": " + value + "\r\n";
+    field(name, value);
   if (method == "POST" || !body.empty())
-    req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-  req += "Connection: keep-alive\r\n";
+    field("Content-Length", std::to_string(body.size()));
+  req.append("Connection: keep-alive\r\n");
   if (!secret.empty())
     for (const auto &[name, value] :
          httpauth::signRequest(secret, method, path, body))
-      req += name + ": " + value + "\r\n";
-  req += "\r\n";
-  req += body;
+      field(name, value);
+  req.append("\r\n").append(body);
 
   ConnectionPool &pool = ConnectionPool::get();
   for (bool fromPool = true;; fromPool = false) {
@@ -754,7 +925,7 @@ exchange(const std::string &method, const std::string &url,
       if (c.fd < 0)
         break;
       sock.fd = c.fd;
-      if (c.answerPending && !settle(c.fd, hostPort, deadline)) {
+      if (c.pending && !settle(c.fd, hostPort, deadline, *c.pending)) {
         ::close(sock.fd);
         sock.fd = -1;
       }
@@ -791,8 +962,9 @@ exchange(const std::string &method, const std::string &url,
       continue;
     if (err && err != EPIPE && err != ECONNRESET)
       return Status::error("'" + url + "': send: " + std::strerror(err));
-    if (deferAnswer && !err) {
-      pool.give(hostPort, sock.fd, /*answerPending=*/true);
+    if (deferred && !err) {
+      deferred->deadline = deadline;
+      pool.give(hostPort, sock.fd, std::move(deferred));
       sock.fd = -1;
       return HttpResponse{0, ""};
     }
@@ -816,23 +988,38 @@ Result<HttpResponse> unum::runtime::httpRequest(
     const std::string &method, const std::string &url, const std::string &body,
     const std::vector<std::pair<std::string, std::string>> &headers,
     int timeoutMs, const std::string &secret, size_t maxResponse) {
+  std::unique_ptr<PendingAnswer> waited;
   return exchange(method, url, body, headers, timeoutMs, secret, maxResponse,
-                  /*deferAnswer=*/false);
+                  waited);
 }
 
 Status HttpInvoker::invoke(const std::string &function, Payload &&payload) {
   std::string url = urlFor(function);
   // A continuation its sender journaled with its checkpoint (the payload
   // carries its outbox entry) is durable before the POST: its answer is
-  // read by the connection's next request (or never, if the connection
-  // goes idle), so this thread does not wait for it. A refusal then leaves
-  // the entry in the store, which the receiver's host delivers (after the
-  // grace, as for a sender killed after its put). Other invocations are
-  // durable only once accepted: their answer is waited for.
-  const bool journaled = detail::hints(payload).issuedMs != 0;
-  auto r = exchange("POST", url, detail::payloadJson(payload),
-                    {{"Content-Type", "application/json"}}, timeoutMs, secret,
-                    kMaxHttpResponse, /*deferAnswer=*/journaled);
+  // read by the connection's next request, or by the pool's thread, so
+  // this thread does not wait for it. A refusal for good goes to the
+  // OnRefusal callback (a durable runner fails the session and takes the
+  // entry out of the outbox); any other failure leaves the entry in the
+  // store, which the receiver's host delivers (after the grace, as for a
+  // sender killed after its put). Other invocations are durable only once
+  // accepted: their answer is waited for.
+  std::string body = detail::payloadJson(payload);
+  std::unique_ptr<PendingAnswer> deferred;
+  if (detail::hints(payload).issuedMs != 0) {
+    deferred = std::make_unique<PendingAnswer>();
+    deferred->sink = refusals;
+    deferred->function = function;
+    deferred->session = std::move(payload.session);
+    deferred->fanout = std::move(payload.fanout);
+    deferred->outboxId = detail::hints(payload).outboxId;
+  }
+  auto r = exchange("POST", url, body, {{"Content-Type", "application/json"}},
+                    timeoutMs, secret, kMaxHttpResponse, deferred);
+  if (deferred) { // not sent: the caller may deliver it again
+    payload.session = std::move(deferred->session);
+    payload.fanout = std::move(deferred->fanout);
+  }
   if (!r)
     return Status::crash(r.getStatus().message());
   if (r->status == 0)
@@ -848,6 +1035,25 @@ Status HttpInvoker::invoke(const std::string &function, Payload &&payload) {
                          std::to_string(r->status) +
                          (r->body.empty() ? "" : ": " + r->body));
   return Status::ok();
+}
+
+HttpInvoker::HttpInvoker(std::function<std::string(const std::string &)> urlFor,
+                         int timeoutMs, std::string secret)
+    : urlFor(std::move(urlFor)), timeoutMs(timeoutMs),
+      secret(std::move(secret)),
+      refusals(std::make_shared<detail::RefusalSink>()) {
+  refusals->urlFor = this->urlFor;
+}
+
+HttpInvoker::~HttpInvoker() {
+  std::lock_guard<std::mutex> lock(refusals->mu);
+  refusals->call = nullptr;
+  refusals->urlFor = nullptr; // may refer to what goes with the invoker
+}
+
+void HttpInvoker::setOnRefusal(OnRefusal onRefusal) {
+  std::lock_guard<std::mutex> lock(refusals->mu);
+  refusals->call = std::move(onRefusal);
 }
 
 Status FunctionUrls::add(const std::string &name, const std::string &url,

@@ -172,6 +172,11 @@ struct LocalRunner::Impl {
   RunResult resume(const std::string &session, bool keepSession);
   RunResult finish(const std::string &session, bool keepSession);
   void journalIssued(const std::string &function, Payload &p);
+  /// A continuation this process sent that its receiver refused for good
+  /// after the step (Invoker::OnRefusal): the session fails with `why`,
+  /// and the entry leaves the outbox (no sweep delivers it again).
+  void deadLetter(const std::string &function, const Payload &p,
+                  const std::string &why);
   /// Decodes the entries `take` accepts and puts them on the pool.
   Result<size_t>
   deliverPending(const std::string &session,
@@ -252,6 +257,10 @@ LocalRunner::Impl::Impl(const App &app, DataStore &store, Options options)
       return rt->handle(fn, p);
     });
   }
+  if (journaling && opts.platform)
+    opts.platform->setOnRefusal(
+        [this](const std::string &fn, const Payload &p,
+               const std::string &why) { deadLetter(fn, p, why); });
   pool->setOnFailure(
       [this](const std::string &fn, const Payload &p, const Status &s) {
         // Errors were reported by the runtime; only give-ups are new here.
@@ -268,6 +277,21 @@ LocalRunner::Impl::Impl(const App &app, DataStore &store, Options options)
 
 LocalRunner::Impl::~Impl() {
   pool.reset(); // joins the workers before the runtime goes away
+  if (journaling && opts.platform)
+    opts.platform->setOnRefusal(nullptr); // waits for one running
+}
+
+void LocalRunner::Impl::deadLetter(const std::string &function,
+                                   const Payload &p, const std::string &why) {
+  const uint64_t id = detail::hints(p).outboxId;
+  if (p.session.empty() || !id)
+    return;
+  // The failure first: a process killed in between leaves the entry (for
+  // a sweep), never a session that looks done without its failure.
+  collector->failed(p.session, function, instanceName(function, p.fanout), why);
+  store.stageFinished(p.session, id, function);
+  if (Status s = store.flushOutbox(); !s)
+    collector->debug("session " + p.session + ": " + s.message());
 }
 
 void LocalRunner::Impl::journalIssued(const std::string &function, Payload &p) {

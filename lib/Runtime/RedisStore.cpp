@@ -33,9 +33,12 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 using namespace unum::runtime;
@@ -59,19 +62,18 @@ return {0, redis.call('GET', KEYS[1])}
 )lua";
 
 // The put that also journals its continuations (putIfAbsentIssuing): the
-// outbox entries (ARGV pairs id, value after the ARGV[3] effects) are
+// outbox entries (ARGV pairs id, value after the ARGV[2] effects) are
 // written only if SET NX wins, in the same script: a losing put leaves none.
-// KEYS: the checkpoint, the effects list, the outbox hash, then the retired.
+// KEYS: the checkpoint, the effects list, the outbox hash. The retirements
+// are plain commands after it in the same round trip (idempotent: winner
+// and loser may both apply them): each redis.call costs the server more
+// than the command sent on its own, and a step's put is its latency.
 const char *const kPutIssuingScript = R"lua(
-for i = 4, #KEYS do
-  if ARGV[1] ~= '0' then redis.call('SET', KEYS[i], 't', 'XX', 'PX', ARGV[1])
-  else redis.call('SET', KEYS[i], 't', 'XX') end
-end
-local old = redis.call('SET', KEYS[1], ARGV[2], 'NX', 'GET')
+local old = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'GET')
 if old then return {0, old} end
-local ne = tonumber(ARGV[3])
-for i = 4, 3 + ne do redis.call('RPUSH', KEYS[2], ARGV[i]) end
-for i = 4 + ne, #ARGV - 1, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+local ne = tonumber(ARGV[2])
+for i = 3, 2 + ne do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+for i = 3 + ne, #ARGV - 1, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
 return {1}
 )lua";
 
@@ -145,6 +147,55 @@ std::string globEscape(const std::string &s) {
   return out;
 }
 
+/// Commands in RESP (arrays of bulk strings), written in place: a step's
+/// put is formatted without building its arguments as strings first.
+class Resp {
+public:
+  /// Starts a command of `nargs` arguments (then nargs arg() calls).
+  Resp &command(size_t nargs) {
+    header('*', nargs);
+    ++count;
+    return *this;
+  }
+  /// One argument, the concatenation of `parts`.
+  Resp &arg(std::initializer_list<std::string_view> parts) {
+    size_t n = 0;
+    for (std::string_view p : parts)
+      n += p.size();
+    header('$', n);
+    for (std::string_view p : parts)
+      out.append(p);
+    out += "\r\n";
+    return *this;
+  }
+  Resp &arg(std::string_view a) { return arg({a}); }
+  Resp &arg(uint64_t n) {
+    char digits[24];
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
+    return arg(std::string_view(digits, size_t(end - digits)));
+  }
+  /// `other`'s commands after these.
+  Resp &append(const Resp &other) {
+    out += other.out;
+    count += other.count;
+    return *this;
+  }
+  bool empty() const { return count == 0; }
+  void reserve(size_t bytes) { out.reserve(bytes); }
+
+  std::string out;  // the protocol's bytes
+  size_t count = 0; // commands, so replies to read
+
+private:
+  void header(char kind, size_t n) {
+    char digits[24];
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
+    out += kind;
+    out.append(digits, end);
+    out += "\r\n";
+  }
+};
+
 class RedisStore final : public DataStore {
 public:
   RedisStore(std::string host, int port, StoreOptions options)
@@ -168,7 +219,9 @@ public:
     // Staged outbox changes go first, in the same round trip: a host that
     // journals an invocation and looks for its checkpoint before answering
     // (LocalRunner::accept) pays one round trip for both.
-    auto replies = withStaged({"GET", prefix(session) + "c:" + instance});
+    Resp cmd;
+    cmd.command(2).arg("GET").arg({prefix(session), "c:", instance});
+    auto replies = withStaged(cmd);
     if (!replies)
       return replies.getStatus();
     redisReply *rep = replies->back().get();
@@ -213,14 +266,17 @@ public:
       // No MULTI either: a retirement lost with the connection only keeps
       // data until the session is deleted.
       // Staged outbox changes go first, in the same round trip.
-      std::vector<std::vector<std::string>> cmds;
-      cmds.push_back({"SET", p + "c:" + instance, rec, "NX", "GET"});
-      for (const std::string &r : retireList) {
-        cmds.push_back({"SET", p + "c:" + r, "t", "XX"});
-        if (ttlMs != "0")
-          cmds.back().insert(cmds.back().end(), {"PX", ttlMs});
-      }
-      auto replies = withStaged(std::move(cmds));
+      Resp cmds;
+      cmds.reserve(256 + rec.size() + retireList.size() * (96 + p.size()));
+      cmds.command(5)
+          .arg("SET")
+          .arg({p, "c:", instance})
+          .arg(rec)
+          .arg("NX")
+          .arg("GET");
+      for (const std::string &r : retireList)
+        retireCommand(cmds, p, r);
+      auto replies = withStaged(cmds);
       if (!replies)
         return replies.getStatus();
       redisReply *old =
@@ -258,38 +314,42 @@ public:
     if (issues.empty())
       return putIfAbsent(session, instance, std::move(rec), effects,
                          retireList);
-    std::string p = prefix(session);
-    std::vector<std::string> args{"EVALSHA",
-                                  putIssuingSha(),
-                                  std::to_string(3 + retireList.size()),
-                                  p + "c:" + instance,
-                                  p + "fx",
-                                  p + "ob"};
-    for (const std::string &r : retireList)
-      args.push_back(p + "c:" + r);
-    args.push_back(ttlMs);
-    args.push_back(std::move(rec));
-    args.push_back(std::to_string(effects.size()));
+    const std::string p = prefix(session);
+    // EVALSHA, or with `body` EVAL with the script's body: a server that
+    // lost the script (restarted, SCRIPT FLUSH) gets it. Staged outbox
+    // changes go first, in the same round trip, the retirements after the
+    // put (as putIfAbsent's).
+    size_t bytes = 512 + rec.size();
     for (const Effect &e : effects)
-      args.push_back(e.instance + '\n' + e.value);
-    for (const Pending &e : issues) {
-      args.push_back(std::to_string(e.id));
-      args.push_back(e.function + '\n' + e.payload);
-    }
-    // Staged outbox changes go first, in the same round trip. A server
-    // that lost the script (restarted, SCRIPT FLUSH) gets its body.
-    std::vector<std::vector<std::string>> cmds(1);
-    cmds[0] = std::move(args);
-    auto replies = withStagedKeeping(cmds);
+      bytes += 32 + e.instance.size() + e.value.size();
+    for (const Pending &e : issues)
+      bytes += 64 + e.function.size() + e.payload.size();
+    auto put = [&](bool body) {
+      Resp cmds;
+      cmds.reserve(bytes + (body ? std::strlen(kPutIssuingScript) : 0) +
+                   retireList.size() * (96 + p.size()));
+      cmds.command(3 + 3 + 2 + effects.size() + 2 * issues.size());
+      if (body)
+        cmds.arg("EVAL").arg(kPutIssuingScript);
+      else
+        cmds.arg("EVALSHA").arg(putIssuingSha());
+      cmds.arg("3").arg({p, "c:", instance}).arg({p, "fx"}).arg({p, "ob"});
+      cmds.arg(rec).arg(uint64_t(effects.size()));
+      for (const Effect &e : effects)
+        cmds.arg({e.instance, "\n", e.value});
+      for (const Pending &e : issues)
+        cmds.arg(e.id).arg({e.function, "\n", e.payload});
+      for (const std::string &r : retireList)
+        retireCommand(cmds, p, r);
+      return cmds;
+    };
+    auto replies = withStaged(put(false));
     if (!replies &&
-        replies.getStatus().message().find("NOSCRIPT") != std::string::npos) {
-      cmds[0][0] = "EVAL";
-      cmds[0][1] = kPutIssuingScript;
-      replies = withStagedKeeping(cmds);
-    }
+        replies.getStatus().message().find("NOSCRIPT") != std::string::npos)
+      replies = withStaged(put(true));
     if (!replies)
       return replies.getStatus();
-    return putReply(replies->back().get());
+    return putReply((*replies)[replies->size() - 1 - retireList.size()].get());
   }
 
   Status retire(const std::string &session, NameList instances) override {
@@ -502,6 +562,20 @@ public:
 private:
   std::string where() const { return describe(); }
 
+  /// Replaces checkpoint `instance` (of the session with key prefix `p`),
+  /// if it is there, by a tombstone, which expires after the TTL if any.
+  void retireCommand(Resp &cmds, const std::string &p,
+                     const std::string &instance) const {
+    const bool ttl = ttlMs != "0";
+    cmds.command(ttl ? 6 : 4)
+        .arg("SET")
+        .arg({p, "c:", instance})
+        .arg("t")
+        .arg("XX");
+    if (ttl)
+      cmds.arg("PX").arg(ttlMs);
+  }
+
   /// A put script's reply: {1} won, {0, the winner's record} lost.
   Result<PutResult> putReply(const redisReply *rep) const {
     if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 1)
@@ -563,28 +637,13 @@ private:
         .count();
   }
 
-  /// `cmds` in RESP (arrays of bulk strings), one after the other.
-  static std::string format(const std::vector<std::vector<std::string>> &cmds) {
-    size_t size = 0;
-    for (const auto &args : cmds)
-      for (const std::string &a : args)
-        size += a.size() + 16;
-    std::string out;
-    out.reserve(size + 16 * cmds.size());
-    char digits[24];
-    auto header = [&](char kind, size_t n) {
-      out += kind;
-      auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
-      out.append(digits, end);
-      out += "\r\n";
-    };
+  /// `cmds` in RESP, one after the other.
+  static Resp format(const std::vector<std::vector<std::string>> &cmds) {
+    Resp out;
     for (const auto &args : cmds) {
-      header('*', args.size());
-      for (const std::string &a : args) {
-        header('$', a.size());
-        out += a;
-        out += "\r\n";
-      }
+      out.command(args.size());
+      for (const std::string &a : args)
+        out.arg(a);
     }
     return out;
   }
@@ -593,14 +652,13 @@ private:
   /// that fails (time-out, reset) is dropped and the whole is sent again on
   /// a new one, kAttempts times at most; then the store is down (see the
   /// file comment). Error replies are returned as replies.
-  Result<std::vector<Reply>>
-  roundTrip(const std::vector<std::vector<std::string>> &cmds) {
+  Result<std::vector<Reply>> roundTrip(const Resp &cmds) {
     countOp();
     if (int64_t until = downUntil.load(); until && nowMs() < until) {
       std::lock_guard<std::mutex> lock(mu);
       return Status::error(downMessage);
     }
-    std::string why, request;
+    std::string why;
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
       if (attempt > 0)
         std::this_thread::sleep_for(std::chrono::milliseconds(50 * attempt));
@@ -609,14 +667,13 @@ private:
         why = c.getStatus().message();
         continue;
       }
-      // The commands in the protocol's form, written here (hiredis's
+      // The commands in the protocol's form, written by Resp (hiredis's
       // formatter costs more than the rest of a step's Redis client).
-      if (request.empty())
-        request = format(cmds);
-      redisAppendFormattedCommand(c->get(), request.data(), request.size());
+      redisAppendFormattedCommand(c->get(), cmds.out.data(), cmds.out.size());
       std::vector<Reply> replies;
+      replies.reserve(cmds.count);
       bool broken = false;
-      for (size_t i = 0; i < cmds.size() && !broken; ++i) {
+      for (size_t i = 0; i < cmds.count && !broken; ++i) {
         void *r = nullptr;
         if (redisGetReply(c->get(), &r) != REDIS_OK || !r)
           broken = true;
@@ -693,7 +750,7 @@ private:
   }
 
   Result<Reply> runRaw(const std::vector<std::string> &args) {
-    auto replies = roundTrip({args});
+    auto replies = roundTrip(format({args}));
     if (!replies)
       return replies.getStatus();
     Reply r = std::move(replies->front());
@@ -703,8 +760,7 @@ private:
   }
 
   /// Several commands in one round trip; an error reply fails the whole.
-  Result<std::vector<Reply>>
-  pipeline(const std::vector<std::vector<std::string>> &cmds) {
+  Result<std::vector<Reply>> pipeline(const Resp &cmds) {
     auto replies = roundTrip(cmds);
     if (!replies)
       return replies.getStatus();
@@ -716,14 +772,14 @@ private:
 
   /// The commands that apply staged outbox changes.
   static void outboxCommands(const std::vector<OutboxChange> &changes,
-                             std::vector<std::vector<std::string>> &cmds) {
+                             Resp &cmds) {
     for (const OutboxChange &c : changes) {
-      std::string key = prefix(c.session) + "ob";
+      const std::string key = prefix(c.session) + "ob";
       if (c.issued)
-        cmds.push_back(
-            {"HSET", key, std::to_string(c.id), c.function + '\n' + c.payload});
+        cmds.command(4).arg("HSET").arg(key).arg(c.id).arg(
+            {c.function, "\n", c.payload});
       else
-        cmds.push_back({"HDEL", key, std::to_string(c.id)});
+        cmds.command(3).arg("HDEL").arg(key).arg(c.id);
     }
   }
 
@@ -731,32 +787,22 @@ private:
   /// trip; the replies to `cmds` are the last ones. (Under flushMu:
   /// batches taken by two threads must not overtake each other, or an
   /// invocation's removal could land before its insertion.)
-  Result<std::vector<Reply>>
-  withStaged(std::vector<std::vector<std::string>> cmds) {
-    return withStagedKeeping(cmds);
-  }
-  /// The same, leaving `cmds` as they were (for a second attempt).
-  Result<std::vector<Reply>>
-  withStagedKeeping(std::vector<std::vector<std::string>> &cmds) {
+  Result<std::vector<Reply>> withStaged(const Resp &cmds) {
     if (!outboxStaged())
       return pipeline(cmds);
     std::lock_guard<std::mutex> flushing(flushMu);
     std::vector<OutboxChange> changes = takeOutbox();
-    std::vector<std::vector<std::string>> all;
+    Resp all;
+    size_t bytes = cmds.out.size();
+    for (const OutboxChange &c : changes)
+      bytes += 96 + c.session.size() + c.function.size() + c.payload.size();
+    all.reserve(bytes);
     outboxCommands(changes, all);
-    const size_t staged = all.size();
-    all.insert(all.end(), std::make_move_iterator(cmds.begin()),
-               std::make_move_iterator(cmds.end()));
+    all.append(cmds);
     auto replies = pipeline(all);
-    std::move(all.begin() + staged, all.end(), cmds.begin());
     if (!replies)
       restoreOutbox(std::move(changes));
     return replies;
-  }
-  Result<std::vector<Reply>> withStaged(std::vector<std::string> cmd) {
-    std::vector<std::vector<std::string>> cmds;
-    cmds.push_back(std::move(cmd));
-    return withStaged(std::move(cmds));
   }
 
   /// Sends the staged outbox changes ahead of a write.
@@ -772,7 +818,7 @@ private:
     std::vector<OutboxChange> changes = takeOutbox();
     if (changes.empty())
       return Status::ok();
-    std::vector<std::vector<std::string>> cmds;
+    Resp cmds;
     outboxCommands(changes, cmds);
     auto r = pipeline(cmds);
     if (!r) {

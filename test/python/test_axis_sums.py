@@ -70,6 +70,26 @@ function rowmean(%x: f32[R, C]) {
     %0 = kernel(mean, %x, axes=[1])
     ret %0
 }
+function rowmax(%x: f32[R, C]) {
+    %0 = kernel(max, %x, axes=[1])
+    ret %0
+}
+function rowmin64(%x: f64[R, C]) {
+    %0 = kernel(min, %x, axes=[1])
+    ret %0
+}
+function lastmax(%x: f32[A, R, C]) {
+    %0 = kernel(max, %x, axes=[2])
+    ret %0
+}
+function lastsum(%x: f32[A, R, C]) {
+    %0 = kernel(sum, %x, axes=[2])
+    ret %0
+}
+function lastmean(%x: f32[A, R, C]) {
+    %0 = kernel(mean, %x, axes=[2])
+    ret %0
+}
 """
 
 U32 = 2.0 ** -24
@@ -309,3 +329,69 @@ def test_row_sums_within_bound(lib, shape):
         mean = run_rows(lib, "rowmean", x)
         assert np.all(np.abs(mean - exact / shape[1]) <=
                       row_bound(x, shape[1]))
+
+
+def run_last(lib, name, x):
+    out = np.full(x.shape[:-1], np.nan, x.dtype)
+    assert call_status(getattr(lib, name), [x], [out]) == 0
+    return out
+
+
+@pytest.mark.parametrize("cols", [CHUNK, 2 * CHUNK + 40, 100])
+def test_last_axis_chunks_of_3d_are_exact_as_documented(lib, cols):
+    # The row sums of a 3-D array over its last axis are two levels too (they
+    # added every term in f64 before): the same chunks as a 2-D row sum.
+    x = np.full((2, 3, cols), 2.0 ** -25, np.float32)
+    x[..., 0] = 1
+    later = cols - CHUNK if cols >= CHUNK else cols - 1
+    lo = np.float32(1 + later * 2.0 ** -25)
+    hi = np.float32(1 + (cols - 1) * 2.0 ** -25)
+    got = run_last(lib, "lastsum", x)
+    assert np.all(got >= lo) and np.all(got <= hi), (got, lo, hi)
+    np.testing.assert_array_equal(got, run_rows(lib, "rowsum",
+                                                x.reshape(6, cols)).reshape(2, 3))
+    if cols >= CHUNK:
+        # Each chunk's vector lanes lose at most the terms of the 1's lane.
+        assert np.all(got > 1)
+
+
+@pytest.mark.parametrize("shape", [(3, 40, 1031), (2, 5, 127), (4, 1, 300),
+                                   (0, 3, 5), (2, 3, 0)])
+def test_last_axis_sums_of_3d_within_bound(lib, shape):
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal(shape) * 4 + 3).astype(np.float32)
+    exact = x.astype(np.float64).sum(axis=2)
+    got = run_last(lib, "lastsum", x)
+    flat = x.reshape(shape[0] * shape[1], shape[2])
+    assert np.all(np.abs(got - exact).reshape(-1) <= row_bound(flat))
+    # A strided input (every other column): the same values.
+    big = np.zeros(shape[:2] + (2 * shape[2],), np.float32)
+    big[..., ::2] = x
+    np.testing.assert_array_equal(run_last(lib, "lastsum", big[..., ::2]), got)
+    if shape[2]:
+        mean = run_last(lib, "lastmean", x)
+        assert np.all(np.abs(mean - exact / shape[2]).reshape(-1) <=
+                      row_bound(flat, shape[2]))
+
+
+@pytest.mark.parametrize("rows,cols", [(60, 1), (30, 7), (9, 64), (5, 100),
+                                       (4, 1031), (3, 0)])
+def test_row_max_min_exact(lib, rows, cols):
+    # Row max/min over the last axis are vector code (4 accumulators, then
+    # single vectors, then single columns): NaN, infinities and zeros of
+    # both signs placed all over the rows give exactly maximumf/minimumf's
+    # result. The transposed problem puts the spikes along the rows.
+    rng = np.random.default_rng(rows * 31 + cols)
+    if cols == 0:
+        x = np.zeros((rows, 0), np.float32)
+        np.testing.assert_array_equal(run_rows(lib, "rowmax", x),
+                                      np.full(rows, -np.inf, np.float32))
+        return
+    x = np.ascontiguousarray(spiked(rng, (cols, rows), np.float32).T)
+    assert same(run_rows(lib, "rowmax", x), exact(x, 1, True))
+    x64 = np.ascontiguousarray(spiked(rng, (cols, rows), np.float64).T)
+    assert same(run_rows(lib, "rowmin64", x64), exact(x64, 1, False))
+    x3 = np.stack([x, x[::-1]])
+    out = np.full(x3.shape[:2], np.nan, np.float32)
+    assert call_status(lib.lastmax, [x3], [out]) == 0
+    assert same(out, exact(x3, 2, True))

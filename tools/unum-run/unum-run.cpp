@@ -188,6 +188,9 @@ public:
     return remote->invoke(function, std::move(payload));
   }
   bool blocking() const override { return true; }
+  void setOnRefusal(OnRefusal onRefusal) override {
+    remote->setOnRefusal(std::move(onRefusal));
+  }
 
   void arrived(const std::string &function, const Payload &payload) {
     std::lock_guard<std::mutex> lock(mu);

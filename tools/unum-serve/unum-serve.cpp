@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "unum/Config/Document.h"
 #include "unum/Runtime/App.h"
 #include "unum/Runtime/DataStore.h"
 #include "unum/Runtime/HttpAuth.h"
@@ -173,6 +174,9 @@ public:
   bool blocking() const override { return true; }
   bool carriesOutboxEntries(const std::string &function) const override {
     return peerHosts.count(function) != 0;
+  }
+  void setOnRefusal(OnRefusal onRefusal) override {
+    remote->setOnRefusal(std::move(onRefusal));
   }
 
 private:
@@ -347,9 +351,11 @@ static int serve(const Config &cfg, const App &app, DataStore &store,
     std::function<void()> run;
     if (Status s = runner.admit(fn, p.take(), run, /*newSession=*/starts); !s)
       return {503, s.message() + "\n"};
-    Value ack = Value::object();
-    ack.set("Session", session);
-    return {{202, toJson(ack) + "\n"}, std::move(run)};
+    // {"Session": ID}, written directly (every invocation's answer).
+    std::string ack = "{\"Session\":";
+    unum::config::appendJsonString(ack, session);
+    ack += "}\n";
+    return {{202, std::move(ack)}, std::move(run)};
   };
 
   HttpServerOptions serverOptions;

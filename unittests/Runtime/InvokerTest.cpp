@@ -490,9 +490,8 @@ TEST(Http, AJournaledContinuationDoesNotWaitForItsAnswer) {
   plain.session = journaled.session;
   EXPECT_TRUE(http.invoke("Fast", Payload(plain)).isOk());
   EXPECT_EQ(served.load(), 2);
-  // A journaled POST that is refused is not an error of the sender (its
-  // entry stays in the store for the receiver's host); the connection
-  // stays usable.
+  // A journaled POST that is refused is not an error of invoke() (it goes
+  // to the OnRefusal callback, none here); the connection stays usable.
   EXPECT_TRUE(http.invoke("Gone", Payload(journaled)).isOk());
   EXPECT_TRUE(http.invoke("Fast", Payload(plain)).isOk());
   EXPECT_EQ(served.load(), 4);
@@ -500,6 +499,64 @@ TEST(Http, AJournaledContinuationDoesNotWaitForItsAnswer) {
   Status refused = http.invoke("Gone", Payload(plain));
   EXPECT_NE(refused.message().find("HTTP 404"), std::string::npos)
       << refused.message();
+}
+
+// A journaled POST's refusal for good (a 4xx other than 408 and 429) goes to
+// the invoker's OnRefusal with the payload, also when no request follows
+// on its connection (the pool's thread reads it); a transient answer (503)
+// does not: its entry is left to the receiver's sweep.
+TEST(Http, AJournaledContinuationsRefusalIsReported) {
+  auto server = HttpServer::listen(
+      "127.0.0.1", 0, [&](const std::string &path, const std::string &) {
+        if (path == "/fn/Gone")
+          return HttpResponse{404, "no function at '/fn/Gone'\n"};
+        if (path == "/fn/Old")
+          return HttpResponse{400, "payload: unknown field 'Outbox'\n"};
+        if (path == "/fn/Busy")
+          return HttpResponse{503, "shutting down\n"};
+        return HttpResponse{202, ""};
+      });
+  ASSERT_TRUE(server.isOk()) << server.getStatus().message();
+  std::string base = (*server)->url();
+  HttpInvoker http([&](const std::string &fn) { return base + "/fn/" + fn; },
+                   /*timeoutMs=*/5000);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> refused;
+  http.setOnRefusal(
+      [&](const std::string &fn, const Payload &p, const std::string &why) {
+        std::lock_guard<std::mutex> lock(mu);
+        refused.push_back(fn + " " + std::to_string(detail::hints(p).outboxId) +
+                          " " + p.session + ": " + why);
+        cv.notify_all();
+      });
+  auto reported = [&](size_t n) {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(10),
+                       [&] { return refused.size() >= n; });
+  };
+  Payload journaled;
+  journaled.session = "s1";
+  detail::hints(journaled).outboxId = 7;
+  detail::hints(journaled).issuedMs = 1;
+  ASSERT_TRUE(http.invoke("Gone", Payload(journaled)).isOk());
+  ASSERT_TRUE(reported(1)) << "the 404 was not reported";
+  EXPECT_EQ(refused[0].find("Gone 7 s1: invoking Gone at " + base +
+                            "/fn/Gone: HTTP 404: no function at '/fn/Gone' "
+                            "(a continuation its sender journaled"),
+            0u)
+      << refused[0];
+  detail::hints(journaled).outboxId = 8;
+  ASSERT_TRUE(http.invoke("Busy", Payload(journaled)).isOk());
+  detail::hints(journaled).outboxId = 9;
+  ASSERT_TRUE(http.invoke("Old", Payload(journaled)).isOk());
+  ASSERT_TRUE(reported(2)) << "the 400 was not reported";
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_EQ(refused.size(), 2u) << refused.back(); // not the 503
+  EXPECT_NE(refused[1].find("Old 9 s1: "), std::string::npos) << refused[1];
+  EXPECT_NE(refused[1].find("HTTP 400: payload: unknown field 'Outbox'"),
+            std::string::npos)
+      << refused[1];
 }
 
 // The connection a journaled POST leaves in the pool is not used again once

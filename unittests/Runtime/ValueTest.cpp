@@ -75,10 +75,11 @@ TEST(Value, ParseErrorsAreLocated) {
   EXPECT_FALSE(parseJsonValue("").isOk());
 }
 
-// parseJsonValue reads well-formed JSON on a fast path and leaves the rest
-// to the located reader (lib/Config/Json.cpp): both must accept the same
-// texts and give the same Values (kinds included: 1 is an Int, 1.0 a
-// Double), and an error must still be the located reader's.
+// parseJsonValue reads JSON straight into a Value with the one JSON reader
+// (lib/Config/JsonReader.h), unlocated, and reads an erroneous text again
+// as located Nodes (parseJson) for the message: the two instantiations must
+// accept the same texts and give the same Values (kinds included: 1 is an
+// Int, 1.0 a Double), and an error must be the located reader's.
 TEST(Value, FastPathAgreesWithTheLocatedReader) {
   const char *texts[] = {
       "0", "-0", "1", "-12", "9223372036854775807", "9223372036854775808",

@@ -35,6 +35,8 @@ ap.add_argument("--repeat", type=int, default=40)
 ap.add_argument("--perf", choices=["stat", "record"])
 ap.add_argument("--perf-dir", default=".")
 ap.add_argument("--perf-event", help="--perf record: the event (default cycles)")
+ap.add_argument("--redis-stats", action="store_true",
+                help="print redis-server's INFO commandstats after the run")
 args = ap.parse_args()
 bin_dir = os.path.abspath(os.path.join(args.build, "bin"))
 
@@ -122,6 +124,18 @@ try:
                               "--transitions", str(n), "--repeat", str(args.repeat),
                               "--host-pids", ",".join(str(pid) for pid in hosts),
                               "--redis-pid", str(procs[0].pid)])
+        if args.redis_stats:
+            # Calls and server-side time per command: the floor's SET
+            # against the chain's put script (EVALSHA) and outbox commands.
+            out = subprocess.run(["redis-cli", "-p", str(rport), "INFO", "commandstats"],
+                                 capture_output=True, text=True).stdout
+            print("redis-server commandstats (floor and chains together):")
+            for line in out.splitlines():
+                if line.startswith("cmdstat_"):
+                    name, _, fields = line.partition(":")
+                    f = dict(kv.split("=") for kv in fields.split(","))
+                    print("  %-16s %8s calls %8s us/call" % (
+                        name[8:], f["calls"], f["usec_per_call"]))
         for pid in hosts if args.perf else []:
             os.kill(pid, 15)  # perf writes its output once its host ended
         for p in perfs:

@@ -62,6 +62,25 @@ public:
     return false;
   }
 
+  /// Called when an invocation that invoke() returned Ok for is refused
+  /// for good by its receiver afterwards (a 4xx other than 408 and 429): an
+  /// HttpInvoker does not wait for the answer to a continuation its sender
+  /// journaled (Payload.h "Outbox"), and reads it later. `why` names the
+  /// function, the URL and the answer. A durable LocalRunner records the
+  /// refusal as the session's failure and takes the entry out of the
+  /// outbox, so that no sweep delivers it again (docs/Deploy.md).
+  using OnRefusal = std::function<void(
+      const std::string &function, const Payload &, const std::string &why)>;
+  /// Where such refusals go; nullptr: only a line on stderr. Forwarded by
+  /// an invoker that wraps others (default: ignored, for an invoker whose
+  /// refusals are all in invoke()'s Status). Thread safety: may be called
+  /// at any time from any thread; the callback is called from whichever
+  /// thread reads the answer (a later invoke()'s, or the HTTP connection
+  /// pool's own), one call at a time. Lifetime: once setOnRefusal returns,
+  /// the callback it replaced is neither running nor called again; a
+  /// callback's owner sets nullptr before it goes away.
+  virtual void setOnRefusal(OnRefusal onRefusal) { (void)onRefusal; }
+
 protected:
   friend struct detail::InvokerAccess;
   /// The runtime's in-place continuation (lib/Runtime/InvokerInternal.h):
@@ -128,9 +147,20 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+namespace detail {
+struct RefusalSink; // lib/Runtime/Invoker.cpp
+} // namespace detail
+
 /// POSTs each payload to its function's URL. Thread safety: invoke() may
 /// be called from several threads at once (each POST takes its own
 /// connection from httpRequest's keep-alive pool); `urlFor` must allow that.
+/// A payload its sender journaled (hints.issuedMs) is sent without waiting
+/// for its answer: a later request on the same connection, or the pool's
+/// own thread within ~20 ms, reads it; a refusal for good goes to
+/// setOnRefusal's callback (and stderr), any other failure only to stderr
+/// (the entry stays in the store for its receiver's sweep). Lifetime: the
+/// destructor detaches the callback; answers still unread then go to
+/// stderr only. Not copyable.
 class HttpInvoker final : public Invoker {
 public:
   /// `urlFor` maps a function name to its endpoint
@@ -138,17 +168,20 @@ public:
   /// POST must be answered within `timeoutMs`. With a `secret`, every
   /// request is signed with it (unum/Runtime/HttpAuth.h).
   explicit HttpInvoker(std::function<std::string(const std::string &)> urlFor,
-                       int timeoutMs = 30000, std::string secret = "")
-      : urlFor(std::move(urlFor)), timeoutMs(timeoutMs),
-        secret(std::move(secret)) {}
+                       int timeoutMs = 30000, std::string secret = "");
+  ~HttpInvoker() override;
+  HttpInvoker(const HttpInvoker &) = delete;
+  HttpInvoker &operator=(const HttpInvoker &) = delete;
 
   Status invoke(const std::string &function, Payload &&payload) override;
   bool blocking() const override { return true; }
+  void setOnRefusal(OnRefusal onRefusal) override;
 
 private:
   std::function<std::string(const std::string &)> urlFor;
   int timeoutMs;
   std::string secret;
+  std::shared_ptr<detail::RefusalSink> refusals;
 };
 
 /// AWS Lambda's Invoke API, asynchronous (InvocationType Event: a 202 means

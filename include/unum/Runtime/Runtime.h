@@ -206,7 +206,9 @@ struct RunResult {
 /// Lifetime: the runner owns its pool and Runtime, and keeps references to
 /// the App, the DataStore, Options::platform and Options::runtime's
 /// dataFlow: all must outlive it. Its destructor lets the workers run
-/// what is queued (and what that issues), then joins them.
+/// what is queued (and what that issues), then joins them. A durable
+/// runner with a platform takes the platform's OnRefusal (one such runner
+/// per platform) and gives it back (nullptr) in its destructor.
 class LocalRunner {
 public:
   struct Options {

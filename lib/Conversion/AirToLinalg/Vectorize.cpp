@@ -13,6 +13,11 @@
 //    and the full tiles vectorised;
 //  * a reduction over leading axes (axis 0 of a row-major array) streams
 //    the rows into vector accumulators (Reductions.cpp);
+//  * an f32 sum over the last axis (accumulated in f64: softmax's and
+//    layernorm's row statistics) adds chunks of 128 columns in f32 vector
+//    accumulators, then the chunks' sums in f64 (splitWideRowSum), and a
+//    float max or min over the last axis (softmax's row maximum) runs in
+//    vector accumulators (vectorizeRowMinMax);
 //  * tiles cut by a loop bound (remainders) stay linalg ops and become plain
 //    loops with everything this pass does not match (reductions, conv1d
 //    gradients, copies of non-contiguous layouts).
@@ -26,6 +31,7 @@
 #include "Parallel.h"
 #include "Reductions.h"
 #include "RowFusion.h"
+#include "VectorBody.h"
 #include "unum/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -125,31 +131,20 @@ bool isContiguousElementwise(linalg::GenericOp op) {
 /// Columns per chunk of a two-level f32 row sum.
 constexpr int64_t kRowChunk = 128;
 
-/// A row sum of f32 terms accumulated in f64 (convert-air-to-linalg's f32
-/// sum or mean over the last axis of a 2-D array, inside air-fuse-rows'
-/// blocks or not): loops (row, column), out(row) += extf(term), the body
-/// arith and math only, every input reading the column as its last
-/// dimension or not at all. Returns the extf.
-arith::ExtFOp matchWideRowSum(linalg::GenericOp op) {
-  if (op.getNumLoops() != 2 || op.getNumDpsInits() != 1 ||
-      op.getIteratorTypesArray() !=
-          SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
-                                           utils::IteratorType::reduction})
+/// A reduction over the last loop only (loops (rows..., column), every
+/// loop but the last parallel) into an output indexed by the rows, its
+/// inputs memrefs reading the column as their last dimension or not at all
+/// (at least one reads it), its body arith and math only. Returns the
+/// output's block argument (the accumulator).
+BlockArgument matchRowReduction(linalg::GenericOp op) {
+  unsigned loops = op.getNumLoops();
+  if (loops < 2 || op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1 ||
+      !linalg::isReductionIterator(op.getIteratorTypesArray().back()))
     return {};
   OpOperand *init = op.getDpsInitOperand(0);
-  if (!getElementTypeOrSelf(init->get().getType()).isF64() ||
-      op.getMatchingIndexingMap(init) !=
-          AffineMap::get(2, 0, {getAffineDimExpr(0, op.getContext())},
-                         op.getContext()))
-    return {};
-  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  BlockArgument acc = op.getMatchingBlockArgument(init);
-  if (!add || !acc.hasOneUse() || !add->hasOneUse())
-    return {};
-  Value term = add.getLhs() == acc ? add.getRhs() : add.getLhs();
-  auto ext = term.getDefiningOp<arith::ExtFOp>();
-  if (!ext || !ext.getIn().getType().isF32() || !ext->hasOneUse())
+  if (op.getMatchingIndexingMap(init) !=
+      AffineMap::getMultiDimIdentityMap(loops, op.getContext())
+          .getMajorSubMap(loops - 1))
     return {};
   bool readsColumns = false; // some input gives the column count
   for (OpOperand *in : op.getDpsInputOperands()) {
@@ -157,9 +152,9 @@ arith::ExtFOp matchWideRowSum(linalg::GenericOp op) {
     if (!isa<MemRefType>(in->get().getType()) || !map.isProjectedPermutation())
       return {};
     for (unsigned r = 0, e = map.getNumResults(); r < e; ++r) {
-      if (map.getDimPosition(r) == 1 && r + 1 < e)
+      if (map.getDimPosition(r) == loops - 1 && r + 1 < e)
         return {};
-      readsColumns |= map.getDimPosition(r) == 1;
+      readsColumns |= map.getDimPosition(r) == loops - 1;
     }
   }
   if (!readsColumns)
@@ -167,46 +162,135 @@ arith::ExtFOp matchWideRowSum(linalg::GenericOp op) {
   for (Operation &inner : op.getBody()->without_terminator())
     if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()))
       return {};
+  BlockArgument acc = op.getMatchingBlockArgument(init);
+  return acc.hasOneUse() ? acc : BlockArgument();
+}
+
+/// A row sum of f32 terms accumulated in f64 (convert-air-to-linalg's f32
+/// sum or mean over the last axis of an array of rank >= 2, inside
+/// air-fuse-rows' blocks or not): a row reduction, out(rows...) +=
+/// extf(term). Returns the extf.
+arith::ExtFOp matchWideRowSum(linalg::GenericOp op) {
+  BlockArgument acc = matchRowReduction(op);
+  if (!acc || !acc.getType().isF64())
+    return {};
+  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add || !add->hasOneUse())
+    return {};
+  Value term = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  auto ext = term.getDefiningOp<arith::ExtFOp>();
+  if (!ext || !ext.getIn().getType().isF32() || !ext->hasOneUse())
+    return {};
   return ext;
 }
 
+/// A float max or min over the last axis (softmax's and logsumexp's row
+/// maximum): a row reduction, out(rows...) = maximumf/minimumf(out, term).
+/// Returns the combining op.
+Operation *matchRowMinMax(linalg::GenericOp op) {
+  BlockArgument acc = matchRowReduction(op);
+  if (!acc || !isa<FloatType>(acc.getType()))
+    return {};
+  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+  Operation *combine = yield.getOperand(0).getDefiningOp();
+  if (!isa_and_nonnull<arith::MaximumFOp, arith::MinimumFOp>(combine) ||
+      !combine->hasOneUse() ||
+      (combine->getOperand(0) != acc && combine->getOperand(1) != acc))
+    return {};
+  return combine;
+}
+
+/// Maps `op`'s input block arguments to its inputs at (rows..., col), the
+/// last loop being the column: loaded scalars, or with `lanes` > 0 a vector
+/// of that many columns for the inputs that read the column and a scalar
+/// broadcast to `lanes` for the others.
+void mapInputsAt(OpBuilder &b, Location loc, linalg::GenericOp op,
+                 ValueRange rows, Value col, IRMapping &map, int64_t lanes) {
+  unsigned colDim = op.getNumLoops() - 1;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap m = op.getMatchingIndexingMap(in);
+    SmallVector<Value> indices;
+    bool readsCol = false;
+    for (unsigned r = 0; r < m.getNumResults(); ++r) {
+      unsigned d = m.getDimPosition(r);
+      readsCol |= d == colDim;
+      indices.push_back(d == colDim ? col : rows[d]);
+    }
+    Value v = in->get();
+    Type element = getElementTypeOrSelf(v.getType());
+    if (lanes && readsCol)
+      v = vector::LoadOp::create(b, loc, VectorType::get({lanes}, element), v,
+                                 indices);
+    else
+      v = memref::LoadOp::create(b, loc, v, indices);
+    if (lanes && !readsCol)
+      v = unum::air::splatLanes(b, loc, v, lanes);
+    map.map(op.getMatchingBlockArgument(in), v);
+  }
+}
+
+/// The inputs of a row reduction (the last loop a reduction) that read the
+/// column: can they be loaded as vectors (contiguous along it, not i1,
+/// whose memrefs hold a byte per element where a vector<Nxi1> is packed)?
+/// Also returns the column count.
+bool vectorColumns(OpBuilder &b, Location loc, linalg::GenericOp op,
+                   Value &cols) {
+  unsigned colDim = op.getNumLoops() - 1;
+  bool vectors = true;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    if (!map.getNumResults() ||
+        map.getDimPosition(map.getNumResults() - 1) != colDim)
+      continue;
+    if (!cols)
+      cols = memref::DimOp::create(b, loc, in->get(), map.getNumResults() - 1);
+    Type element = getElementTypeOrSelf(in->get().getType());
+    vectors &= contiguousInner(in->get()) && element.isIntOrFloat() &&
+               element.getIntOrFloatBitWidth() >= 8;
+  }
+  return vectors;
+}
+
+/// Loops over `op`'s output (every loop but the last), [0, size) step 1.
+void rowBounds(OpBuilder &b, Location loc, linalg::GenericOp op,
+               SmallVectorImpl<Value> &lbs, SmallVectorImpl<Value> &ubs,
+               SmallVectorImpl<Value> &steps) {
+  Value out = op.getDpsInits()[0];
+  for (unsigned d = 0, e = op.getNumLoops() - 1; d < e; ++d) {
+    lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    ubs.push_back(memref::DimOp::create(b, loc, out, d));
+    steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+  }
+}
+
 /// The row sum in two levels, as the 1-D sum: each row's chunks of
-/// kRowChunk columns are added in f32 from +0 (LLVM vectorises them at the
-/// f32 width), the chunks' sums and the leftover columns in f64.
+/// kRowChunk columns are added in f32 from +0, the chunks' sums and the
+/// leftover columns in f64. A chunk is explicit vector code, `lanes` f32
+/// per vector (the target's register width) in kRowAccumulators
+/// accumulators, combined and reduced at the chunk's end, when every input
+/// that reads the columns is contiguous along them (else it is a scalar
+/// loop for LLVM to vectorise).
+constexpr int64_t kRowAccumulators = 4;
+
 void splitWideRowSum(RewriterBase &rewriter, linalg::GenericOp op,
-                     arith::ExtFOp ext) {
+                     arith::ExtFOp ext, int64_t lanes) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, loc, v);
   };
   Value out = op.getDpsInits()[0];
-  Value rows = memref::DimOp::create(rewriter, loc, out, 0);
+  SmallVector<Value> lbs, ubs, steps;
+  rowBounds(rewriter, loc, op, lbs, ubs, steps);
   Value cols;
-  for (OpOperand *in : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(in);
-    if (map.getNumResults() &&
-        map.getDimPosition(map.getNumResults() - 1) == 1) {
-      cols = memref::DimOp::create(rewriter, loc, in->get(),
-                                   map.getNumResults() - 1);
-      break;
-    }
-  }
+  bool vectorTerms = vectorColumns(rewriter, loc, op, cols) && lanes > 1;
   auto add = cast<arith::AddFOp>(*ext->getUsers().begin());
   arith::FastMathFlagsAttr flags = add.getFastmathAttr();
-  // The term at (row, col): the body with its arguments loaded.
-  auto term = [&](OpBuilder &b, Value row, Value col) {
+  // The term at (rows, col): the body with its arguments loaded.
+  auto term = [&](OpBuilder &b, ValueRange rows, Value col) {
     IRMapping map;
-    for (OpOperand *in : op.getDpsInputOperands()) {
-      AffineMap m = op.getMatchingIndexingMap(in);
-      SmallVector<Value> indices;
-      for (unsigned r = 0; r < m.getNumResults(); ++r)
-        indices.push_back(m.getDimPosition(r) == 0 ? row : col);
-      Value v = in->get();
-      if (isa<MemRefType>(v.getType()))
-        v = memref::LoadOp::create(b, loc, v, indices);
-      map.map(op.getMatchingBlockArgument(in), v);
-    }
+    mapInputsAt(b, loc, op, rows, col, map, 0);
     for (Operation &inner : op.getBody()->without_terminator()) {
       if (&inner == ext.getOperation())
         break;
@@ -214,29 +298,70 @@ void splitWideRowSum(RewriterBase &rewriter, linalg::GenericOp op,
     }
     return map.lookupOrDefault(ext.getIn());
   };
+  int64_t accs = kRowAccumulators;
+  while (accs > 1 && lanes * accs > kRowChunk)
+    accs /= 2;
+  vectorTerms &= kRowChunk % (lanes * accs) == 0;
+  // One chunk's f32 sum from +0, columns [c, c + kRowChunk).
+  Type f32 = rewriter.getF32Type();
+  Value zero32 = arith::ConstantOp::create(rewriter, loc, f32,
+                                           rewriter.getF32FloatAttr(0));
+  auto chunkSum = [&](OpBuilder &cb, ValueRange rows, Value c) -> Value {
+    Value end = arith::AddIOp::create(cb, loc, c, index(kRowChunk));
+    if (!vectorTerms) {
+      auto chunk = scf::ForOp::create(
+          cb, loc, c, end, index(1), ValueRange{zero32},
+          [&](OpBuilder &jb, Location, Value col, ValueRange s) {
+            Value sum = arith::AddFOp::create(jb, loc, s[0],
+                                              term(jb, rows, col), flags);
+            scf::YieldOp::create(jb, loc, sum);
+          });
+      return chunk.getResult(0);
+    }
+    auto vecType = VectorType::get({lanes}, f32);
+    Value zeros = arith::ConstantOp::create(
+        cb, loc, vecType, DenseElementsAttr::get(vecType, 0.0f));
+    SmallVector<Value> init(accs, zeros);
+    auto chunk = scf::ForOp::create(
+        cb, loc, c, end, index(lanes * accs), init,
+        [&](OpBuilder &jb, Location, Value col, ValueRange acc) {
+          SmallVector<Value> next;
+          for (int64_t u = 0; u < accs; ++u) {
+            Value at = arith::AddIOp::create(jb, loc, col, index(u * lanes));
+            IRMapping map;
+            mapInputsAt(jb, loc, op, rows, at, map, lanes);
+            Value t = unum::air::cloneBodyOnVectors(
+                jb, loc, op.getBody(), map, lanes, /*keepFastMath=*/true,
+                ext.getIn());
+            next.push_back(arith::AddFOp::create(jb, loc, acc[u], t, flags));
+          }
+          scf::YieldOp::create(jb, loc, next);
+        });
+    SmallVector<Value> parts(chunk.getResults());
+    while (parts.size() > 1) {
+      SmallVector<Value> halves;
+      for (size_t i = 0; i + 1 < parts.size(); i += 2)
+        halves.push_back(
+            arith::AddFOp::create(cb, loc, parts[i], parts[i + 1], flags));
+      parts = halves;
+    }
+    return vector::ReductionOp::create(
+        cb, loc, vector::CombiningKind::ADD, parts[0],
+        flags ? flags.getValue() : arith::FastMathFlags::none);
+  };
   Value k = index(kRowChunk);
   Value mainC = arith::MulIOp::create(
       rewriter, loc, arith::DivUIOp::create(rewriter, loc, cols, k), k);
   Type f64 = rewriter.getF64Type();
-  Value zero32 =
-      arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
-  scf::ForOp::create(
-      rewriter, loc, index(0), rows, index(1), ValueRange{},
-      [&](OpBuilder &b, Location, Value row, ValueRange) {
-        Value start = memref::LoadOp::create(b, loc, out, row);
+  scf::buildLoopNest(
+      rewriter, loc, lbs, ubs, steps,
+      [&](OpBuilder &b, Location, ValueRange rows) {
+        Value start = memref::LoadOp::create(b, loc, out, rows);
         auto chunks = scf::ForOp::create(
             b, loc, index(0), mainC, k, ValueRange{start},
             [&](OpBuilder &cb, Location, Value c, ValueRange acc) {
-              Value end = arith::AddIOp::create(cb, loc, c, k);
-              auto chunk = scf::ForOp::create(
-                  cb, loc, c, end, index(1), ValueRange{zero32},
-                  [&](OpBuilder &jb, Location, Value col, ValueRange s) {
-                    Value sum = arith::AddFOp::create(
-                        jb, loc, s[0], term(jb, row, col), flags);
-                    scf::YieldOp::create(jb, loc, sum);
-                  });
               Value wide =
-                  arith::ExtFOp::create(cb, loc, f64, chunk.getResult(0));
+                  arith::ExtFOp::create(cb, loc, f64, chunkSum(cb, rows, c));
               scf::YieldOp::create(
                   cb, loc,
                   Value(arith::AddFOp::create(cb, loc, acc[0], wide, flags)));
@@ -245,15 +370,115 @@ void splitWideRowSum(RewriterBase &rewriter, linalg::GenericOp op,
             b, loc, mainC, cols, index(1), chunks.getResults(),
             [&](OpBuilder &jb, Location, Value col, ValueRange acc) {
               Value wide =
-                  arith::ExtFOp::create(jb, loc, f64, term(jb, row, col));
+                  arith::ExtFOp::create(jb, loc, f64, term(jb, rows, col));
               scf::YieldOp::create(
                   jb, loc,
                   Value(arith::AddFOp::create(jb, loc, acc[0], wide, flags)));
             });
-        memref::StoreOp::create(b, loc, rest.getResult(0), out, row);
-        scf::YieldOp::create(b, loc);
+        memref::StoreOp::create(b, loc, rest.getResult(0), out, rows);
       });
   rewriter.eraseOp(op);
+}
+
+/// A row max/min (matchRowMinMax) as explicit vector code: each row's
+/// columns in `lanes`-wide vectors in kRowAccumulators accumulators that
+/// start at the output's value, combined at the end of the row's
+/// multiples of kRowAccumulators vectors, then the leftover whole vectors
+/// into that one, reduced, then the leftover columns one by one.
+/// maximumf/minimumf are exactly associative and commutative (NaN propagates,
+/// -0 < +0), so the result is the one of the loop in order. False (nothing
+/// done) when the columns cannot be loaded as vectors.
+bool vectorizeRowMinMax(RewriterBase &rewriter, linalg::GenericOp op,
+                        Operation *combine, int64_t lanes) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value cols;
+  if (lanes < 2 || !vectorColumns(rewriter, loc, op, cols))
+    return false;
+  SmallVector<Value> lbs, ubs, steps;
+  rowBounds(rewriter, loc, op, lbs, ubs, steps);
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  BlockArgument acc = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
+  Value term = combine->getOperand(0) == acc ? combine->getOperand(1)
+                                             : combine->getOperand(0);
+  bool isMax = isa<arith::MaximumFOp>(combine);
+  auto combined = [&](OpBuilder &b, Value x, Value y) -> Value {
+    if (isMax)
+      return arith::MaximumFOp::create(b, loc, x, y);
+    return arith::MinimumFOp::create(b, loc, x, y);
+  };
+  Value out = op.getDpsInits()[0];
+  int64_t step = lanes * kRowAccumulators;
+  auto roundDown = [&](int64_t multiple) -> Value {
+    Value m = index(multiple);
+    return arith::MulIOp::create(
+        rewriter, loc, arith::DivUIOp::create(rewriter, loc, cols, m), m);
+  };
+  Value mainC = roundDown(step), mainV = roundDown(lanes);
+  scf::buildLoopNest(
+      rewriter, loc, lbs, ubs, steps,
+      [&](OpBuilder &b, Location, ValueRange rows) {
+        Value start = memref::LoadOp::create(b, loc, out, rows);
+        SmallVector<Value> init(kRowAccumulators,
+                                unum::air::splatLanes(b, loc, start, lanes));
+        auto main = scf::ForOp::create(
+            b, loc, index(0), mainC, index(step), init,
+            [&](OpBuilder &jb, Location, Value col, ValueRange accs) {
+              SmallVector<Value> next;
+              for (int64_t u = 0; u < kRowAccumulators; ++u) {
+                Value at =
+                    arith::AddIOp::create(jb, loc, col, index(u * lanes));
+                IRMapping map;
+                mapInputsAt(jb, loc, op, rows, at, map, lanes);
+                Value t = unum::air::cloneBodyOnVectors(
+                    jb, loc, op.getBody(), map, lanes, /*keepFastMath=*/true,
+                    term);
+                next.push_back(combined(jb, accs[u], t));
+              }
+              scf::YieldOp::create(jb, loc, next);
+            });
+        SmallVector<Value> parts(main.getResults());
+        while (parts.size() > 1) {
+          SmallVector<Value> halves;
+          for (size_t i = 0; i + 1 < parts.size(); i += 2)
+            halves.push_back(combined(b, parts[i], parts[i + 1]));
+          parts = halves;
+        }
+        // Then whole vectors one at a time, then single columns.
+        auto single = scf::ForOp::create(
+            b, loc, mainC, mainV, index(lanes), ValueRange{parts[0]},
+            [&](OpBuilder &jb, Location, Value col, ValueRange accs) {
+              IRMapping map;
+              mapInputsAt(jb, loc, op, rows, col, map, lanes);
+              Value t = unum::air::cloneBodyOnVectors(
+                  jb, loc, op.getBody(), map, lanes, /*keepFastMath=*/true,
+                  term);
+              scf::YieldOp::create(jb, loc, combined(jb, accs[0], t));
+            });
+        Value reduced =
+            vector::ReductionOp::create(b, loc,
+                                        isMax ? vector::CombiningKind::MAXIMUMF
+                                              : vector::CombiningKind::MINIMUMF,
+                                        single.getResult(0));
+        auto rest = scf::ForOp::create(
+            b, loc, mainV, cols, index(1), ValueRange{reduced},
+            [&](OpBuilder &jb, Location, Value col, ValueRange r) {
+              IRMapping map;
+              mapInputsAt(jb, loc, op, rows, col, map, 0);
+              for (Operation &inner : op.getBody()->without_terminator()) {
+                if (map.contains(term))
+                  break;
+                jb.clone(inner, map);
+              }
+              scf::YieldOp::create(jb, loc,
+                                   combined(jb, r[0], map.lookup(term)));
+            });
+        memref::StoreOp::create(b, loc, rest.getResult(0), out, rows);
+      });
+  rewriter.eraseOp(op);
+  return true;
 }
 
 struct AirVectorizePass
@@ -269,11 +494,16 @@ struct AirVectorizePass
     }
     SmallVector<linalg::GenericOp> matmuls, elementwise, reductions;
     SmallVector<std::pair<linalg::GenericOp, arith::ExtFOp>> rowSums;
+    SmallVector<std::pair<linalg::GenericOp, Operation *>> rowMinMax;
     func->walk([&](linalg::GenericOp op) {
       if (!op.hasPureBufferSemantics())
         return;
       if (arith::ExtFOp ext = matchWideRowSum(op)) {
         rowSums.push_back({op, ext});
+        return;
+      }
+      if (Operation *combine = matchRowMinMax(op)) {
+        rowMinMax.push_back({op, combine});
         return;
       }
       Type t = getElementTypeOrSelf(op.getDpsInits()[0].getType());
@@ -290,7 +520,11 @@ struct AirVectorizePass
     });
     IRRewriter rewriter(&getContext());
     for (auto [op, ext] : rowSums)
-      splitWideRowSum(rewriter, op, ext);
+      splitWideRowSum(rewriter, op, ext, lanes(rewriter.getF32Type()));
+    for (auto [op, combine] : rowMinMax)
+      (void)vectorizeRowMinMax(
+          rewriter, op, combine,
+          lanes(getElementTypeOrSelf(op.getDpsInits()[0].getType())));
     // air-fuse-rows' loops over row blocks (RowFusion.h), last: the serial
     // copy a dynamic threshold keeps holds the vector code too.
     auto shareRows = llvm::make_scope_exit(

@@ -142,28 +142,48 @@ func.func @select_i1(%c: memref<?x?xi1>, %x: memref<?x?xf32>, %out: memref<?x?xf
 }
 
 // An f32 row sum accumulated in f64 (a layernorm's mean and variance) runs
-// in two levels: chunks of 128 columns added in f32 from +0 (fast: 8 or 16
-// f32 lanes), their sums and the leftover columns in f64. The term
-// (x - m)^2 is computed in f32 in both loops; the result is stored once
-// per row.
+// in two levels: chunks of 128 columns added in f32 from +0, their sums and
+// the leftover columns in f64. A chunk is explicit vector code of the
+// target's width in four accumulators (8 f32 lanes x 4 per 32 columns on
+// AVX2, 16 x 4 per 64 on AVX-512), combined and reduced at the chunk's end;
+// the term (x - m)^2 is computed on vectors there (m broadcast) and in f32
+// scalars for the leftover columns; the result is stored once per row.
 // AVX2-LABEL: func.func @row_sum_two_levels(
-// AVX2-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// AVX2-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8xf32>
 // AVX2-DAG: %[[K:.*]] = arith.constant 128 : index
+// AVX2-DAG: %[[STEP:.*]] = arith.constant 32 : index
 // AVX2: %[[MAIN:.*]] = arith.muli %{{.*}}, %[[K]]
 // AVX2: scf.for %[[ROW:.*]] =
 // AVX2: %[[START:.*]] = memref.load %{{.*}}[%[[ROW]]] : memref<?xf64>
 // AVX2: %[[CHUNKS:.*]] = scf.for %[[C:.*]] = %{{.*}} to %[[MAIN]] step %[[K]] iter_args(%[[ACC:.*]] = %[[START]]) -> (f64)
-// AVX2: %[[PART:.*]] = scf.for %{{.*}} iter_args(%[[S:.*]] = %[[ZERO]]) -> (f32)
+// AVX2: %[[PART:.*]]:4 = scf.for %{{.*}} step %[[STEP]] iter_args(%[[S0:.*]] = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]]) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// AVX2: vector.load %{{.*}} : memref<?x?xf32>, vector<8xf32>
+// AVX2: vector.broadcast %{{.*}} : f32 to vector<8xf32>
 // AVX2: arith.subf
 // AVX2: %[[SQ:.*]] = arith.mulf
-// AVX2: arith.addf %[[S]], %[[SQ]] fastmath<reassoc> : f32
-// AVX2: %[[WIDE:.*]] = arith.extf %[[PART]] : f32 to f64
+// AVX2: arith.addf %[[S0]], %[[SQ]] fastmath<reassoc> : vector<8xf32>
+// AVX2-COUNT-3: vector.load %{{.*}} : memref<?x?xf32>, vector<8xf32>
+// AVX2: scf.yield
+// AVX2: %[[A:.*]] = arith.addf %[[PART]]#0, %[[PART]]#1 fastmath<reassoc> : vector<8xf32>
+// AVX2: %[[B:.*]] = arith.addf %[[PART]]#2, %[[PART]]#3 fastmath<reassoc> : vector<8xf32>
+// AVX2: %[[AB:.*]] = arith.addf %[[A]], %[[B]] fastmath<reassoc> : vector<8xf32>
+// AVX2: %[[R:.*]] = vector.reduction <add>, %[[AB]] fastmath<reassoc> : vector<8xf32> into f32
+// AVX2: %[[WIDE:.*]] = arith.extf %[[R]] : f32 to f64
 // AVX2: arith.addf %[[ACC]], %[[WIDE]] fastmath<reassoc> : f64
 // AVX2: %[[REST:.*]] = scf.for %{{.*}} = %[[MAIN]] to %{{.*}} iter_args(%{{.*}} = %[[CHUNKS]]) -> (f64)
+// AVX2: arith.subf %{{.*}} : f32
 // AVX2: arith.extf %{{.*}} : f32 to f64
 // AVX2: memref.store %[[REST]], %{{.*}}[%[[ROW]]] : memref<?xf64>
 // AVX2-NOT: linalg.generic
 // AVX2: return
+// AVX512-LABEL: func.func @row_sum_two_levels(
+// AVX512-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// AVX512-DAG: %[[STEP:.*]] = arith.constant 64 : index
+// AVX512: %[[PART:.*]]:4 = scf.for %{{.*}} step %[[STEP]] iter_args(%{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]]) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// AVX512-COUNT-4: vector.load %{{.*}} : memref<?x?xf32>, vector<16xf32>
+// AVX512: vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<16xf32> into f32
+// AVX512-NOT: linalg.generic
+// AVX512: return
 func.func @row_sum_two_levels(%x: memref<?x?xf32>, %m: memref<?xf32>, %sum: memref<?xf64>) {
   linalg.generic {indexing_maps = [#id, #red, #red], iterator_types = ["parallel", "reduction"]}
       ins(%x, %m : memref<?x?xf32>, memref<?xf32>) outs(%sum : memref<?xf64>) {
@@ -173,6 +193,82 @@ func.func @row_sum_two_levels(%x: memref<?x?xf32>, %m: memref<?xf32>, %sum: memr
     %w = arith.extf %sq : f32 to f64
     %s = arith.addf %o, %w fastmath<reassoc> : f64
     linalg.yield %s : f64
+  }
+  return
+}
+
+// The same over the last axis of a 3-D array: a loop per leading dimension,
+// each row's chunks in vectors. A column-strided input keeps the chunk a
+// scalar f32 loop.
+// AVX2-LABEL: func.func @row_sum_3d(
+// AVX2: scf.for %[[I:.*]] =
+// AVX2: scf.for %[[J:.*]] =
+// AVX2: memref.load %{{.*}}[%[[I]], %[[J]]] : memref<?x?xf64>
+// AVX2: scf.for
+// AVX2: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// AVX2: vector.load %{{.*}}[%[[I]], %[[J]], %{{.*}}] : memref<?x?x?xf32>, vector<8xf32>
+// AVX2: vector.reduction <add>
+// AVX2: memref.store %{{.*}}, %{{.*}}[%[[I]], %[[J]]] : memref<?x?xf64>
+// AVX2-NOT: linalg.generic
+// AVX2: return
+// AVX2-LABEL: func.func @row_sum_strided(
+// AVX2-NOT: vector.
+// AVX2: arith.constant 0.000000e+00 : f32
+// AVX2-NOT: vector.
+// AVX2: scf.for {{.*}} -> (f32)
+// AVX2-NOT: vector.
+// AVX2: return
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#red3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @row_sum_3d(%x: memref<?x?x?xf32>, %sum: memref<?x?xf64>) {
+  linalg.generic {indexing_maps = [#id3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : memref<?x?x?xf32>) outs(%sum : memref<?x?xf64>) {
+  ^bb0(%a: f32, %o: f64):
+    %w = arith.extf %a : f32 to f64
+    %s = arith.addf %o, %w fastmath<reassoc> : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+func.func @row_sum_strided(%x: memref<?x?xf32, strided<[?, 2]>>, %sum: memref<?xf64>) {
+  linalg.generic {indexing_maps = [#id, #red], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x?xf32, strided<[?, 2]>>) outs(%sum : memref<?xf64>) {
+  ^bb0(%a: f32, %o: f64):
+    %w = arith.extf %a : f32 to f64
+    %s = arith.addf %o, %w fastmath<reassoc> : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+
+// A float max over the last axis (softmax's row maximum): vector
+// accumulators starting at the output's value (4 x 8 lanes on AVX2, 4 x 16
+// on AVX-512), combined with maximumf (exact in any order), then single
+// vectors, the reduction, then single columns.
+// AVX2-LABEL: func.func @row_max(
+// AVX2: scf.for %[[ROW:.*]] =
+// AVX2: %[[START:.*]] = memref.load %{{.*}}[%[[ROW]]] : memref<?xf32>
+// AVX2: %[[SPLAT:.*]] = vector.broadcast %[[START]] : f32 to vector<8xf32>
+// AVX2: %[[ACC:.*]]:4 = scf.for {{.*}} iter_args({{.*}} = %[[SPLAT]], {{.*}} = %[[SPLAT]], {{.*}} = %[[SPLAT]], {{.*}} = %[[SPLAT]]) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// AVX2-COUNT-4: arith.maximumf %{{.*}} : vector<8xf32>
+// AVX2: arith.maximumf %[[ACC]]#0, %[[ACC]]#1 : vector<8xf32>
+// AVX2: %[[ONE:.*]] = scf.for {{.*}} -> (vector<8xf32>)
+// AVX2: %[[R:.*]] = vector.reduction <maximumf>, %[[ONE]] : vector<8xf32> into f32
+// AVX2: %[[LAST:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[R]]) -> (f32)
+// AVX2: memref.store %[[LAST]], %{{.*}}[%[[ROW]]] : memref<?xf32>
+// AVX2-NOT: linalg.generic
+// AVX2: return
+// AVX512-LABEL: func.func @row_max(
+// AVX512: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// AVX512: vector.reduction <maximumf>, %{{.*}} : vector<16xf32> into f32
+// AVX512-NOT: linalg.generic
+// AVX512: return
+func.func @row_max(%x: memref<?x?xf32, strided<[?, 1], offset: ?>>, %m: memref<?xf32>) {
+  linalg.generic {indexing_maps = [#id, #red], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x?xf32, strided<[?, 1], offset: ?>>) outs(%m : memref<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.maximumf %o, %a : f32
+    linalg.yield %s : f32
   }
   return
 }

@@ -1,12 +1,13 @@
 """Every function of an app in its own unum-serve process, a shared store
-(Redis or DynamoDB), and a supervisor that kills a random function process
+(Redis, DynamoDB or SQLite), and a supervisor that kills a random function process
 with SIGKILL at random moments and starts it again (as a platform replaces a
 container).
 
 usage: serve-kill.py UNUM_SERVE UNUM_RUN APPDIR STORE WORKDIR [--runs N] [--width W]...
                      [--seed S] [--kills-per-run K]
-STORE: a Redis port on 127.0.0.1 (with-redis.py's {port}), or a
-dynamodb://127.0.0.1:PORT/TABLE?... URI (with-dynalite.py's dynalite).
+STORE: a Redis port on 127.0.0.1 (with-redis.py's {port}), a
+dynamodb://127.0.0.1:PORT/TABLE?... URI (with-dynalite.py's dynalite), or
+a sqlite:PATH URI (one file the hosts share).
 
 First the reference: the same input run crash-free by `unum-run` in one
 process (memory store). Then, for each --width W (a Map of W items; runs
@@ -16,7 +17,7 @@ kills and restarts hosts. Each run's outputs and committed effects must be
 the reference's, byte for byte (so every fan-in target committed once), and
 each session is deleted by the client. At the end the hosts are stopped
 with SIGTERM (each must exit 0 after draining) and the store must hold
-nothing (Redis: no key; DynamoDB: no item in the table).
+nothing (Redis: no key; DynamoDB: no item in the table; SQLite: no row).
 A failure prints the seed and the command to replay it.
 """
 import json, os, random, signal, socket, subprocess, sys, time
@@ -38,6 +39,8 @@ runs, seed, kills = int(opts["--runs"]), int(opts["--seed"]), int(opts["--kills-
 widths = widths or [50]
 if store_arg.isdigit():
     store, store_name = "redis://127.0.0.1:%s" % store_arg, "Redis"
+elif store_arg.startswith("sqlite:"):
+    store, store_name = store_arg, "SQLite"
 else:
     store, store_name = store_arg, "DynamoDB"
 os.makedirs(work, exist_ok=True)
@@ -221,6 +224,16 @@ if store_name == "Redis":
     if left != 0:
         keys = redis("KEYS", "*")
         fail("Redis holds %s key(s) after the runs: %r" % (left, keys[:500]))
+elif store_name == "SQLite":
+    import sqlite3
+    con = sqlite3.connect(store[len("sqlite:"):].split("?")[0], timeout=30)
+    tables = [t for (t,) in con.execute(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name LIKE 'unum%'")]
+    left = {t: n for t in tables
+            for (n,) in [con.execute('SELECT count(*) FROM "%s"' % t).fetchone()] if n}
+    con.close()
+    if not tables or left:
+        fail("the SQLite file holds rows after the runs: %r (tables %r)" % (left, tables))
 else:
     # (the store's layout marker stays: lib/Runtime/DynamoStore.cpp)
     left = [i for i in dynamo_items() if i[0] != "unum-layout"]
