@@ -15,9 +15,7 @@ as a numpy broadcast view (stride 0). Each result must match numpy (f32
 loosely, integers exactly, NaN where numpy has NaN) and nothing outside an
 output view may be written.
 """
-import ctypes
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -26,7 +24,7 @@ import pytest
 from conftest import BINARY_DIR, SOURCE_DIR
 
 sys.path.insert(0, os.path.join(SOURCE_DIR, "test", "Dialect", "Air", "Inputs"))
-from air_ctypes import call_status  # noqa: E402
+from air_ctypes import call_status, compile_library  # noqa: E402
 
 AIRC = os.path.join(BINARY_DIR, "bin", "unum-airc")
 
@@ -114,13 +112,7 @@ LAYOUTS = ["contiguous", "column-major", "reversed", "strided", "broadcast"]
 def lib(tmp_path_factory):
     if not os.path.exists(AIRC):
         pytest.skip("no %s" % AIRC)
-    work = tmp_path_factory.mktemp("layouts")
-    (work / "k.air").write_text(AIR)
-    subprocess.run([AIRC, str(work / "k.air"), "-o", str(work / "k.o")],
-                   check=True)
-    subprocess.run(["cc", "-shared", str(work / "k.o"), "-o",
-                    str(work / "k.so"), "-lm"], check=True)
-    return ctypes.CDLL(str(work / "k.so"))
+    return compile_library(AIRC, AIR, tmp_path_factory.mktemp("layouts") / "k")
 
 
 def view(a, layout, output=False):

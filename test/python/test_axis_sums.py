@@ -14,9 +14,7 @@ the row + one rounding: see the test_row_* tests.
 
 Also max and min over those axes, which must be exact (NaN-propagating,
 -0 below +0, like arith.maximumf/minimumf): see test_axis0_extrema_exact."""
-import ctypes
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -25,7 +23,7 @@ import pytest
 from conftest import BINARY_DIR, SOURCE_DIR
 
 sys.path.insert(0, os.path.join(SOURCE_DIR, "test", "Dialect", "Air", "Inputs"))
-from air_ctypes import call_status  # noqa: E402
+from air_ctypes import call_status, compile_library  # noqa: E402
 
 AIRC = os.path.join(BINARY_DIR, "bin", "unum-airc")
 
@@ -99,13 +97,7 @@ U32 = 2.0 ** -24
 def lib(tmp_path_factory):
     if not os.path.exists(AIRC):
         pytest.skip("no %s" % AIRC)
-    work = tmp_path_factory.mktemp("axis_sums")
-    (work / "k.air").write_text(AIR)
-    subprocess.run([AIRC, str(work / "k.air"), "-o", str(work / "k.o")],
-                   check=True)
-    subprocess.run(["cc", "-shared", str(work / "k.o"), "-o",
-                    str(work / "k.so"), "-lm"], check=True)
-    return ctypes.CDLL(str(work / "k.so"))
+    return compile_library(AIRC, AIR, tmp_path_factory.mktemp("axis_sums") / "k")
 
 
 def run(lib, name, x, axis):

@@ -10,9 +10,7 @@ reductions over axis 0 (and axes 0 and 1 of a 3-D array).
 Both libraries are built by unum-airc (--num-threads=1 and 2) from the same
 AIR text with dynamic sizes; each kernel is called with the same inputs
 and the outputs are compared byte for byte, and with numpy (loosely)."""
-import ctypes
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -21,7 +19,7 @@ import pytest
 from conftest import BINARY_DIR, SOURCE_DIR
 
 sys.path.insert(0, os.path.join(SOURCE_DIR, "test", "Dialect", "Air", "Inputs"))
-from air_ctypes import call_status  # noqa: E402
+from air_ctypes import call_status, compile_library  # noqa: E402
 
 sys.path.insert(0, os.path.join(SOURCE_DIR, "utils", "bench"))
 from air_rows_bench import AIR as ROWS_AIR  # noqa: E402
@@ -120,18 +118,8 @@ def libs(tmp_path_factory):
     if not os.path.exists(AIRC):
         pytest.skip("no %s" % AIRC)
     work = tmp_path_factory.mktemp("threads")
-    air = work / "k.air"
-    air.write_text(AIR)
-    out = []
-    for threads in (1, 2):
-        obj = str(work / ("k%d.o" % threads))
-        so = str(work / ("k%d.so" % threads))
-        subprocess.run([AIRC, str(air), "-o", obj,
-                        "--num-threads=%d" % threads], check=True)
-        subprocess.run(["cc", "-shared", obj, "-o", so, "-lm", "-L/usr/lib/llvm-22/lib"]
-                       + (["-lomp"] if threads > 1 else []), check=True)
-        out.append(ctypes.CDLL(so))
-    return out
+    return [compile_library(AIRC, AIR, work / ("k%d" % t), threads=t)
+            for t in (1, 2)]
 
 
 def rand(rng, shape, dtype):

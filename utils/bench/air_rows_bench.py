@@ -30,7 +30,6 @@ Needs /usr/bin/python3 with numpy (and python3-torch for the timing).
 import argparse
 import ctypes
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "test",
                                 "Dialect", "Air", "Inputs"))
-from air_ctypes import descriptor  # noqa: E402  (memref descriptors)
+from air_ctypes import compile_library, descriptor  # noqa: E402  (memref descriptors)
 from bench_timing import alternating, cpu_description  # noqa: E402
 
 AIR = """
@@ -245,28 +244,15 @@ def main():
     args = ap.parse_args()
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     work = tempfile.mkdtemp(prefix="air-rows-bench-")
-    air = os.path.join(work, "k.air")
-    with open(air, "w") as f:
-        f.write(AIR)
-    builds = {}
-    for mcpu in args.mcpu.split(","):
-        obj, lib = (os.path.join(work, "k-%s.%s" % (mcpu, e))
-                    for e in ("o", "so"))
+
+    def build(mcpu, threads=1):
         flags = [] if mcpu == "host" else ["--mcpu=" + mcpu]
-        subprocess.run([args.airc, air, "-o", obj] + flags, check=True)
-        subprocess.run([args.cc, "-shared", obj, "-o", lib, "-lm"], check=True)
-        builds[mcpu] = ctypes.CDLL(lib)
+        stem = os.path.join(work, "k-%s-%dt" % (mcpu, threads))
+        return compile_library(args.airc, AIR, stem, flags, threads, args.cc)
+
+    builds = {mcpu: build(mcpu) for mcpu in args.mcpu.split(",")}
     first = args.mcpu.split(",")[0]
-    threaded = None
-    if args.threads > 1:
-        obj, lib = (os.path.join(work, "k-%s-%dt.%s" % (first, args.threads, e))
-                    for e in ("o", "so"))
-        flags = [] if first == "host" else ["--mcpu=" + first]
-        subprocess.run([args.airc, air, "-o", obj,
-                        "--num-threads=%d" % args.threads] + flags, check=True)
-        subprocess.run([args.cc, "-shared", obj, "-o", lib, "-lm",
-                        "-L/usr/lib/llvm-22/lib", "-lomp"], check=True)
-        threaded = ctypes.CDLL(lib)
+    threaded = build(first, args.threads) if args.threads > 1 else None
     rng = np.random.default_rng(7)
     ok = True
     # Every remainder of the axis-0 reductions: fewer rows than a chunk (8

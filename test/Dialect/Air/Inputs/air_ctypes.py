@@ -1,7 +1,7 @@
 """Calling unum-airc kernels from Python through ctypes (docs/AirABI.md).
 
-Shared by the AIR program tests (grad_torch.py, differential.py): build one
-shared library from AIR files, describe numpy arrays -- any view, strides and
+Shared by the AIR program tests (grad_torch.py, differential.py, the pytest
+AIR tests) and the rows bench: build one shared library from AIR files or text, describe numpy arrays -- any view, strides and
 offset included -- as memref descriptors, call a kernel and get its status.
 """
 import concurrent.futures
@@ -82,6 +82,21 @@ def build_library(airc, cc, files, lib, jobs=2):
     if any(codes):
         return None
     subprocess.run([cc, "-shared"] + objects + ["-o", lib, "-lm"], check=True)
+    return ctypes.CDLL(lib)
+
+
+def compile_library(airc, air, stem, flags=(), threads=1, cc="cc"):
+    """Compiles the AIR text `air` with unum-airc (`flags`, `threads`) into
+    `stem`.o, links `stem`.so (with libomp for more than one thread) and
+    returns it loaded."""
+    source, obj, lib = (str(stem) + e for e in (".air", ".o", ".so"))
+    with open(source, "w") as f:
+        f.write(air)
+    if threads > 1:
+        flags = list(flags) + ["--num-threads=%d" % threads]
+    subprocess.run([airc, source, "-o", obj] + list(flags), check=True)
+    omp = ["-L/usr/lib/llvm-22/lib", "-lomp"] if threads > 1 else []
+    subprocess.run([cc, "-shared", obj, "-o", lib, "-lm"] + omp, check=True)
     return ctypes.CDLL(lib)
 
 
