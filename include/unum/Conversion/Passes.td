@@ -196,16 +196,17 @@ def AirVectorize : Pass<"air-vectorize"> {
     with masks (any static or dynamic shape stays vectorised). An
     elementwise tail reading only the matmul's result (bias over rows or
     columns, relu, scaling) is applied to the register tile before its last
-    store. With `threads` > 1 the matmul is one `scf.parallel` loop of
-    `threads` ranges of rows (or of columns when M is small), each a whole
-    nest with its own packing (convert-scf-to-openmp makes it OpenMP) when
-    the call has at least 2^20 multiply-adds; with fewer than 512 rows and
-    one B panel of columns, one `omp.parallel` region instead whose threads
-    pack each KC block of B together (half each, into a shared
-    double-buffered panel), meet at one barrier, then run their rows, and the outermost loop of an
-    elementwise kernel is when it has at least 2^17 elements (decided at
-    run time for dynamic sizes: an `scf.if` picks the parallel or the serial
-    loop, lib/Conversion/AirToLinalg/Parallel.h). An
+    store. With `threads` > 1 and at least 2^20 multiply-adds per call the
+    matmul is shared: with fewer than 512 rows and one B panel of columns,
+    as one `omp.parallel` region whose threads pack each KC block of B
+    together (1/T each, into a shared double-buffered panel), meet at one
+    barrier, then run equal shares of the register tiles; otherwise as one
+    `scf.parallel` loop of `threads` ranges of rows (or of columns when M
+    is small), each a whole nest with its own packing
+    (convert-scf-to-openmp makes it OpenMP). The outermost loop of an
+    elementwise kernel is shared when it has at least 2^17 elements (decided
+    at run time for dynamic sizes: an `scf.if` picks the parallel or the
+    serial loop, lib/Conversion/AirToLinalg/Parallel.h). An
     elementwise generic whose operands are contiguous along the innermost
     loop (or do not read it) is tiled to `unroll` registers along it and
     vectorised. A reduction over leading or middle axes streams its rows
