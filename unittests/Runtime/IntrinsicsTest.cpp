@@ -17,7 +17,6 @@
 
 #include "gtest/gtest.h"
 
-#include <chrono>
 #include <mutex>
 #include <regex>
 #include <set>
@@ -527,12 +526,12 @@ TEST(Intrinsics, JsonMergeLarge) {
   Value input = Value::object();
   input.set("a", Value(std::move(a)));
   input.set("b", Value(std::move(b)));
-  auto start = std::chrono::steady_clock::now();
+  // CPU time (wall time went over 2 s at load 19); the bound only has to
+  // tell O(n log n) (~0.1 s) from quadratic (minutes).
+  double start = threadCpuSeconds();
   auto r = in::evaluate("States.JsonMerge($.a, $.b, false)",
                         resolverFor(std::move(input)));
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  double seconds = threadCpuSeconds() - start;
   ASSERT_TRUE(r.isOk()) << r.getStatus().message();
   const Value::Object &out = r->getObject();
   ASSERT_EQ(out.size(), n + n / 2);
@@ -543,7 +542,7 @@ TEST(Intrinsics, JsonMergeLarge) {
   EXPECT_EQ(out[n / 2], Value::Member("k" + std::to_string(n / 2), Value(-1)));
   EXPECT_EQ(out[n].first, "k" + std::to_string(n));
   EXPECT_EQ(out.back().first, "k" + std::to_string(n + n / 2 - 1));
-  EXPECT_LT(seconds, 2.0) << "States.JsonMerge of 100,000 members";
+  EXPECT_LT(seconds, 10.0) << "States.JsonMerge of 100,000 members";
 }
 
 TEST(Intrinsics, JsonMerge) {

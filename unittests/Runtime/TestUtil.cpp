@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <ctime>
 #include <fcntl.h>
 #include <filesystem>
 #include <netinet/in.h>
@@ -280,4 +281,10 @@ std::string unum::runtime::test::sourceDir() {
 #else
   return ".";
 #endif
+}
+
+double unum::runtime::test::threadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
 }

@@ -12,6 +12,10 @@
 
 namespace unum::runtime::test {
 
+/// This thread's CPU time in seconds. The complexity tests bound it rather
+/// than wall time, which a loaded 2-core CI box stretches several-fold.
+double threadCpuSeconds();
+
 /// A redis-server started for the test binary on a free 127.0.0.1 port and
 /// stopped when the binary exits. Null (with `whyNot`) when redis-server is
 /// not installed or does not come up.

@@ -203,6 +203,7 @@ struct RoundEvidence {
   double windowCpu = 0; // their CPU seconds over the window, summed
   double window = 0;    // the window's seconds
   long involuntary = 0; // their involuntary context switches in it
+  double callerCpu = 0; // the calling thread's CPU seconds in the window
 };
 
 /// Best and median seconds of a call, and the CPUs the process had while
@@ -262,6 +263,7 @@ std::vector<Timing> race(int rounds,
       RoundEvidence e;
       e.span = airbench::loopSpanSeconds();
       e.window = after.wall - before.wall;
+      e.callerCpu = after.callerCpu - before.callerCpu;
       for (const airbench::ThreadShare &share : airbench::threadShares()) {
         ++e.threads;
         e.shareWall += share.wall;
@@ -294,7 +296,10 @@ std::vector<Timing> race(int rounds,
 /// ~1.0 whether it works or waits), and (2) their shares overlapped: the
 /// seconds inside their shares add up to at least 1.8 x the seconds during
 /// which any was inside one (1.0: one ran after the other, i.e. both on one
-/// CPU; a share 10% shorter than the other gives 1.9).
+/// CPU; a share 10% shorter than the other gives 1.9), and (3) the
+/// round's 1-thread call had its CPU: the calling thread's CPU time over
+/// that call's window is at least 0.9 x the window (a 1-thread call slowed
+/// by the machine would inflate the ratio).
 struct PairFigures {
   bool available = false; // the OMPT tool reported (threadEvidence())
   int rounds = 0, parallel = 0;
@@ -333,7 +338,10 @@ PairFigures pairFigures(const Timing &one, const Timing &two, bool median,
     double oneCall = one.rounds[r] / callsOne;
     if (oneCall > 0)
       work.push_back(e.shareWall / callsTwo / oneCall);
-    if (e.threads >= 2 && c >= 1.8 && s >= 1.8) {
+    // The 1-thread call of the round had its CPU (>= 90% of its window).
+    const RoundEvidence &o = one.evidence[r];
+    bool oneRan = o.window > 0 && o.callerCpu >= 0.9 * o.window;
+    if (e.threads >= 2 && c >= 1.8 && s >= 1.8 && oneRan) {
       ++f.parallel;
       t1.push_back(oneCall);
       t2.push_back(two.rounds[r] / callsTwo);
@@ -385,7 +393,8 @@ void printEvidenceLegend() {
       "side = their seconds inside their shares / the seconds any was inside "
       "one (median round; 2 = side by side, 1 = one after the other); par = "
       "rounds with tcpus >= 1.8 and side >= 1.8 (both threads had a CPU and "
-      "computed together) / all rounds; vs 1t par = vs 1t over those rounds "
+      "computed together) whose 1-thread call had its CPU (>= 90% of its "
+      "time) / all rounds; vs 1t par = vs 1t over those rounds "
       "only (vs 1t is over all rounds); work = seconds inside the two shares "
       "/ the 1-thread call's seconds in the same round (median; 1.00 = no "
       "extra work; more = work done twice, waiting inside a share, or a CPU "
