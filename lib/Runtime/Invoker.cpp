@@ -46,7 +46,13 @@ public:
   ~Impl();
 
   Status invoke(const std::string &function, Payload &&payload);
-  Status invokeHere(const std::string &function, Payload &&payload);
+  /// `reservation`: the caller holds a Slot of this pool, given up once
+  /// the invocation runs here or is queued.
+  Status invokeHere(const std::string &function, Payload &&payload,
+                    bool reservation);
+  void reserve();
+  /// A Slot given up: wakes wait() if that left the pool idle.
+  void release();
   Payload *stage();
   Status invokeStaged(const std::string &function);
   void wait();
@@ -109,6 +115,8 @@ private:
   std::condition_variable ready, idle;
   Queue queue;
   unsigned running = 0;
+  /// Slots held (reserve()): wait() counts them as running.
+  unsigned reserved = 0;
   bool stopping = false;
   std::vector<std::thread> threads;
 };
@@ -140,7 +148,41 @@ UNUM_HOT Status ThreadPoolInvoker::invokeStaged(const std::string &function) {
 }
 Status ThreadPoolInvoker::invokeHere(const std::string &function,
                                      Payload &&payload) {
-  return impl->invokeHere(function, std::move(payload));
+  return impl->invokeHere(function, std::move(payload), false);
+}
+
+ThreadPoolInvoker::Slot ThreadPoolInvoker::reserve() {
+  impl->reserve();
+  return Slot(impl.get());
+}
+
+Status ThreadPoolInvoker::invokeHere(Slot slot, const std::string &function,
+                                     Payload &&payload) {
+  // A Slot of another pool is released when this returns (by `slot`).
+  const bool mine = slot.pool == impl.get();
+  if (mine)
+    slot.pool = nullptr; // given up by Impl::invokeHere
+  return impl->invokeHere(function, std::move(payload), mine);
+}
+
+ThreadPoolInvoker::Slot::Slot(Slot &&other) noexcept : pool(other.pool) {
+  other.pool = nullptr;
+}
+
+ThreadPoolInvoker::Slot &
+ThreadPoolInvoker::Slot::operator=(Slot &&other) noexcept {
+  if (this != &other) {
+    if (pool)
+      pool->release();
+    pool = other.pool;
+    other.pool = nullptr;
+  }
+  return *this;
+}
+
+ThreadPoolInvoker::Slot::~Slot() {
+  if (pool)
+    pool->release();
 }
 void ThreadPoolInvoker::wait() { impl->wait(); }
 
@@ -262,7 +304,19 @@ ThreadPoolInvoker::Impl::Queue::pop() {
 
 void ThreadPoolInvoker::Impl::wait() {
   std::unique_lock<std::mutex> lock(mu);
-  idle.wait(lock, [&] { return queue.empty() && running == 0; });
+  idle.wait(lock,
+            [&] { return queue.empty() && running == 0 && reserved == 0; });
+}
+
+void ThreadPoolInvoker::Impl::reserve() {
+  std::lock_guard<std::mutex> lock(mu);
+  ++reserved;
+}
+
+void ThreadPoolInvoker::Impl::release() {
+  std::lock_guard<std::mutex> lock(mu);
+  if (--reserved == 0 && queue.empty() && running == 0)
+    idle.notify_all();
 }
 
 UNUM_HOT bool ThreadPoolInvoker::Impl::runTask(Task &task) {
@@ -324,7 +378,8 @@ UNUM_HOT void ThreadPoolInvoker::Impl::work() {
 }
 
 Status ThreadPoolInvoker::Impl::invokeHere(const std::string &function,
-                                           Payload &&payload) {
+                                           Payload &&payload,
+                                           bool reservation) {
   bool here;
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -332,9 +387,16 @@ Status ThreadPoolInvoker::Impl::invokeHere(const std::string &function,
     // keeps to its run-next slot.
     here = !self && !stopping && running < capacity && queue.empty();
     running += here;
+    // Running now: the reservation goes under the same lock.
+    if (here && reservation)
+      --reserved;
   }
-  if (!here)
-    return invoke(function, std::move(payload));
+  if (!here) {
+    Status s = invoke(function, std::move(payload));
+    if (reservation)
+      release(); // once queued (or in a worker's run-next slot)
+    return s;
+  }
   if (UNUM_UNLIKELY(onAccept))
     onAccept(function, payload);
   // This thread is one of the pool's workers until the chain ends: what

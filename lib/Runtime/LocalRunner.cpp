@@ -310,13 +310,22 @@ Status LocalRunner::Impl::queueOrHandBack(const std::string &function,
                                           std::function<void()> *run) {
   if (!run)
     return pool->invoke(function, std::move(p));
-  // (std::function needs a copyable callable: the payload is shared.)
-  auto payload = std::make_shared<Payload>(std::move(p));
-  *run = [this, function, payload] {
-    const uint64_t id = detail::hints(*payload).outboxId;
+  // Reserved before the caller's answer, so that wait() does not return
+  // between the answer and the run; given up by the run, or when `run` is
+  // destroyed without being called. (std::function needs a copyable
+  // callable: the reserved work is shared.)
+  struct Reserved {
+    Payload payload;
+    ThreadPoolInvoker::Slot slot;
+  };
+  auto work =
+      std::make_shared<Reserved>(Reserved{std::move(p), pool->reserve()});
+  *run = [this, function, work] {
+    const uint64_t id = detail::hints(work->payload).outboxId;
     // The pool refuses only while it is destroyed: the journal entry stays
     // for a sweep (then no longer in flight here).
-    if (!pool->invokeHere(function, std::move(*payload)) &&
+    if (!pool->invokeHere(std::move(work->slot), function,
+                          std::move(work->payload)) &&
         opts.trackInFlight && id)
       setInFlight(id, false);
   };

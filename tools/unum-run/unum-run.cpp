@@ -175,8 +175,7 @@ public:
   Routes(std::function<std::string(const std::string &)> urlFor,
          std::string ownPrefix, std::string secret)
       : remote(makeRemoteInvoker(urlFor, 30000, std::move(secret))),
-        urlFor(std::move(urlFor)),
-        ownPrefix(std::move(ownPrefix)) {}
+        urlFor(std::move(urlFor)), ownPrefix(std::move(ownPrefix)) {}
 
   Status invoke(const std::string &function, Payload &&payload) override {
     std::string url = urlFor(function);
@@ -530,9 +529,10 @@ int main(int argc, char **argv) {
     resumeSession = found.take();
   }
 
-  // --invoker http: the gateway accepts POST /fn/<Function> and queues the
-  // payload on the runner's workers (202), as a FaaS platform accepts an
-  // asynchronous invocation; the runner's invocations are POSTs.
+  // --invoker http: the gateway accepts POST /fn/<Function> (202) and runs
+  // the payload on the runner's workers (LocalRunner::admit), as a FaaS
+  // platform accepts an asynchronous invocation; the runner's invocations
+  // are POSTs.
   std::atomic<LocalRunner *> runner{nullptr};
   std::unique_ptr<HttpServer> gateway;
   std::unique_ptr<Routes> routes;
@@ -548,24 +548,28 @@ int main(int argc, char **argv) {
     auto server = HttpServer::listen(
         listenAt.substr(0, colon), int(listenPort),
         [&a, &runner, &arrivals](const std::string &path,
-                                 const std::string &body) {
+                                 const std::string &body) -> HttpServer::Reply {
           std::string fn = path.rfind("/fn/", 0) == 0 ? path.substr(4) : "";
           if (fn.empty() || !a.find(fn))
-            return HttpResponse{404, "no function at '" + path + "'"};
+            return {{404, "no function at '" + path + "'"}};
           auto v = parseJsonValue(body, "payload");
           if (!v)
-            return HttpResponse{400, v.getStatus().message()};
+            return {{400, v.getStatus().message()}};
           auto p = decodePayload(*v);
           if (!p)
-            return HttpResponse{400, p.getStatus().message()};
+            return {{400, p.getStatus().message()}};
           LocalRunner *r = runner.load();
           if (!r)
-            return HttpResponse{503, "not running a workflow"};
+            return {{503, "not running a workflow"}};
           if (Routes *routes = arrivals.load())
             routes->arrived(fn, *p);
-          if (Status s = r->invoker().invoke(fn, p.take()); !s)
-            return HttpResponse{503, s.message()};
-          return HttpResponse{202, ""};
+          // Accepted (journaled when durable) before the 202, then run on
+          // this connection's thread when a worker slot is free, as
+          // unum-serve does; the runner's wait() counts it from here on.
+          std::function<void()> run;
+          if (Status s = r->admit(fn, p.take(), run); !s)
+            return {{503, s.message()}};
+          return {{202, ""}, std::move(run)};
         },
         serverOptions);
     if (!server) {

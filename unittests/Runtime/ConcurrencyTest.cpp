@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -171,6 +172,27 @@ void setGatedHandler(App &app, Gate &gate, std::atomic<int> &runs) {
                        }));
 }
 
+/// The one-function app F, whose handler counts its runs in `runs` and
+/// returns its input.
+App echoApp(std::atomic<int> &runs) {
+  App app = appFromJson({R"({"Name": "F", "Start": true})"});
+  (void)app.setHandler("F",
+                       makeFunctionHandler([&runs](const Value &in, Context &) {
+                         ++runs;
+                         return HandlerResult::success(in);
+                       }));
+  return app;
+}
+
+/// echoApp's F and a SQLite store for it (a durable runner's).
+struct EchoHost {
+  TempDir tmp;
+  std::string why;
+  std::unique_ptr<DataStore> store = makeStore("sqlite", tmp, &why);
+  std::atomic<int> runs{0};
+  App app = echoApp(runs);
+};
+
 /// What a function host's runner keeps (unum-serve).
 LocalRunner::Options hostOptions() {
   LocalRunner::Options opts;
@@ -249,15 +271,10 @@ TEST(SweepTest, AnInvocationFinishedDuringTheReadIsNotDeliveredAgain) {
 // after `retain`; a session with pending work, or with only a client's
 // report entry (the client reports and deletes it), is left alone.
 TEST(SweepTest, FinishedSessionsAreCollectedAfterTheirRetention) {
-  TempDir tmp;
-  std::string why;
-  std::unique_ptr<DataStore> store = makeStore("sqlite", tmp, &why);
-  ASSERT_TRUE(store) << why;
-  App app = appFromJson({R"({"Name": "F", "Start": true})"});
-  (void)app.setHandler("F", makeFunctionHandler([](const Value &in, Context &) {
-                         return HandlerResult::success(in);
-                       }));
-  LocalRunner runner(app, *store, {});
+  EchoHost host;
+  ASSERT_TRUE(host.store) << host.why;
+  DataStore *store = host.store.get();
+  LocalRunner runner(host.app, *store, {});
   ASSERT_TRUE(runner.durable());
   Payload start;
   start.session = "direct";
@@ -522,4 +539,73 @@ TEST(ThreadPool, InvokeHereRunsOnTheCallerWithinTheBound) {
                                            "queued", "queuedHere"}));
   EXPECT_NE(where["queuedHere"], std::this_thread::get_id());
   EXPECT_NE(where["queued"], where["block1"]);
+}
+
+// A reserved Slot counts as running for wait() until it is used or
+// destroyed: a host answers 202 before the work runs (HttpServer's
+// Reply::after), and wait() must not see an idle pool in between. The work
+// comes 200 ms after the reservation; without it wait() returns at once.
+// Ordering, not timing: a slow machine only makes wait() wait longer.
+TEST(ThreadPool, AReservedSlotKeepsWaitFromReturning) {
+  ThreadPoolInvoker pool(1);
+  std::atomic<int> ran{0};
+  pool.setDispatch([&](const std::string &, const Payload &) {
+    ++ran;
+    return Status::ok();
+  });
+  ThreadPoolInvoker::Slot slot = pool.reserve();
+  ASSERT_TRUE(slot);
+  std::thread later([&pool, slot = std::move(slot)]() mutable {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_TRUE(pool.invokeHere(std::move(slot), "F", Payload()));
+  });
+  pool.wait();
+  EXPECT_EQ(ran.load(), 1);
+  later.join();
+
+  // Destroyed unused: given up, and wait() returns without a run.
+  std::atomic<bool> dropped{false};
+  std::optional<ThreadPoolInvoker::Slot> unused(pool.reserve());
+  std::thread drop([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    dropped = true;
+    unused.reset();
+  });
+  pool.wait();
+  EXPECT_TRUE(dropped.load());
+  drop.join();
+  EXPECT_EQ(ran.load(), 1);
+}
+
+// LocalRunner::admit reserves the slot before the host's answer: a run
+// left to after the answer, delayed, is still waited for. And a `run`
+// destroyed uncalled (a dropped Reply::after) gives its slot up.
+TEST(ThreadPool, AdmittedWorkIsWaitedForBeforeItsRun) {
+  EchoHost host;
+  ASSERT_TRUE(host.store) << host.why;
+  LocalRunner runner(host.app, *host.store, hostOptions());
+  Payload start;
+  start.session = "admitted";
+  start.value = Value(int64_t(1));
+  std::function<void()> run;
+  ASSERT_TRUE(runner.admit("F", std::move(start), run, true).isOk());
+  ASSERT_TRUE(run);
+  std::thread after([run = std::move(run)] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    run();
+  });
+  runner.wait();
+  EXPECT_EQ(host.runs.load(), 1);
+  after.join();
+
+  Payload again;
+  again.session = "dropped";
+  again.value = Value(int64_t(2));
+  std::function<void()> dropped;
+  ASSERT_TRUE(runner.admit("F", std::move(again), dropped).isOk());
+  dropped = nullptr; // the slot goes with it
+  runner.wait();
+  EXPECT_EQ(host.runs.load(), 1);
+  EXPECT_TRUE(host.store->deleteSession("admitted").isOk());
+  EXPECT_TRUE(host.store->deleteSession("dropped").isOk());
 }

@@ -94,14 +94,17 @@ protected:
 /// The local platform: a pool of worker threads that run the dispatch
 /// function per invocation, delivering a crashed one again.
 ///
-/// Thread safety: invoke(), invokeHere() and wait() may be called from any
-/// thread, workers included. The setters are not synchronised: call them
-/// before the first invoke() (getDispatch() too, or only while nothing runs).
-/// Lifetime: the destructor lets the workers run every queued invocation
+/// Thread safety: invoke(), invokeHere(), reserve() and wait() may be called
+/// from any thread, workers included. The setters are not synchronised: call
+/// them before the first invoke() (getDispatch() too, or only while nothing
+/// runs). Lifetime: the destructor lets the workers run every queued invocation
 /// (and what those issue), then joins them; whatever the dispatch function
 /// uses (a Runtime) must outlive the pool. (LocalRunner owns one and gets
 /// the order right.) Not copyable or movable.
 class ThreadPoolInvoker final : public Invoker {
+  /// The workers, the queue and the run-next slots (lib/Runtime/Invoker.cpp).
+  class Impl;
+
 public:
   /// Runs one invocation; a Crash status asks for another delivery.
   using Dispatch =
@@ -135,15 +138,42 @@ public:
   /// 202 (no hand-off to a worker).
   Status invokeHere(const std::string &function, Payload &&payload);
 
-  /// Blocks until no invocation is queued or running.
+  /// A reservation: wait() counts it as a running invocation until it is
+  /// used (invokeHere(Slot, ...)) or destroyed, so that a host may answer
+  /// 202 for work it runs later without wait() seeing an idle pool in
+  /// between. It takes none of the `workers` threads. Thread safety: a
+  /// Slot may be moved to, used or destroyed on any thread (one thread at a
+  /// time per Slot). Lifetime: used or destroyed before the pool's
+  /// destructor starts. Movable, not copyable; a default or moved-from
+  /// Slot reserves nothing.
+  class Slot {
+  public:
+    Slot() = default;
+    Slot(Slot &&other) noexcept;
+    Slot &operator=(Slot &&other) noexcept;
+    ~Slot();
+    Slot(const Slot &) = delete;
+    Slot &operator=(const Slot &) = delete;
+    explicit operator bool() const { return pool != nullptr; }
+
+  private:
+    friend class ThreadPoolInvoker;
+    explicit Slot(ThreadPoolInvoker::Impl *pool) : pool(pool) {}
+    ThreadPoolInvoker::Impl *pool = nullptr;
+  };
+  /// Reserves a Slot (see there).
+  Slot reserve();
+  /// invokeHere() that releases `slot` only once the invocation runs here
+  /// or is queued: wait() never sees a gap between the two.
+  Status invokeHere(Slot slot, const std::string &function, Payload &&payload);
+
+  /// Blocks until no invocation is queued or running, and no Slot is held.
   void wait();
 
 private:
   Payload *stage() override;
   Status invokeStaged(const std::string &function) override;
 
-  /// The workers, the queue and the run-next slots (lib/Runtime/Invoker.cpp).
-  class Impl;
   std::unique_ptr<Impl> impl;
 };
 

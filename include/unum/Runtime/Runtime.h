@@ -307,8 +307,10 @@ public:
   /// after its answer: it runs the invocation on the calling thread when
   /// one of the `workers` slots is free (ThreadPoolInvoker::invokeHere),
   /// else queues it. (No hand-off to a worker thread on the critical
-  /// path.) Call it before the runner is destroyed; wait() does not see the
-  /// invocation until `run` is called.
+  /// path.) Call or destroy it before the runner is destroyed; wait()
+  /// counts the invocation as running from admit() on (a
+  /// ThreadPoolInvoker::Slot that `run` holds), until it ran or `run` is
+  /// destroyed uncalled (then the journal entry waits for redeliver()).
   Status admit(const std::string &function, Payload &&payload,
                std::function<void()> &run, bool newSession = false);
   /// Deletes, among `sessions` (DataStore::unfinishedSessions()), those
