@@ -393,7 +393,7 @@ void printEvidenceLegend() {
       "side = their seconds inside their shares / the seconds any was inside "
       "one (median round; 2 = side by side, 1 = one after the other); par = "
       "rounds with tcpus >= 1.8 and side >= 1.8 (both threads had a CPU and "
-      "computed together) whose 1-thread call had its CPU (>= 90% of its "
+      "computed together) whose 1-thread call had its CPU (>= 90%% of its "
       "time) / all rounds; vs 1t par = vs 1t over those rounds "
       "only (vs 1t is over all rounds); work = seconds inside the two shares "
       "/ the 1-thread call's seconds in the same round (median; 1.00 = no "
