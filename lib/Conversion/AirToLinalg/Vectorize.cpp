@@ -353,6 +353,13 @@ void splitWideRowSum(RewriterBase &rewriter, linalg::GenericOp op,
   Value mainC = arith::MulIOp::create(
       rewriter, loc, arith::DivUIOp::create(rewriter, loc, cols, k), k);
   Type f64 = rewriter.getF64Type();
+  // Both loops widen an f32 (a chunk's sum, or one leftover term) into the
+  // f64 accumulator.
+  auto addWidened = [&](OpBuilder &ab, Value acc, Value narrow) {
+    Value wide = arith::ExtFOp::create(ab, loc, f64, narrow);
+    scf::YieldOp::create(
+        ab, loc, Value(arith::AddFOp::create(ab, loc, acc, wide, flags)));
+  };
   scf::buildLoopNest(
       rewriter, loc, lbs, ubs, steps,
       [&](OpBuilder &b, Location, ValueRange rows) {
@@ -360,20 +367,12 @@ void splitWideRowSum(RewriterBase &rewriter, linalg::GenericOp op,
         auto chunks = scf::ForOp::create(
             b, loc, index(0), mainC, k, ValueRange{start},
             [&](OpBuilder &cb, Location, Value c, ValueRange acc) {
-              Value wide =
-                  arith::ExtFOp::create(cb, loc, f64, chunkSum(cb, rows, c));
-              scf::YieldOp::create(
-                  cb, loc,
-                  Value(arith::AddFOp::create(cb, loc, acc[0], wide, flags)));
+              addWidened(cb, acc[0], chunkSum(cb, rows, c));
             });
         auto rest = scf::ForOp::create(
             b, loc, mainC, cols, index(1), chunks.getResults(),
             [&](OpBuilder &jb, Location, Value col, ValueRange acc) {
-              Value wide =
-                  arith::ExtFOp::create(jb, loc, f64, term(jb, rows, col));
-              scf::YieldOp::create(
-                  jb, loc,
-                  Value(arith::AddFOp::create(jb, loc, acc[0], wide, flags)));
+              addWidened(jb, acc[0], term(jb, rows, col));
             });
         memref::StoreOp::create(b, loc, rest.getResult(0), out, rows);
       });
